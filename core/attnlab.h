@@ -233,7 +233,7 @@ int al_attn_param_shape(const al_attn_config *cfg, al_attn_param p, int64_t shap
 
 /* Pointer to a parameter inside the layer's single weight allocation, and its element count.
  * Writable so callers can load weights; NULL for an invalid `p`. */
-float *al_attn_param(al_attn *a, al_attn_param p, int64_t *numel);
+float *al_attn_get_param(al_attn *a, al_attn_param p, int64_t *numel);
 
 /* Fills the weights exactly as `SimpleAttention(...)` does right after torch.manual_seed:
  * nn.Linear init of q, k, v, o in that order, norm weights 1. */
@@ -317,9 +317,9 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
 
 /* Builds an attention layer from a loaded file. Tensor names are the seeds'
  * ("q_proj.weight", ...) after `prefix` (e.g. "model.layers.3.self_attn."; "" for none).
- * Shapes give hidden, heads, kv heads and head_dim (head_dim from the norm weights, or from
- * q_proj and `n_heads_hint` when the file has no norms — then QK-Norm is off).
- * rope_base, eps, max_batch, max_seq are taken from `base_cfg`. */
+ * Shapes give hidden, heads, kv heads and head_dim (head_dim from the QK-Norm weights; a file
+ * without q_norm.weight is accepted only if base_cfg->head_dim > 0, and then QK-Norm is off).
+ * rope_base, eps, max_batch and max_seq are taken from `base_cfg`. */
 al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
                                    const al_attn_config *base_cfg, al_attn **out,
                                    al_error *err);

@@ -1,0 +1,349 @@
+/* attention.c — one attention layer of MiniMind, as the seeds' SimpleAttention computes it:
+ * projections, head split, QK-Norm, RoPE, GQA, causal mask, softmax, weights · V, output
+ * projection; with or without a KV cache.
+ *
+ * Memory: the weights live in one allocation carved into the six parameters; the RoPE table
+ * and every intermediate buffer live in a second one sized for max_batch × max_seq tokens at
+ * create time, so a forward call (and in particular a decode step) never allocates. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct al_attn {
+    al_attn_config cfg;
+    float *param[AL_PARAM_COUNT];       /* carved from `weights` */
+    int64_t param_numel[AL_PARAM_COUNT];
+    float *weights;                     /* q, k, v, o projections, q_norm, k_norm */
+
+    float *work;     /* one allocation for everything below */
+    float *rope_cos; /* [max_seq, head_dim] */
+    float *rope_sin; /* [max_seq, head_dim] */
+    float *q;        /* [max_batch · max_seq, n_heads, head_dim] */
+    float *k;        /* [max_batch · max_seq, n_kv_heads, head_dim] */
+    float *v;        /* [max_batch · max_seq, n_kv_heads, head_dim] */
+    float *ctx;      /* [max_batch · max_seq, n_heads · head_dim] heads merged, before o_proj */
+    float *scores;   /* [max_seq] one row of scores, then of weights */
+};
+
+al_attn_config al_attn_config_default(void) {
+    al_attn_config c = {0};
+    c.hidden = 16;
+    c.n_heads = 4;
+    c.n_kv_heads = 2;
+    c.head_dim = 8;
+    c.rope_base = 10000.0;
+    c.eps = 1e-6f;
+    c.qk_norm = 1;
+    c.max_batch = 2;
+    c.max_seq = 64;
+    return c;
+}
+
+/* Floats of the work buffer (RoPE tables + activations); the config must be within limits. */
+static int64_t work_floats(const al_attn_config *c) {
+    const int64_t tokens = c->max_batch * c->max_seq;
+    return 2 * c->max_seq * c->head_dim                   /* rope cos, sin */
+           + tokens * c->n_heads * c->head_dim * 2        /* q, ctx */
+           + tokens * c->n_kv_heads * c->head_dim * 2     /* k, v */
+           + c->max_seq;                                  /* scores */
+}
+
+static int64_t weight_floats(const al_attn_config *c) {
+    int64_t total = 0;
+    for (int p = 0; p < AL_PARAM_COUNT; p++) {
+        int64_t shape[2];
+        int nd = al_attn_param_shape(c, (al_attn_param)p, shape);
+        total += nd == 2 ? shape[0] * shape[1] : shape[0];
+    }
+    return total;
+}
+
+static int fields_within_limits(const al_attn_config *c) {
+    return c->hidden >= 1 && c->hidden <= AL_MAX_HIDDEN && c->n_heads >= 1 &&
+           c->n_heads <= AL_MAX_HEADS && c->n_kv_heads >= 1 && c->n_kv_heads <= c->n_heads &&
+           c->head_dim >= 2 && c->head_dim <= AL_MAX_HEAD_DIM && c->max_batch >= 1 &&
+           c->max_batch <= AL_MAX_BATCH && c->max_seq >= 1 && c->max_seq <= AL_MAX_SEQ;
+}
+
+int64_t al_attn_bytes_needed(const al_attn_config *c) {
+    if (!c || !fields_within_limits(c)) return 0;
+    /* Within the limits every product below is < 2^53, so int64 cannot overflow. */
+    const int64_t cache = 2 * c->max_batch * c->max_seq * c->n_kv_heads * c->head_dim;
+    return (int64_t)sizeof(float) * (weight_floats(c) + work_floats(c) + cache);
+}
+
+#define CHECK_RANGE(field, lo, hi)                                                         \
+    do {                                                                                   \
+        if (c->field < (lo) || c->field > (hi))                                            \
+            return al_fail(err, (c->field > (hi)) ? AL_ERR_LIMIT : AL_ERR_CONFIG,          \
+                           #field " must be between %lld and %lld (got %lld)",             \
+                           (long long)(lo), (long long)(hi), (long long)c->field);         \
+    } while (0)
+
+al_status al_attn_config_check(const al_attn_config *c, al_error *err) {
+    if (!c) return al_fail(err, AL_ERR_ARG, "no configuration given");
+    CHECK_RANGE(hidden, 1, AL_MAX_HIDDEN);
+    CHECK_RANGE(n_heads, 1, AL_MAX_HEADS);
+    CHECK_RANGE(n_kv_heads, 1, AL_MAX_HEADS);
+    CHECK_RANGE(head_dim, 2, AL_MAX_HEAD_DIM);
+    CHECK_RANGE(max_batch, 1, AL_MAX_BATCH);
+    CHECK_RANGE(max_seq, 1, AL_MAX_SEQ);
+    if (c->n_heads % c->n_kv_heads != 0)
+        return al_fail(err, AL_ERR_CONFIG,
+                       "n_heads (%lld) must be a multiple of n_kv_heads (%lld) for GQA",
+                       (long long)c->n_heads, (long long)c->n_kv_heads);
+    if (c->head_dim % 2 != 0)
+        return al_fail(err, AL_ERR_CONFIG,
+                       "head_dim must be even: RoPE rotates pairs of dimensions (got %lld)",
+                       (long long)c->head_dim);
+    if (!(c->rope_base > 1.0) || !isfinite(c->rope_base) || c->rope_base > 1e30)
+        return al_fail(err, AL_ERR_CONFIG, "rope_base must be a finite number > 1 (got %g)",
+                       c->rope_base);
+    if (!(c->eps > 0.0f) || !(c->eps < 1.0f))
+        return al_fail(err, AL_ERR_CONFIG, "eps must be in (0, 1) (got %g)", (double)c->eps);
+    const int64_t bytes = al_attn_bytes_needed(c);
+    if (bytes > AL_MAX_BYTES)
+        return al_fail(err, AL_ERR_LIMIT,
+                       "this configuration needs %lld MiB (weights, activations and KV cache); "
+                       "the limit is %lld MiB",
+                       (long long)(bytes >> 20), (long long)(AL_MAX_BYTES >> 20));
+    return AL_OK;
+}
+
+static const char *const PARAM_NAMES[AL_PARAM_COUNT] = {
+    "q_proj.weight", "k_proj.weight", "v_proj.weight",
+    "o_proj.weight", "q_norm.weight", "k_norm.weight",
+};
+
+const char *al_attn_param_name(al_attn_param p) {
+    return (p >= 0 && p < AL_PARAM_COUNT) ? PARAM_NAMES[p] : NULL;
+}
+
+int al_attn_param_shape(const al_attn_config *c, al_attn_param p, int64_t shape[2]) {
+    const int64_t q_out = c->n_heads * c->head_dim, kv_out = c->n_kv_heads * c->head_dim;
+    switch (p) {
+    case AL_PARAM_Q_PROJ: shape[0] = q_out; shape[1] = c->hidden; return 2;
+    case AL_PARAM_K_PROJ:
+    case AL_PARAM_V_PROJ: shape[0] = kv_out; shape[1] = c->hidden; return 2;
+    case AL_PARAM_O_PROJ: shape[0] = c->hidden; shape[1] = q_out; return 2;
+    case AL_PARAM_Q_NORM:
+    case AL_PARAM_K_NORM: shape[0] = c->head_dim; shape[1] = 1; return 1;
+    default: return 0;
+    }
+}
+
+al_status al_attn_create(const al_attn_config *cfg, al_attn **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "attention: no output pointer");
+    *out = NULL;
+    al_status st = al_attn_config_check(cfg, err);
+    if (st != AL_OK) return st;
+
+    al_attn *a = calloc(1, sizeof *a);
+    if (!a) return al_fail(err, AL_ERR_NOMEM, "attention: out of memory");
+    a->cfg = *cfg;
+    a->weights = malloc((size_t)weight_floats(cfg) * sizeof(float));
+    a->work = malloc((size_t)work_floats(cfg) * sizeof(float));
+    if (!a->weights || !a->work) {
+        al_attn_free(a);
+        return al_fail(err, AL_ERR_NOMEM, "attention: out of memory for %lld bytes",
+                       (long long)al_attn_bytes_needed(cfg));
+    }
+
+    float *w = a->weights;
+    for (int p = 0; p < AL_PARAM_COUNT; p++) {
+        int64_t shape[2];
+        int nd = al_attn_param_shape(cfg, (al_attn_param)p, shape);
+        a->param[p] = w;
+        a->param_numel[p] = nd == 2 ? shape[0] * shape[1] : shape[0];
+        w += a->param_numel[p];
+    }
+    al_attn_init_torch(a, NULL); /* zero projections, unit norms */
+
+    const int64_t tokens = cfg->max_batch * cfg->max_seq;
+    float *p = a->work;
+    a->rope_cos = p; p += cfg->max_seq * cfg->head_dim;
+    a->rope_sin = p; p += cfg->max_seq * cfg->head_dim;
+    a->q = p;        p += tokens * cfg->n_heads * cfg->head_dim;
+    a->ctx = p;      p += tokens * cfg->n_heads * cfg->head_dim;
+    a->k = p;        p += tokens * cfg->n_kv_heads * cfg->head_dim;
+    a->v = p;        p += tokens * cfg->n_kv_heads * cfg->head_dim;
+    a->scores = p;
+    al_rope_table(a->rope_cos, a->rope_sin, cfg->max_seq, cfg->head_dim, cfg->rope_base);
+    *out = a;
+    return AL_OK;
+}
+
+void al_attn_free(al_attn *a) {
+    if (!a) return;
+    free(a->weights);
+    free(a->work);
+    free(a);
+}
+
+const al_attn_config *al_attn_get_config(const al_attn *a) { return a ? &a->cfg : NULL; }
+
+float *al_attn_get_param(al_attn *a, al_attn_param p, int64_t *numel) {
+    if (!a || p < 0 || p >= AL_PARAM_COUNT) return NULL;
+    if (numel) *numel = a->param_numel[p];
+    return a->param[p];
+}
+
+void al_attn_init_torch(al_attn *a, al_rng *r) {
+    /* SimpleAttention.__init__ creates q, k, v, o (nn.Linear: kaiming_uniform, a = √5) in this
+     * order, then two SimpleRMSNorm with weight = ones. Without a generator: zeros. */
+    for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_O_PROJ; p++) {
+        int64_t shape[2];
+        al_attn_param_shape(&a->cfg, (al_attn_param)p, shape);
+        if (r) al_rng_linear_init(r, a->param[p], shape[0], shape[1]);
+        else memset(a->param[p], 0, (size_t)a->param_numel[p] * sizeof(float));
+    }
+    for (int p = AL_PARAM_Q_NORM; p <= AL_PARAM_K_NORM; p++)
+        for (int64_t i = 0; i < a->param_numel[p]; i++) a->param[p][i] = 1.0f;
+}
+
+void al_repeat_kv(float *out, const float *kv, int64_t batch, int64_t seq, int64_t n_kv_heads,
+                  int64_t n_rep, int64_t head_dim) {
+    /* Query head h = kv_head · n_rep + r reads KV head kv_head = h / n_rep. */
+    for (int64_t t = 0; t < batch * seq; t++)
+        for (int64_t kvh = 0; kvh < n_kv_heads; kvh++)
+            for (int64_t r = 0; r < n_rep; r++)
+                memcpy(out + ((t * n_kv_heads + kvh) * n_rep + r) * head_dim,
+                       kv + (t * n_kv_heads + kvh) * head_dim, (size_t)head_dim * sizeof(float));
+}
+
+static al_status check_forward_args(const al_attn *a, int64_t batch, int64_t seq, int64_t past,
+                                    al_error *err) {
+    const al_attn_config *c = &a->cfg;
+    if (batch < 1 || batch > c->max_batch)
+        return al_fail(err, batch < 1 ? AL_ERR_ARG : AL_ERR_CAPACITY,
+                       "batch must be between 1 and %lld (got %lld)", (long long)c->max_batch,
+                       (long long)batch);
+    if (seq < 1 || seq > c->max_seq - past)
+        return al_fail(err, seq < 1 ? AL_ERR_ARG : AL_ERR_CAPACITY,
+                       "%lld new tokens after %lld cached exceed max_seq %lld", (long long)seq,
+                       (long long)past, (long long)c->max_seq);
+    return AL_OK;
+}
+
+static al_status check_finite(const float *x, int64_t n, const char *what, al_error *err) {
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]))
+            return al_fail(err, AL_ERR_NONFINITE, "%s holds a non-finite value at index %lld",
+                           what, (long long)i);
+    return AL_OK;
+}
+
+al_status al_attn_project_qkv(const al_attn *a, float *q, float *k, float *v, const float *x,
+                              int64_t batch, int64_t seq, al_error *err) {
+    if (!a || !x) return al_fail(err, AL_ERR_ARG, "project_qkv: NULL argument");
+    al_status st = check_forward_args(a, batch, seq, 0, err);
+    if (st != AL_OK) return st;
+    const al_attn_config *c = &a->cfg;
+    const int64_t n = batch * seq;
+    st = check_finite(x, n * c->hidden, "input x", err);
+    if (st != AL_OK) return st;
+    if (q) al_linear_forward(q, x, a->param[AL_PARAM_Q_PROJ], n, c->hidden, c->n_heads * c->head_dim);
+    if (k) al_linear_forward(k, x, a->param[AL_PARAM_K_PROJ], n, c->hidden, c->n_kv_heads * c->head_dim);
+    if (v) al_linear_forward(v, x, a->param[AL_PARAM_V_PROJ], n, c->hidden, c->n_kv_heads * c->head_dim);
+    return AL_OK;
+}
+
+/* Σ a[i]·b[i] in eight lanes; the same function serves every row, cached or not, so the cached
+ * and uncached paths produce bit-identical results. */
+static float dot8(const float *a, const float *b, int64_t n) {
+    float acc[8] = {0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (int l = 0; l < 8; l++) acc[l] += a[i + l] * b[i + l];
+    float s = 0.0f;
+    for (int l = 0; l < 8; l++) s += acc[l];
+    for (; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *attn_weights,
+                          int64_t attn_cap, const float *x, int64_t batch, int64_t seq,
+                          al_error *err) {
+    if (!a || !out || !x) return al_fail(err, AL_ERR_ARG, "attention forward: NULL argument");
+    const al_attn_config *c = &a->cfg;
+    const int64_t H = c->n_heads, KV = c->n_kv_heads, D = c->head_dim;
+    const int64_t n_rep = H / KV;
+    const int64_t past = cache ? al_kv_cache_len(cache) : 0;
+    al_status st = check_forward_args(a, batch, seq, past, err);
+    if (st != AL_OK) return st;
+    if (cache && (st = al_kv_cache_check_append(cache, KV, D, batch, seq, err)) != AL_OK) return st;
+    const int64_t L = past + seq; /* keys each new query can see, before masking */
+    if (attn_weights && attn_cap < batch * H * seq * L)
+        return al_fail(err, AL_ERR_CAPACITY,
+                       "attention weights need %lld floats, buffer holds %lld",
+                       (long long)(batch * H * seq * L), (long long)attn_cap);
+    const int64_t n = batch * seq;
+    if ((st = check_finite(x, n * c->hidden, "input x", err)) != AL_OK) return st;
+
+    /* 1. Projections: q [n, H, D], k and v [n, KV, D] (the view(bsz, seq, heads, dim) split). */
+    al_linear_forward(a->q, x, a->param[AL_PARAM_Q_PROJ], n, c->hidden, H * D);
+    al_linear_forward(a->k, x, a->param[AL_PARAM_K_PROJ], n, c->hidden, KV * D);
+    al_linear_forward(a->v, x, a->param[AL_PARAM_V_PROJ], n, c->hidden, KV * D);
+
+    /* 2. QK-Norm: RMSNorm over each head's head_dim values, before RoPE. */
+    if (c->qk_norm) {
+        al_rmsnorm_forward(a->q, a->q, a->param[AL_PARAM_Q_NORM], n * H, D, c->eps);
+        al_rmsnorm_forward(a->k, a->k, a->param[AL_PARAM_K_NORM], n * KV, D, c->eps);
+    }
+
+    /* 3. RoPE on q and k at absolute positions past .. past+seq-1 (V is never rotated). */
+    for (int64_t b = 0; b < batch; b++) {
+        al_rope_apply(a->q + b * seq * H * D, a->rope_cos + past * D, a->rope_sin + past * D, seq,
+                      H, D);
+        al_rope_apply(a->k + b * seq * KV * D, a->rope_cos + past * D, a->rope_sin + past * D,
+                      seq, KV, D);
+    }
+
+    /* 4. Keys and values to attend to: the cache after appending, or this call's own. */
+    if (cache) {
+        for (int64_t b = 0; b < batch; b++)
+            for (int64_t s = 0; s < seq; s++) {
+                memcpy(al_kv_cache_row(cache, 0, b, past + s), a->k + (b * seq + s) * KV * D,
+                       (size_t)(KV * D) * sizeof(float));
+                memcpy(al_kv_cache_row(cache, 1, b, past + s), a->v + (b * seq + s) * KV * D,
+                       (size_t)(KV * D) * sizeof(float));
+            }
+        al_kv_cache_commit(cache, batch, seq);
+    }
+
+    /* 5. Per batch, head and query: scores over the L keys, causal mask on the last `seq`
+     *    columns (query s may see key t iff t <= past + s), softmax, weights · V. */
+    const float scale = (float)sqrt((double)D); /* scores are divided by √head_dim */
+    for (int64_t b = 0; b < batch; b++) {
+        for (int64_t h = 0; h < H; h++) {
+            const int64_t kvh = h / n_rep; /* repeat_kv without the copy */
+            for (int64_t s = 0; s < seq; s++) {
+                const float *qv = a->q + ((b * seq + s) * H + h) * D;
+                float *row = a->scores;
+                for (int64_t t = 0; t < L; t++) {
+                    const float *kv = cache ? al_kv_cache_row(cache, 0, b, t) + kvh * D
+                                            : a->k + ((b * seq + t) * KV + kvh) * D;
+                    row[t] = t <= past + s ? dot8(qv, kv, D) / scale : -INFINITY;
+                }
+                al_softmax_forward(row, row, 1, L);
+                if (attn_weights)
+                    memcpy(attn_weights + ((b * H + h) * seq + s) * L, row,
+                           (size_t)L * sizeof(float));
+                float *ctx = a->ctx + (b * seq + s) * H * D + h * D;
+                for (int64_t d = 0; d < D; d++) ctx[d] = 0.0f;
+                for (int64_t t = 0; t <= past + s; t++) { /* masked weights are exactly 0 */
+                    const float *vv = cache ? al_kv_cache_row(cache, 1, b, t) + kvh * D
+                                            : a->v + ((b * seq + t) * KV + kvh) * D;
+                    const float w = row[t];
+                    for (int64_t d = 0; d < D; d++) ctx[d] += w * vv[d];
+                }
+            }
+        }
+    }
+
+    /* 6. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
+    al_linear_forward(out, a->ctx, a->param[AL_PARAM_O_PROJ], n, H * D, c->hidden);
+    return AL_OK;
+}

@@ -1,0 +1,76 @@
+/* rope.c — rotary position embedding (RoPE), MiniMind's half-split convention.
+ *
+ * Dimension i < head_dim/2 is paired with i + head_dim/2; at position m the pair is rotated by
+ * the angle m · freq_i, freq_i = base^(−2i/head_dim):
+ *     x'_i          = x_i · cos(m·freq_i) − x_{i+d/2} · sin(m·freq_i)
+ *     x'_{i+d/2}    = x_{i+d/2} · cos(m·freq_i) + x_i · sin(m·freq_i)
+ * written, as the seeds do, as x·cos + rotate_half(x)·sin with rotate_half(x) = [−x2, x1] and
+ * the cos/sin tables duplicated over both halves. A rotation keeps norms, and the dot product
+ * of two rotated vectors depends only on their distance: <R(m)q, R(n)k> = <q, R(n−m)k>.
+ *
+ * Rounding follows PyTorch: exponent 2i/d and base^e in float32, 1/x in float32, angle m·freq
+ * as a float32 product, cos/sin of that float angle rounded to float32. */
+#include "internal.h"
+
+#include <math.h>
+
+al_status al_rope_freqs(float *freq, int64_t head_dim, double base) {
+    if (!freq || head_dim <= 0 || head_dim % 2 != 0 || !(base > 0.0) || !isfinite(base))
+        return AL_ERR_ARG;
+    const float base_f = (float)base; /* a Python float base meets a float32 tensor */
+    for (int64_t i = 0; i < head_dim / 2; i++) {
+        const float exponent = (float)(2 * i) / (float)head_dim;
+        const float power = (float)pow((double)base_f, (double)exponent);
+        freq[i] = 1.0f / power;
+    }
+    return AL_OK;
+}
+
+/* The float32 angle m · freq_i shared by the table and the angle chart. */
+static float rope_angle(int64_t m, float freq) { return (float)m * freq; }
+
+al_status al_rope_table(float *cos_out, float *sin_out, int64_t end, int64_t head_dim,
+                        double base) {
+    if (!cos_out || !sin_out || end < 0 || head_dim > AL_MAX_HEAD_DIM) return AL_ERR_ARG;
+    float freq[AL_MAX_HEAD_DIM / 2];
+    al_status st = al_rope_freqs(freq, head_dim, base);
+    if (st != AL_OK) return st;
+    const int64_t half = head_dim / 2;
+    for (int64_t m = 0; m < end; m++) {
+        float *c = cos_out + m * head_dim, *s = sin_out + m * head_dim;
+        for (int64_t i = 0; i < half; i++) {
+            const double angle = rope_angle(m, freq[i]);
+            c[i] = c[i + half] = (float)cos(angle);
+            s[i] = s[i + half] = (float)sin(angle);
+        }
+    }
+    return AL_OK;
+}
+
+al_status al_rope_angles(float *angles, int64_t end, int64_t head_dim, double base) {
+    if (!angles || end < 0 || head_dim > AL_MAX_HEAD_DIM) return AL_ERR_ARG;
+    float freq[AL_MAX_HEAD_DIM / 2];
+    al_status st = al_rope_freqs(freq, head_dim, base);
+    if (st != AL_OK) return st;
+    const int64_t half = head_dim / 2;
+    for (int64_t m = 0; m < end; m++)
+        for (int64_t i = 0; i < half; i++) angles[m * half + i] = rope_angle(m, freq[i]);
+    return AL_OK;
+}
+
+void al_rope_apply(float *x, const float *cos_t, const float *sin_t, int64_t n_tok,
+                   int64_t n_heads, int64_t head_dim) {
+    const int64_t half = head_dim / 2;
+    for (int64_t t = 0; t < n_tok; t++) {
+        const float *c = cos_t + t * head_dim, *s = sin_t + t * head_dim;
+        for (int64_t h = 0; h < n_heads; h++) {
+            float *v = x + (t * n_heads + h) * head_dim;
+            for (int64_t i = 0; i < half; i++) {
+                const float x1 = v[i], x2 = v[i + half];
+                /* (x·cos) + (rotate_half(x)·sin), each product rounded, then the sum. */
+                v[i] = x1 * c[i] + (-x2) * s[i];
+                v[i + half] = x2 * c[i + half] + x1 * s[i + half];
+            }
+        }
+    }
+}
