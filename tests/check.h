@@ -23,7 +23,7 @@ static int check_count = 0;
 
 /* Compares n floats with tolerance tol, absolute for |expected| <= 1 and relative above.
  * Prints the largest difference and the first differing values on failure. */
-static int check_close(const char *what, const float *got, const float *want, long n, double tol) {
+static inline int check_close(const char *what, const float *got, const float *want, long n, double tol) {
     double worst = 0.0;
     long worst_i = -1, first_bad = -1;
     for (long i = 0; i < n; i++) {

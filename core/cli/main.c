@@ -1,0 +1,34 @@
+/* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
+ * as PyTorch prints them) and `forward` (one attention layer from safetensors weights). */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char USAGE[] =
+    "usage:\n"
+    "  attnlab demo basic|attention [--lang zh|en] [--seed N]\n"
+    "      run every example of 02-basic-components-demo.py (basic) or\n"
+    "      03-attention-demo.py (attention) and print what they print;\n"
+    "      --seed N replaces every torch.manual_seed(...) value with N\n"
+    "  attnlab forward --weights W.safetensors --input X.safetensors --out Y.safetensors\n"
+    "                  [--layer N] [--rope-base B] [--eps E] [--prefill P]\n"
+    "      run one attention layer on x [batch, seq, hidden]; writes output, attn_weights,\n"
+    "      k_cache, v_cache and output_cached (prefill of P tokens, then 1-token decode steps)\n"
+    "  attnlab help\n";
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return EXIT_BAD_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+        fputs(USAGE, stdout);
+        return EXIT_OK;
+    }
+    if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
+    if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
+    cli_error("unknown command '%s' (try 'attnlab help')", cmd);
+    return EXIT_BAD_INPUT;
+}
