@@ -1,0 +1,282 @@
+/* test_core.c — every kernel of the core against PyTorch's own results
+ * (tests/fixtures/kernels.safetensors, written by tests/fixtures/gen_kernels.py), plus the
+ * attention layer's and KV cache's API contracts (capacities, errors, sizes, resets).
+ * usage: test_core [tests/fixtures/kernels.safetensors] */
+#include "attnlab.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TOL 1e-5
+
+static al_safetensors *golden;
+
+/* Reads tensor `name` of the golden file into a new buffer; NULL (and a failed check) if absent. */
+static float *get(const char *name, int64_t *numel) {
+    al_st_tensor t;
+    if (al_st_find(golden, name, &t) != AL_OK) {
+        CHECK(0, "golden tensor '%s' missing", name);
+        return NULL;
+    }
+    float *out = malloc((size_t)(t.numel ? t.numel : 1) * sizeof(float));
+    al_error err = {0};
+    if (al_st_read_f32(golden, name, out, t.numel, &err) != AL_OK) {
+        /* The fully masked softmax row is NaN on purpose: read it raw. */
+        memcpy(out, t.data, (size_t)t.numel * sizeof(float));
+    }
+    if (numel) *numel = t.numel;
+    return out;
+}
+
+static void test_embedding(void) {
+    int64_t n_ids;
+    float *table = get("embedding.table", NULL), *ids_f = get("embedding.ids", &n_ids);
+    float *want = get("embedding.out", NULL);
+    int64_t ids[6];
+    for (int i = 0; i < 6; i++) ids[i] = (int64_t)ids_f[i];
+    float got[6 * 12];
+    CHECK(al_embedding_forward(got, ids, table, 6, 50, 12) == AL_OK, "embedding failed");
+    CHECK(memcmp(got, want, sizeof got) == 0, "embedding is not an exact copy of the rows");
+    ids[2] = 50;
+    CHECK(al_embedding_forward(got, ids, table, 6, 50, 12) == AL_ERR_ARG, "id 50 of 50 accepted");
+    ids[2] = -1;
+    CHECK(al_embedding_forward(got, ids, table, 6, 50, 12) == AL_ERR_ARG, "id -1 accepted");
+    free(table), free(ids_f), free(want);
+}
+
+static void test_linear(void) {
+    const int64_t shapes[3][3] = {{3, 5, 7}, {10, 64, 48}, {2, 768, 96}};
+    for (int i = 0; i < 3; i++) {
+        char name[64];
+        const int64_t n = shapes[i][0], fin = shapes[i][1], fout = shapes[i][2];
+        snprintf(name, sizeof name, "linear%d.x", i);
+        float *x = get(name, NULL);
+        snprintf(name, sizeof name, "linear%d.w", i);
+        float *w = get(name, NULL);
+        snprintf(name, sizeof name, "linear%d.out", i);
+        float *want = get(name, NULL);
+        float *got = malloc((size_t)(n * fout) * sizeof(float));
+        al_linear_forward(got, x, w, n, fin, fout);
+        check_close(name, got, want, n * fout, TOL);
+        free(x), free(w), free(want), free(got);
+    }
+}
+
+static void test_norms(void) {
+    const int64_t dims[] = {2, 4, 7, 8, 16, 33, 64, 128, 1000};
+    for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++) {
+        const int64_t d = dims[i];
+        char name[64];
+        snprintf(name, sizeof name, "rmsnorm%lld.x", (long long)d);
+        float *x = get(name, NULL);
+        snprintf(name, sizeof name, "rmsnorm%lld.w", (long long)d);
+        float *w = get(name, NULL);
+        snprintf(name, sizeof name, "rmsnorm%lld.out", (long long)d);
+        float *want = get(name, NULL);
+        float *got = malloc((size_t)(5 * d) * sizeof(float));
+        al_rmsnorm_forward(got, x, w, 5, d, 1e-6f);
+        check_close(name, got, want, 5 * d, TOL);
+        /* In place gives the same result (the attention layer normalises q and k in place). */
+        float *inplace = malloc((size_t)(5 * d) * sizeof(float));
+        memcpy(inplace, x, (size_t)(5 * d) * sizeof(float));
+        al_rmsnorm_forward(inplace, inplace, w, 5, d, 1e-6f);
+        CHECK(memcmp(inplace, got, (size_t)(5 * d) * sizeof(float)) == 0, "in-place rmsnorm%lld differs", (long long)d);
+        free(w), free(want), free(inplace);
+
+        snprintf(name, sizeof name, "layernorm%lld.w", (long long)d);
+        w = get(name, NULL);
+        snprintf(name, sizeof name, "layernorm%lld.b", (long long)d);
+        float *b = get(name, NULL);
+        snprintf(name, sizeof name, "layernorm%lld.out", (long long)d);
+        want = get(name, NULL);
+        al_layernorm_forward(got, x, w, b, 5, d, 1e-6f);
+        check_close(name, got, want, 5 * d, TOL);
+        free(x), free(w), free(b), free(want), free(got);
+    }
+}
+
+static void test_softmax(void) {
+    float *x = get("softmax.x", NULL), *want = get("softmax.out", NULL), got[6 * 9];
+    al_softmax_forward(got, x, 6, 9);
+    for (int r = 0; r < 6; r++) {
+        if (r == 2) { /* all -inf: NaN, as PyTorch */
+            int all_nan = 1;
+            for (int j = 0; j < 9; j++) all_nan &= isnan(got[r * 9 + j]) && isnan(want[r * 9 + j]);
+            CHECK(all_nan, "fully masked softmax row should be NaN like PyTorch");
+            continue;
+        }
+        check_close("softmax row", got + r * 9, want + r * 9, 9, TOL);
+        for (int j = 0; j < 9; j++)
+            if (isinf(x[r * 9 + j])) CHECK(got[r * 9 + j] == 0.0f, "masked weight not exactly 0");
+    }
+    free(x), free(want);
+}
+
+static void test_rope(void) {
+    const int64_t dims[] = {2, 8, 64, 96, 128};
+    const double bases[] = {100.0, 10000.0, 1e6};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 3; j++) {
+            const int64_t hd = dims[i], end = 40;
+            char tag[64], name[96];
+            snprintf(tag, sizeof tag, "rope_%lld_%g", (long long)hd, bases[j]);
+            snprintf(name, sizeof name, "%s.freqs", tag);
+            float *freqs = get(name, NULL);
+            snprintf(name, sizeof name, "%s.cos", tag);
+            float *cos_w = get(name, NULL);
+            snprintf(name, sizeof name, "%s.sin", tag);
+            float *sin_w = get(name, NULL);
+            snprintf(name, sizeof name, "%s.angles", tag);
+            float *ang_w = get(name, NULL);
+            float *f = malloc((size_t)hd / 2 * sizeof(float));
+            float *c = malloc((size_t)(end * hd) * sizeof(float));
+            float *s = malloc((size_t)(end * hd) * sizeof(float));
+            float *ang = malloc((size_t)(end * hd / 2) * sizeof(float));
+            CHECK(al_rope_freqs(f, hd, bases[j]) == AL_OK, "rope_freqs failed");
+            CHECK(memcmp(f, freqs, (size_t)hd / 2 * sizeof(float)) == 0, "%s freqs not bit-exact", tag);
+            CHECK(al_rope_table(c, s, end, hd, bases[j]) == AL_OK, "rope_table failed");
+            check_close(tag, c, cos_w, end * hd, 1e-6);
+            check_close(tag, s, sin_w, end * hd, 1e-6);
+            CHECK(al_rope_angles(ang, end, hd, bases[j]) == AL_OK, "rope_angles failed");
+            CHECK(memcmp(ang, ang_w, (size_t)(end * hd / 2) * sizeof(float)) == 0, "%s angles not bit-exact", tag);
+
+            const char *roles[2][2] = {{"q", "q_rot"}, {"k", "k_rot"}};
+            const int64_t heads[2] = {3, 1};
+            for (int r = 0; r < 2; r++) {
+                snprintf(name, sizeof name, "%s.%s", tag, roles[r][0]);
+                float *x = get(name, NULL);
+                snprintf(name, sizeof name, "%s.%s", tag, roles[r][1]);
+                float *want = get(name, NULL);
+                al_rope_apply(x, c, s, end, heads[r], hd);
+                check_close(name, x, want, end * heads[r] * hd, TOL);
+                free(x), free(want);
+            }
+            free(freqs), free(cos_w), free(sin_w), free(ang_w), free(f), free(c), free(s), free(ang);
+        }
+    float one[8];
+    CHECK(al_rope_freqs(one, 7, 10000.0) == AL_ERR_ARG, "odd head_dim accepted");
+    CHECK(al_rope_freqs(one, 8, -1.0) == AL_ERR_ARG, "negative base accepted");
+    CHECK(al_rope_freqs(one, 8, NAN) == AL_ERR_ARG, "NaN base accepted");
+}
+
+static void test_repeat_kv(void) {
+    float *kv = get("repeat_kv.kv", NULL), *want = get("repeat_kv.out", NULL), got[2 * 3 * 6 * 4];
+    al_repeat_kv(got, kv, 2, 3, 2, 3, 4);
+    CHECK(memcmp(got, want, sizeof got) == 0, "repeat_kv differs from PyTorch");
+    free(kv), free(want);
+}
+
+static void test_sums(void) {
+    const int64_t sizes[] = {1, 3, 4, 5, 8, 15, 16, 17, 24, 100, 1000, 4096};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "sum%lld.x", (long long)sizes[i]);
+        float *x = get(name, NULL);
+        snprintf(name, sizeof name, "sum%lld.out", (long long)sizes[i]);
+        float *sum = get(name, NULL);
+        snprintf(name, sizeof name, "sum%lld.mean", (long long)sizes[i]);
+        float *mean = get(name, NULL);
+        const float got = al_sum_f32(x, sizes[i]);
+        CHECK(got == sum[0], "sum of %lld: got %.9g, PyTorch %.9g", (long long)sizes[i], got, sum[0]);
+        CHECK(got / (float)sizes[i] == mean[0], "mean of %lld differs", (long long)sizes[i]);
+        free(x), free(sum), free(mean);
+    }
+}
+
+/* The layer's contracts: config validation, capacities, cache sizes and reset. */
+static void test_layer_api(void) {
+    al_error err = {0};
+    al_attn_config cfg = al_attn_config_default();
+    CHECK(al_attn_config_check(&cfg, &err) == AL_OK, "default config rejected: %s", err.msg);
+    al_attn_config bad = cfg;
+    bad.n_kv_heads = 3;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "multiple"),
+          "heads %% kv_heads not caught: %s", err.msg);
+    bad = cfg, bad.head_dim = 7;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "even"), "odd head_dim: %s", err.msg);
+    bad = cfg, bad.hidden = 0;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "hidden 0 accepted");
+    bad = cfg, bad.hidden = AL_MAX_HIDDEN + 1;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_LIMIT, "hidden over limit accepted");
+    bad = cfg, bad.hidden = 8192, bad.n_heads = 64, bad.n_kv_heads = 64, bad.head_dim = 128, bad.max_seq = 65536, bad.max_batch = 8;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_LIMIT && strstr(err.msg, "MiB"), "memory limit: %s", err.msg);
+    bad = cfg, bad.rope_base = INFINITY;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "infinite rope_base accepted");
+    bad = cfg, bad.eps = 0.0f;
+    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "eps 0 accepted");
+    al_attn *none = (al_attn *)1;
+    CHECK(al_attn_create(&bad, &none, &err) != AL_OK && none == NULL, "create with bad config");
+
+    cfg.max_seq = 8;
+    al_attn *a = NULL;
+    al_kv_cache *c = NULL;
+    CHECK(al_attn_create(&cfg, &a, &err) == AL_OK, "create: %s", err.msg);
+    CHECK(al_kv_cache_create(&cfg, &c, &err) == AL_OK, "cache: %s", err.msg);
+    if (!a || !c) return;
+    al_rng *r = al_rng_create(0);
+    al_attn_init_torch(a, r);
+    float x[2 * 8 * 16], out[2 * 8 * 16], w[2 * 4 * 8 * 8];
+    al_rng_randn(r, x, 2 * 8 * 16);
+    CHECK(al_attn_forward(a, c, out, w, 2 * 4 * 5 * 5 - 1, x, 2, 5, &err) == AL_ERR_CAPACITY,
+          "short attention-weights buffer accepted");
+    CHECK(al_kv_cache_len(c) == 0, "failed call changed the cache");
+    CHECK(al_attn_forward(a, c, out, w, 2 * 4 * 5 * 5, x, 2, 5, &err) == AL_OK, "prefill: %s", err.msg);
+    CHECK(al_kv_cache_len(c) == 5 && al_kv_cache_batch(c) == 2, "cache length after prefill");
+    CHECK(al_kv_cache_bytes(c) == 2 * 2 * 5 * 2 * 8 * 4, "cache bytes %lld", (long long)al_kv_cache_bytes(c));
+    CHECK(al_kv_cache_bytes_for(2, 5, 4, 8) == 2 * al_kv_cache_bytes(c), "MHA cost should be 2x GQA 4/2");
+    CHECK(al_kv_cache_bytes_for(2, 5, 1, 8) * 2 == al_kv_cache_bytes(c), "MQA cost should be half of GQA 4/2");
+    CHECK(al_attn_forward(a, c, out, NULL, 0, x, 1, 1, &err) == AL_ERR_SHAPE, "batch change accepted");
+    CHECK(al_attn_forward(a, c, out, NULL, 0, x, 2, 4, &err) == AL_ERR_CAPACITY && strstr(err.msg, "max_seq"),
+          "overflowing the cache accepted: %s", err.msg);
+    CHECK(al_attn_forward(a, c, out, NULL, 0, x, 2, 3, &err) == AL_OK, "fill to capacity: %s", err.msg);
+    CHECK(al_attn_forward(a, c, out, NULL, 0, x, 2, 1, &err) == AL_ERR_CAPACITY, "cache full not reported");
+    al_kv_cache_reset(c);
+    CHECK(al_kv_cache_len(c) == 0 && al_kv_cache_bytes(c) == 0, "reset");
+    x[3] = NAN;
+    CHECK(al_attn_forward(a, c, out, NULL, 0, x, 2, 1, &err) == AL_ERR_NONFINITE, "NaN input accepted");
+    CHECK(al_kv_cache_len(c) == 0, "rejected input changed the cache");
+    CHECK(strcmp(al_status_str(AL_ERR_SHAPE), "shape mismatch") == 0, "status names");
+    int64_t numel = 0;
+    CHECK(al_attn_get_param(a, AL_PARAM_COUNT, &numel) == NULL, "bad param index");
+    CHECK(al_attn_get_param(a, AL_PARAM_O_PROJ, &numel) != NULL && numel == 16 * 32, "o_proj numel");
+    al_rng_free(r);
+    al_kv_cache_free(c);
+    al_attn_free(a);
+    al_attn_free(NULL);
+    al_kv_cache_free(NULL);
+    al_rng_free(NULL);
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "tests/fixtures/kernels.safetensors";
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "cannot open %s\n", path);
+        return 1;
+    }
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *bytes = malloc((size_t)size);
+    if (fread(bytes, 1, (size_t)size, f) != (size_t)size) return 1;
+    fclose(f);
+    al_error err = {0};
+    if (al_st_parse(bytes, (size_t)size, &golden, &err) != AL_OK) {
+        fprintf(stderr, "%s: %s\n", path, err.msg);
+        return 1;
+    }
+    free(bytes);
+    test_embedding();
+    test_linear();
+    test_norms();
+    test_softmax();
+    test_rope();
+    test_repeat_kv();
+    test_sums();
+    test_layer_api();
+    al_st_free(golden);
+    CHECK_DONE();
+}
