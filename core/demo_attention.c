@@ -51,13 +51,13 @@ static void example_projections(al_text *o, al_lang lang, al_attn *attn, al_rng 
     print_shape(o, "K shape: ", kv_shape, 4, comment);
     print_shape(o, "V shape: ", kv_shape, 4, comment);
     al_text_printf(o, L("\nGQA 配置：Q 头数 %d 是 KV 头数 %d 的 %d 倍\n",
-                        "\nGQA setup: %d Q heads are %d KV heads times %d\n"),
+                        "\nGQA configuration: %d Q heads for %d KV heads, a ratio of %d\n"),
                    N_HEADS, N_KV_HEADS, N_REP);
     al_text_printf(o, L("  → 每个 KV 头会被复制 %d 次供 %d 个 Q 头共享\n",
                         "  → each KV head is copied %d times, shared by %d Q heads\n"),
                    N_REP, N_REP);
     al_text_printf(o, "\n%s\n\n", L("验证通过：多头拆分 shape 正确",
-                                    "Check passed: the head split has the right shapes"));
+                                    "Check passed: the shapes after the split into heads are correct"));
 }
 
 /* Returns the head slice [b, s, h, :] of a [B, S, heads, D] tensor. */
@@ -81,7 +81,7 @@ static int heads_allclose(const float *t, int64_t B, int64_t S, int64_t heads, i
 static void example_repeat_kv(al_text *o, al_lang lang, const float *k /* [2, 5, KV, D] */) {
     enum { B = 2, S = 5 };
     header(o, L("示例 2：repeat_kv（把 KV 头复制到与 Q 头数一致）",
-                "Example 2: repeat_kv (copy KV heads up to the number of Q heads)"));
+                "Example 2: repeat_kv (copy the KV heads until there are as many as Q heads)"));
     float k_expanded[B * S * N_HEADS * HEAD_DIM];
     al_repeat_kv(k_expanded, k, B, S, N_KV_HEADS, N_REP, HEAD_DIM);
     const int64_t k_shape[4] = {B, S, N_KV_HEADS, HEAD_DIM};
@@ -96,14 +96,14 @@ static void example_repeat_kv(al_text *o, al_lang lang, const float *k /* [2, 5,
     const int same = heads_allclose(k_expanded, B, S, N_HEADS, 0, 1);
     const int same2 = heads_allclose(k_expanded, B, S, N_HEADS, 2, 3);
     al_text_printf(o, L("\n验证：KV 头 0 被复制给 Q 头 0 和 1 → 两者相同？%s\n",
-                        "\nCheck: KV head 0 is copied to Q heads 0 and 1 → identical? %s\n"),
+                        "\nCheck: KV head 0 is copied to Q heads 0 and 1 → are they identical? %s\n"),
                    al_demo_bool(same));
     al_text_printf(o, L("验证：KV 头 1 被复制给 Q 头 2 和 3 → 两者相同？%s\n",
-                        "Check: KV head 1 is copied to Q heads 2 and 3 → identical? %s\n"),
+                        "Check: KV head 1 is copied to Q heads 2 and 3 → are they identical? %s\n"),
                    al_demo_bool(same2));
     al_text_printf(o, "  %s\n\n",
                    L("（GQA 通过共享 KV 头显著减少 KV Cache 显存占用）",
-                     "(by sharing KV heads, GQA makes the KV cache much smaller)"));
+                     "(by sharing KV heads, GQA greatly reduces the memory used by the KV cache)"));
 }
 
 /* Example 3: RoPE keeps norms and makes dot products depend only on relative position. */
@@ -125,17 +125,17 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     al_rope_apply(k0_rot, cos_t, sin_t, 1, N_KV_HEADS, HEAD_DIM);
     al_rope_apply(k1_rot, cos_t + HEAD_DIM, sin_t + HEAD_DIM, 1, N_KV_HEADS, HEAD_DIM);
 
-    al_text_printf(o, "\n%s ", L("位置 0 旋转前 K[0,0,0]:", "K[0,0,0] at position 0 before rotation:"));
+    al_text_printf(o, "\n%s ", L("位置 0 旋转前 K[0,0,0]:", "Position 0, K[0,0,0] before rotation:"));
     al_text_tensor(o, k_raw, vec_shape, 1, NULL);
-    al_text_printf(o, "\n%s ", L("位置 0 旋转后 K[0,0,0]:", "K[0,0,0] at position 0 after rotation:"));
+    al_text_printf(o, "\n%s ", L("位置 0 旋转后 K[0,0,0]:", "Position 0, K[0,0,0] after rotation:"));
     al_text_tensor(o, k0_rot, vec_shape, 1, NULL);
     al_text_printf(o, "\n  %s\n", L("位置 0 旋转角度为 0，所以旋转前后模长不变",
-                                     "At position 0 the angle is 0, so the norm is unchanged"));
+                                     "The rotation angle at position 0 is 0, so the norm is the same before and after"));
     const double norm_before = al_norm2_f32(k_raw, HEAD_DIM);
     const double norm_after = al_norm2_f32(k0_rot, HEAD_DIM);
-    al_text_printf(o, "  %s %.6f\n", L("旋转前模长:", "Norm before rotation:"), norm_before);
-    al_text_printf(o, "  %s %.6f\n", L("旋转后模长:", "Norm after rotation:"), norm_after);
-    al_text_printf(o, "  %s%s\n", L("模长不变？", "Norm unchanged? "),
+    al_text_printf(o, "  %s %.6f\n", L("旋转前模长:", "norm before rotation:"), norm_before);
+    al_text_printf(o, "  %s %.6f\n", L("旋转后模长:", "norm after rotation:"), norm_after);
+    al_text_printf(o, "  %s%s\n", L("模长不变？", "norm unchanged? "),
                    al_demo_bool(fabs(norm_before - norm_after) < 1e-5));
 
     /* The same vector at positions 0, 1, 2: <v(0), v(1)> should equal <v(1), v(2)>. */
@@ -152,17 +152,17 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     for (int i = 0; i < KV_ROW; i++) prod[i] = v_at[1][i] * v_at[2][i];
     const double dot_12 = al_sum_f32(prod, KV_ROW);
     al_text_printf(o, "\n%s\n", L("相对位置不变性验证（同一向量，相邻位置点积）：",
-                                  "Relative position invariance (same vector, adjacent positions):"));
+                                  "Relative position invariance check (same vector, dot products of neighbouring positions):"));
     al_text_printf(o, "  <v(0), v(1)> = %.6f\n", dot_01);
     al_text_printf(o, "  <v(1), v(2)> = %.6f\n", dot_12);
-    al_text_printf(o, "  %s %.2e  → %s\n\n", L("差异:", "Difference:"), fabs(dot_01 - dot_12),
+    al_text_printf(o, "  %s %.2e  → %s\n\n", L("差异:", "difference:"), fabs(dot_01 - dot_12),
                    al_demo_pass(lang, fabs(dot_01 - dot_12) < 1e-5));
 }
 
 /* Example 4: softmax over all-zero scores with the causal mask. */
 static void example_causal_mask(al_text *o, al_lang lang) {
     enum { S = 5 };
-    header(o, L("示例 4：因果掩码（causal mask）", "Example 4: the causal mask"));
+    header(o, L("示例 4：因果掩码（causal mask）", "Example 4: Causal mask"));
     float scores[S * S] = {0}, mask[S * S], masked[S * S], weights[S * S];
     for (int i = 0; i < S; i++)
         for (int j = 0; j < S; j++) {
@@ -172,16 +172,16 @@ static void example_causal_mask(al_text *o, al_lang lang) {
     al_softmax_forward(weights, masked, S, S);
     const int64_t shape[2] = {S, S};
     al_text_printf(o, "\n%s\n", L("原始 scores（全 0，假设未归一化）:",
-                                  "Raw scores (all 0, before normalisation):"));
+                                  "Raw scores (all 0, assumed unnormalized):"));
     al_text_tensor(o, scores, shape, 2, NULL);
     al_text_printf(o, "\n\n%s\n", L("因果掩码（上三角为 -inf）:",
                                     "Causal mask (-inf above the diagonal):"));
     al_text_tensor(o, mask, shape, 2, NULL);
     al_text_printf(o, "\n\n%s\n", L("施加掩码后 softmax 的注意力权重:",
-                                    "Attention weights after the mask and softmax:"));
+                                    "Attention weights after masking and softmax:"));
     al_text_tensor(o, weights, shape, 2, NULL);
     al_text_printf(o, "\n\n%s\n", L("观察：下三角（含对角线）权重均匀，上三角为 0",
-                                    "Observe: weights are uniform on and below the diagonal, 0 above"));
+                                    "Observe: the weights are uniform on and below the diagonal, 0 above it"));
     int upper_zero = 1;
     float row_sums[S], ones[S];
     for (int i = 0; i < S; i++) {
@@ -190,9 +190,9 @@ static void example_causal_mask(al_text *o, al_lang lang) {
         ones[i] = 1.0f;
     }
     al_text_printf(o, "%s%s\n", L("验证：上三角（未来 token）权重全为 0？",
-                                  "Check: all weights above the diagonal (future tokens) are 0? "),
+                                  "Check: are all weights above the diagonal (future tokens) 0? "),
                    al_demo_bool(upper_zero));
-    al_text_printf(o, "%s%s\n\n", L("验证：每行权重和为 1？", "Check: every row sums to 1? "),
+    al_text_printf(o, "%s%s\n\n", L("验证：每行权重和为 1？", "Check: does every row of weights sum to 1? "),
                    al_demo_bool(al_demo_allclose(row_sums, ones, S, 1e-8f)));
 }
 
@@ -201,7 +201,7 @@ static al_status example_forward(al_text *o, al_lang lang, al_attn *attn, al_rng
                                  al_kv_cache *cache, al_error *err) {
     enum { B = 2, S = 6 };
     header(o, L("示例 5：完整注意力前向传播（GQA + RoPE + QK-Norm + 因果掩码）",
-                "Example 5: the full attention forward pass (GQA + RoPE + QK-Norm + causal mask)"));
+                "Example 5: The complete attention forward pass (GQA + RoPE + QK-Norm + causal mask)"));
     float x[B * S * HIDDEN], out[B * S * HIDDEN];
     al_rng_randn(rng, x, B * S * HIDDEN);
     al_kv_cache_reset(cache);
@@ -219,10 +219,10 @@ static al_status example_forward(al_text *o, al_lang lang, al_attn *attn, al_rng
                   "  # [batch, seq, hidden_size] (same as the input)"));
     snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]", N_KV_HEADS,
              HEAD_DIM);
-    print_shape(o, "KV Cache K shape: ", kv_shape, 4, comment);
-    print_shape(o, "KV Cache V shape: ", kv_shape, 4, comment);
+    print_shape(o, L("KV Cache K shape: ", "KV cache K shape: "), kv_shape, 4, comment);
+    print_shape(o, L("KV Cache V shape: ", "KV cache V shape: "), kv_shape, 4, comment);
     al_text_printf(o, "\n%s\n\n", L("验证通过：前向输出 shape 与输入一致，KV Cache 已保存",
-                                    "Check passed: the output has the input's shape and the KV cache is kept"));
+                                    "Check passed: the output shape matches the input, and the KV cache has been saved"));
     return AL_OK;
 }
 
@@ -231,7 +231,7 @@ static al_status example_prefill_decode(al_text *o, al_lang lang, al_attn *attn,
                                         al_kv_cache *cache, al_error *err) {
     enum { PROMPT = 4, STEPS = 3 };
     header(o, L("示例 6：prefill + decode 两阶段生成（使用 KV Cache）",
-                "Example 6: two-phase generation, prefill + decode (with a KV cache)"));
+                "Example 6: Two-phase generation: prefill + decode (with the KV cache)"));
     float prompt[PROMPT * HIDDEN], out[PROMPT * HIDDEN];
     al_rng_randn(rng, prompt, PROMPT * HIDDEN);
     al_kv_cache_reset(cache);
@@ -247,14 +247,14 @@ static al_status example_prefill_decode(al_text *o, al_lang lang, al_attn *attn,
                    (long long)al_kv_cache_len(cache), PROMPT);
 
     al_text_printf(o, L("\n[Decode] 逐 token 解码 %d 步：\n",
-                        "\n[Decode] decoding %d steps, one token at a time:\n"), STEPS);
+                        "\n[Decode] decoding token by token for %d steps:\n"), STEPS);
     for (int step = 0; step < STEPS; step++) {
         float token[HIDDEN], token_out[HIDDEN];
         al_rng_randn(rng, token, HIDDEN); /* stands for the token generated by the last step */
         if ((st = al_attn_forward(attn, cache, token_out, NULL, 0, token, 1, 1, err)) != AL_OK)
             return st;
         al_text_printf(o, L("  步骤 %d: 输入 1 token，KV Cache 长度 %lld，输出 shape ",
-                            "  step %d: 1 token in, KV cache length %lld, output shape "),
+                            "  step %d: input 1 token, KV cache length %lld, output shape "),
                        step + 1, (long long)al_kv_cache_len(cache));
         al_text_size(o, token_shape, 3);
         al_text_printf(o, "\n");
@@ -274,7 +274,7 @@ static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al
                                      al_kv_cache *cache, al_error *err) {
     enum { PROMPT = 4, TOTAL = 7, OVERLAP = TOTAL - PROMPT + 1 };
     header(o, L("示例 7：KV Cache 正确性验证（有/无 cache 结果应一致）",
-                "Example 7: KV cache correctness (results with and without the cache must match)"));
+                "Example 7: Checking that the KV cache is correct (results with and without the cache should match)"));
     float tokens[TOTAL * HIDDEN], no_cache[TOTAL * HIDDEN], prefill[PROMPT * HIDDEN];
     float with_cache[OVERLAP * HIDDEN];
     al_rng_randn(rng, tokens, TOTAL * HIDDEN);
@@ -297,17 +297,17 @@ static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al
     char label[160];
     snprintf(label, sizeof label,
              L("\n无 cache 一次性前向（位置 %d~%d）shape: ",
-               "\nWithout cache, one pass (positions %d~%d) shape: "),
+               "\nNo cache, single forward pass (positions %d to %d) shape: "),
              PROMPT - 1, TOTAL - 1);
     print_shape(o, label, shape, 3, "");
-    print_shape(o, L("有 cache 分步前向输出 shape: ", "With cache, step by step, output shape: "),
+    print_shape(o, L("有 cache 分步前向输出 shape: ", "With cache, step-by-step forward output shape: "),
                 shape, 3, "");
-    al_text_printf(o, "%s %.2e\n", L("两者最大绝对差异:", "Max absolute difference:"),
+    al_text_printf(o, "%s %.2e\n", L("两者最大绝对差异:", "Maximum absolute difference between the two:"),
                    (double)max_diff);
     al_text_printf(o, "%s%s\n", L("验证通过（差异 < 1e-5）？", "Check passed (difference < 1e-5)? "),
                    al_demo_bool(max_diff < 1e-5));
     al_text_printf(o, "  %s\n\n", L("→ KV Cache 是纯加速优化，不改变计算结果",
-                                    "→ the KV cache is a pure speed-up: it does not change the result"));
+                                    "→ the KV cache is purely a speed optimization; it does not change the results"));
     return AL_OK;
 }
 

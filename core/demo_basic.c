@@ -24,7 +24,7 @@ static void example_embedding(al_text *o, al_lang lang, al_rng *rng, int64_t see
     al_text_printf(o, "\n%s\n", L("输入 input_ids:", "Input input_ids:"));
     al_text_printf(o, "  shape: ");
     al_text_size(o, ids_shape, 2);
-    al_text_printf(o, "\n  dtype: torch.int64\n  %s\n", L("内容:", "Content:"));
+    al_text_printf(o, "\n  dtype: torch.int64\n  %s\n", L("内容:", "values:"));
     al_text_int_tensor(o, ids, ids_shape, 2);
 
     float hidden[BATCH * SEQ * HIDDEN];
@@ -34,26 +34,26 @@ static void example_embedding(al_text *o, al_lang lang, al_rng *rng, int64_t see
     al_text_printf(o, "  shape: ");
     al_text_size(o, hidden_shape, 3);
     al_text_printf(o, "  # [batch_size, seq_len, hidden_size]\n  dtype: torch.float32\n  %s\n",
-                   L("内容:", "Content:"));
+                   L("内容:", "values:"));
     al_text_tensor(o, hidden, hidden_shape, 3, ", grad_fn=<EmbeddingBackward0>");
 
     const int64_t token_id = 3, vec_shape[1] = {HIDDEN};
-    al_text_printf(o, "\n\n%s %lld %s\n", L("Token", "Embedding of token"), (long long)token_id,
-                   L("的词向量:", "(the word vector):"));
+    al_text_printf(o, "\n\n%s %lld%s\n", L("Token", "Embedding vector of token"), (long long)token_id,
+                   L(" 的词向量:", ":"));
     al_text_printf(o, "  shape: ");
     al_text_size(o, vec_shape, 1);
-    al_text_printf(o, "\n  %s ", L("值:", "Value:"));
+    al_text_printf(o, "\n  %s ", L("值:", "value:"));
     al_text_tensor(o, weight + token_id * HIDDEN, vec_shape, 1, ", grad_fn=<SelectBackward0>");
 
     /* The lookup of input_ids[0, 1] and the forward output at [0, 1] are the same row. */
     const float *looked_up = weight + ids[1] * HIDDEN, *forward = hidden + 1 * HIDDEN;
     al_text_printf(o, "\n\n%s input_ids[0, 1]%s%lld%s\n",
-                   L("验证：从", "Check: the table lookup for"), L("（token ", " (token "),
+                   L("验证：从", "Check: does the table lookup for"), L("（token ", " (token "),
                    (long long)ids[1],
-                   L("）查表结果与前向传播一致？", ") matches the forward pass?"));
-    al_text_printf(o, "  %s ", L("查表:", "Lookup:"));
+                   L("）查表结果与前向传播一致？", ") match the forward pass?"));
+    al_text_printf(o, "  %s ", L("查表:", "lookup:"));
     al_text_tensor(o, looked_up, vec_shape, 1, ", grad_fn=<SelectBackward0>");
-    al_text_printf(o, "\n  %s ", L("前向:", "Forward:"));
+    al_text_printf(o, "\n  %s ", L("前向:", "forward:"));
     al_text_tensor(o, forward, vec_shape, 1, ", grad_fn=<SelectBackward0>");
     al_text_printf(o, "\n  %s %s\n\n", L("一致:", "Match:"),
                    al_demo_bool(al_demo_allclose(looked_up, forward, HIDDEN, 1e-8f)));
@@ -75,11 +75,11 @@ static void example_rmsnorm(al_text *o, al_lang lang, al_rng *rng, int64_t seed)
     al_text_printf(o, "\n%s\n", L("输入 x:", "Input x:"));
     al_text_printf(o, "  shape: ");
     al_text_size(o, shape, 3);
-    al_text_printf(o, "\n  %s ", L("第 0 个样本第 0 个位置的值:", "Values of sample 0, position 0:"));
+    al_text_printf(o, "\n  %s ", L("第 0 个样本第 0 个位置的值:", "values at sample 0, position 0:"));
     al_text_tensor(o, x, row_shape, 1, NULL);
-    al_text_printf(o, "\n  %s %.6f\n", L("原始均值:", "Original mean:"),
+    al_text_printf(o, "\n  %s %.6f\n", L("原始均值:", "original mean:"),
                    (double)(al_sum_f32(x, H) / (float)H));
-    al_text_printf(o, "  %s %.6f\n", L("原始均方根:", "Original RMS:"),
+    al_text_printf(o, "  %s %.6f\n", L("原始均方根:", "original root mean square:"),
                    (double)sqrtf(al_sum_squares_f32(x, H) / (float)H));
 
     float ones[H], zeros[H];
@@ -90,23 +90,23 @@ static void example_rmsnorm(al_text *o, al_lang lang, al_rng *rng, int64_t seed)
     al_text_printf(o, "\n%s\n", L("RMSNorm 输出:", "RMSNorm output:"));
     al_text_printf(o, "  shape: ");
     al_text_size(o, shape, 3);
-    al_text_printf(o, "\n  %s ", L("第 0 个样本第 0 个位置的值:", "Values of sample 0, position 0:"));
+    al_text_printf(o, "\n  %s ", L("第 0 个样本第 0 个位置的值:", "values at sample 0, position 0:"));
     al_text_tensor(o, rms_out, row_shape, 1, ", grad_fn=<SelectBackward0>");
-    al_text_printf(o, "\n  %s %.6f  %s\n", L("输出均值:", "Output mean:"),
+    al_text_printf(o, "\n  %s %.6f  %s\n", L("输出均值:", "output mean:"),
                    (double)(al_sum_f32(rms_out, H) / (float)H),
                    L("# 注意：RMSNorm 不主动减均值", "# note: RMSNorm does not subtract the mean"));
-    al_text_printf(o, "  %s %.6f  %s\n", L("输出均方根:", "Output RMS:"),
+    al_text_printf(o, "  %s %.6f  %s\n", L("输出均方根:", "output root mean square:"),
                    (double)sqrtf(al_sum_squares_f32(rms_out, H) / (float)H),
-                   L("# 约等于 1（weight 全 1 时）", "# about 1 (when weight is all ones)"));
+                   L("# 约等于 1（weight 全 1 时）", "# about 1 (when every weight is 1)"));
 
     al_layernorm_forward(ln_out, x, ones, zeros, ROWS, H, 1e-6f);
     al_text_printf(o, "\n%s\n", L("LayerNorm 输出:", "LayerNorm output:"));
-    al_text_printf(o, "  %s ", L("第 0 个样本第 0 个位置的值:", "Values of sample 0, position 0:"));
+    al_text_printf(o, "  %s ", L("第 0 个样本第 0 个位置的值:", "values at sample 0, position 0:"));
     al_text_tensor(o, ln_out, row_shape, 1, ", grad_fn=<SelectBackward0>");
-    al_text_printf(o, "\n  %s %.6f  %s\n", L("输出均值:", "Output mean:"),
+    al_text_printf(o, "\n  %s %.6f  %s\n", L("输出均值:", "output mean:"),
                    (double)(al_sum_f32(ln_out, H) / (float)H),
                    L("# LayerNorm 均值为 0", "# LayerNorm's mean is 0"));
-    al_text_printf(o, "  %s %.6f\n", L("输出均方根:", "Output RMS:"),
+    al_text_printf(o, "  %s %.6f\n", L("输出均方根:", "output root mean square:"),
                    (double)sqrtf(al_sum_squares_f32(ln_out, H) / (float)H));
 
     float abs_diff[N];
@@ -127,8 +127,8 @@ static void example_rmsnorm(al_text *o, al_lang lang, al_rng *rng, int64_t seed)
         inv_rms[r] = 1.0f / sqrtf(al_sum_squares_f32(x + r * H, H) / (float)H + 1e-6f);
     }
     al_text_printf(o, "\n%s\n", L("验证：均值缩放比例 ≈ 1/rms 吗？",
-                                  "Check: is the mean scaled by about 1/rms?"));
-    al_text_printf(o, "  %s %.6f\n", L("实际比例:", "Actual ratio:"), (double)ratio[0]);
+                                  "Check: is the scaling ratio of the mean ≈ 1/rms?"));
+    al_text_printf(o, "  %s %.6f\n", L("实际比例:", "actual ratio:"), (double)ratio[0]);
     al_text_printf(o, "  1 / rms: %.6f\n", (double)inv_rms[0]);
     al_text_printf(o, "  %s %s\n\n", L("一致:", "Match:"),
                    al_demo_bool(al_demo_allclose(ratio, inv_rms, ROWS, 1e-5f)));
@@ -146,7 +146,7 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     al_rope_table(cos_t, sin_t, SEQ, HEAD_DIM, 10000.0);
     const int64_t table_shape[2] = {SEQ, HEAD_DIM}, vec_shape[1] = {HEAD_DIM};
 
-    al_text_printf(o, "\n%s\n", L("3.1 预计算 cos/sin 表", "3.1 Precompute the cos/sin table"));
+    al_text_printf(o, "\n%s\n", L("3.1 预计算 cos/sin 表", "3.1 Precompute the cos/sin tables"));
     al_text_printf(o, "  head_dim: %d, seq_len: %d\n", HEAD_DIM, SEQ);
     al_text_printf(o, "  freqs_cos shape: ");
     al_text_size(o, table_shape, 2);
@@ -164,28 +164,28 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
                                   "3.2 Test the rotation on a simple Q vector"));
     float q[SEQ * HEAD_DIM] = {0};
     for (int m = 0; m < SEQ; m++) q[m * HEAD_DIM] = 1.0f;
-    al_text_printf(o, "  %s ", L("原始 Q (所有位置相同):", "Original Q (same at every position):"));
+    al_text_printf(o, "  %s ", L("原始 Q (所有位置相同):", "original Q (same at every position):"));
     al_text_tensor(o, q, vec_shape, 1, NULL);
     al_rope_apply(q, cos_t, sin_t, SEQ, 1, HEAD_DIM);
     al_text_printf(o, "\n\n  %s\n", L("旋转后的 Q:", "Q after rotation:"));
     for (int m = 0; m < SEQ; m++) {
-        al_text_printf(o, "    %s %d: ", L("位置", "Position"), m);
+        al_text_printf(o, "    %s %d: ", L("位置", "position"), m);
         al_text_tensor(o, q + m * HEAD_DIM, vec_shape, 1, NULL);
         al_text_printf(o, "\n");
     }
     al_text_printf(o, "\n  %s\n", L("观察：位置 0 的向量不变（旋转角度为 0）",
-                                     "Observe: the vector at position 0 is unchanged (angle 0)"));
+                                     "Observe: the vector at position 0 is unchanged (rotation angle 0)"));
     al_text_printf(o, "  %s\n", L("观察：位置越远，旋转角度越大",
-                                   "Observe: the farther the position, the larger the angle"));
+                                   "Observe: the further the position, the larger the rotation angle"));
 
     al_text_printf(o, "\n%s\n", L("3.3 验证相对位置不变性",
                                   "3.3 Check relative position invariance"));
     al_text_printf(o, "  %s\n",
                    L("验证：位置 0 和 1 的点积 ≈ 位置 1 和 2 的点积 ≈ 位置 2 和 3 的点积",
-                     "Check: dot(0, 1) ≈ dot(1, 2) ≈ dot(2, 3)"));
+                     "Check: dot product of positions 0 and 1 ≈ that of positions 1 and 2 ≈ that of positions 2 and 3"));
     float v[HEAD_DIM];
     al_rng_randn(rng, v, HEAD_DIM); /* no reseed: continues after example 2's draws */
-    al_text_printf(o, "  %s ", L("测试向量 v:", "Test vector v:"));
+    al_text_printf(o, "  %s ", L("测试向量 v:", "test vector v:"));
     al_text_tensor(o, v, vec_shape, 1, NULL);
     al_text_printf(o, "\n");
 
@@ -206,10 +206,10 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     al_text_printf(o, "\n  %s\n", L("差异:", "Differences:"));
     al_text_printf(o, "    |<0,1> - <1,2>| = %.2e\n", diff_01_12);
     al_text_printf(o, "    |<1,2> - <2,3>| = %.2e\n", diff_12_23);
-    al_text_printf(o, "\n  %s %s\n", L("相对位置不变性验证:", "Relative position invariance:"),
+    al_text_printf(o, "\n  %s %s\n", L("相对位置不变性验证:", "Relative position invariance check:"),
                    al_demo_pass(lang, diff_01_12 < 1e-5 && diff_12_23 < 1e-5));
     al_text_printf(o, "  %s\n", L("（差异在 1e-5 以内视为通过，浮点精度误差范围内）",
-                                   "(differences within 1e-5 pass: floating-point rounding)"));
+                                   "(a difference within 1e-5 counts as passed: floating-point rounding error)"));
 
     al_text_printf(o, "\n  %s\n", L("额外验证：距离为 2 的点积也相等",
                                      "Extra check: dot products at distance 2 are equal too"));
@@ -217,8 +217,8 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     const double d13 = al_dot_f32(v_at[1], v_at[3], HEAD_DIM);
     al_text_printf(o, "    <v(0), v(2)> = %.6f\n", d02);
     al_text_printf(o, "    <v(1), v(3)> = %.6f\n", d13);
-    al_text_printf(o, "    %s %.2e\n", L("差异:", "Difference:"), fabs(d02 - d13));
-    al_text_printf(o, "    %s %s\n", L("验证:", "Check:"), al_demo_pass(lang, fabs(d02 - d13) < 1e-5));
+    al_text_printf(o, "    %s %.2e\n", L("差异:", "difference:"), fabs(d02 - d13));
+    al_text_printf(o, "    %s %s\n", L("验证:", "check:"), al_demo_pass(lang, fabs(d02 - d13) < 1e-5));
 }
 
 void al_demo_basic(al_text *o, al_lang lang, int64_t seed, al_rng *rng) {

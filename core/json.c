@@ -370,21 +370,14 @@ int json_validate(const char *text, size_t len, char *msg, size_t cap) {
         case JSON_FALSE:
         case JSON_NULL: {
             const char *word = *p == 't' ? "true" : *p == 'f' ? "false" : "null";
-            size_t n = strlen(word), avail = (size_t)(end - p);
-            if (memcmp(p, word, avail < n ? avail : n) != 0 || avail >= n) {
-                if (avail < n || memcmp(p, word, n) != 0) {
-                    size_t i = 0;
-                    while (i < n && i < avail && p[i] == word[i]) i++;
-                    if (i == avail)
-                        return fail(msg, cap, "unexpected end of text inside '%s' at byte %zu",
-                                    word, (size_t)(start - text));
-                    return fail(msg, cap, "unexpected %s at byte %zu", describe(p[i], d),
-                                (size_t)(p + i - text));
-                }
-            } else {
+            size_t n = strlen(word), avail = (size_t)(end - p), i = 0;
+            while (i < n && i < avail && p[i] == word[i]) i++;
+            if (i == avail && i < n)
                 return fail(msg, cap, "unexpected end of text inside '%s' at byte %zu", word,
                             (size_t)(start - text));
-            }
+            if (i < n)
+                return fail(msg, cap, "unexpected %s at byte %zu", describe(p[i], d),
+                            (size_t)(p + i - text));
             p += n;
             break;
         }

@@ -1,7 +1,7 @@
 // safetensors.mjs — a minimal reader for the tests: parses a safetensors file's header and
 // returns its float32 tensors as Float32Arrays with their shapes. Test-side only; the product
 // reads safetensors in C (core/safetensors.c).
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 export function readSafetensors(path) {
   const buf = readFileSync(path);
@@ -20,13 +20,38 @@ export function readSafetensors(path) {
   return { metadata: header.__metadata__ || {}, tensors };
 }
 
-// Largest difference between two float arrays: absolute where |want| <= 1, relative above.
+// Largest difference between two float arrays, relative to the tensor's magnitude: absolute
+// while the tensor's largest |value| is <= 1, relative to that largest value above. (Per
+// element relative error is meaningless where large terms cancel to a small output: float32
+// rounding error scales with the terms, not with their sum.)
 export function maxDiff(got, want) {
   let worst = 0, at = -1;
+  let largest = 1;
+  for (let i = 0; i < want.length; i++) largest = Math.max(largest, Math.abs(want[i]));
   for (let i = 0; i < want.length; i++) {
-    const scale = Math.max(1, Math.abs(want[i]));
+    const scale = largest;
     const d = Math.abs(got[i] - want[i]) / scale;
     if (!(d <= worst)) { worst = d; at = i; }
   }
   return { worst, at };
+}
+
+// Writes float32 tensors ({name: {shape, data}}) as a safetensors file, for tests that need
+// well-formed files with wrong contents (bad shapes, NaN, wrong names).
+export function writeSafetensors(path, tensors, metadata) {
+  const header = {};
+  if (metadata) header.__metadata__ = metadata;
+  let offset = 0;
+  const blobs = [];
+  for (const [name, { shape, data }] of Object.entries(tensors)) {
+    const bytes = Buffer.from(new Float32Array(data).buffer);
+    header[name] = { dtype: 'F32', shape, data_offsets: [offset, offset + bytes.length] };
+    blobs.push(bytes);
+    offset += bytes.length;
+  }
+  let json = JSON.stringify(header);
+  json += ' '.repeat((8 - (json.length % 8)) % 8);
+  const len = Buffer.alloc(8);
+  len.writeBigUInt64LE(BigInt(Buffer.byteLength(json)));
+  writeFileSync(path, Buffer.concat([len, Buffer.from(json), ...blobs]));
 }

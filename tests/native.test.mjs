@@ -1,0 +1,33 @@
+// native.test.mjs — runs the C test programs (built by build.sh into build/tests and, with
+// ASan + UBSan, build/asan/tests) against their PyTorch fixtures. Each program prints its own
+// failures (with the largest difference) and exits non-zero if any check failed.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { VARIANTS, run } from './lib/run.mjs';
+
+const PROGRAMS = {
+  test_core: ['tests/fixtures/kernels.safetensors'],
+  test_rng: ['tests/fixtures/rng/rng_golden.txt'],
+  test_format: ['tests/fixtures/format/tensor_repr.txt'],
+  test_safetensors: ['tests/malformed'],
+};
+
+test('both builds exist', () => {
+  assert.deepEqual(VARIANTS.map((v) => v.name), ['native', 'asan']);
+});
+
+for (const variant of VARIANTS) {
+  test(`${variant.name}: every built test program is run`, () => {
+    const built = readdirSync(join(variant.dir, 'tests')).sort();
+    assert.deepEqual(built, Object.keys(PROGRAMS).sort());
+  });
+  for (const [name, args] of Object.entries(PROGRAMS)) {
+    test(`${variant.name}: ${name}`, () => {
+      const r = run(join(variant.dir, 'tests', name), args);
+      assert.equal(r.signal, null, `${name} killed by ${r.signal}\n${r.stderr}`);
+      assert.equal(r.status, 0, `${name} failed:\n${r.stderr}\n${r.stdout}`);
+    });
+  }
+}
