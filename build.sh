@@ -3,6 +3,7 @@
 #   bash build.sh          native CLI, native tests, and the ASan+UBSan variants
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
+#   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
 # IEEE operation, as the PyTorch kernels we reproduce do (no silent multiply-add fusion).
 set -euo pipefail
@@ -47,9 +48,28 @@ asan() {
     echo "built build/asan/attnlab and build/asan/tests/"
 }
 
+# Debian packages behind each command the build and the tests use.
+deps() {
+    local missing=()
+    command -v gcc >/dev/null || missing+=(gcc libc6-dev)
+    command -v ar >/dev/null || missing+=(binutils)
+    # The sanitizer runtimes come with gcc's libasan/libubsan.
+    [ -n "$(gcc -print-file-name=libasan.so 2>/dev/null | grep /)" ] || missing+=(libasan8)
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing: ${missing[*]}"
+        if [ "$(id -u)" != 0 ]; then
+            echo "build.sh deps: need root to install ${missing[*]}" >&2
+            exit 1
+        fi
+        apt-get update -q
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+    fi
+}
+
 case "${1:-all}" in
+    deps) deps ;;
     native) native ;;
     asan) asan ;;
     all) native; asan ;;
-    *) echo "usage: bash build.sh [all|native|asan]" >&2; exit 2 ;;
+    *) echo "usage: bash build.sh [all|native|asan|deps]" >&2; exit 2 ;;
 esac
