@@ -44,8 +44,8 @@ struct st_tensor {
     int64_t begin, end; /* byte range [begin, end) in the data section */
 };
 
-/* One allocation: this struct, the tensor table, the name index, the string arena and the
- * copy of the data section, in that order; al_st_free is a single free. */
+/* One allocation: this struct, the tensor table, the name index, the names, the metadata
+ * strings and a copy of the whole data section, in that order; al_st_free is a single free. */
 struct al_safetensors {
     int n_tensors;
     struct st_tensor *tensors;         /* [n_tensors], in header order */
