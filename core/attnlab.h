@@ -325,6 +325,98 @@ al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
                                    al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Teaching views: the quantities the page draws, computed here so the page does no maths.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The causal mask of `seq` new queries over past + seq keys: 0 where query s may see key t
+ * (t <= past + s), -inf elsewhere — masking only the last `seq` key columns, so a multi-token
+ * step on top of a cache is right. */
+void al_causal_mask(float *out /* [seq, past + seq] */, int64_t seq, int64_t past);
+
+/* RoPE angles m · freq_i wrapped to (-π, π] (what the rotation actually does). */
+al_status al_rope_angles_wrapped(float *angles /* [end, head_dim/2] */, int64_t end,
+                                 int64_t head_dim, double base);
+
+/* The 2-D point (x_i, x_{i+d/2}) of a vector after RoPE at positions 0..end-1, for pair i:
+ * shows one pair turning at its own frequency. */
+al_status al_rope_pair_trace(float *points /* [end, 2] */, const float *x /* [head_dim] */,
+                             int64_t pair, int64_t end, int64_t head_dim, double base);
+
+/* dots[d] = <R(m) v, R(m + d) v> for d = 0..n-1 at a fixed m: the same vector placed at two
+ * positions d apart. Equal for every m (relative-position invariance); decays with d. */
+al_status al_rope_relative_dots(float *dots /* [n] */, const float *v /* [head_dim] */,
+                                int64_t m, int64_t n, int64_t head_dim, double base);
+
+/* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
+ * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
+ * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step
+ * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
+int64_t al_attn_flops(const al_attn_config *cfg, int64_t n_query, int64_t n_keys);
+
+/* ------------------------------------------------------------------------------------------
+ * Session: one layer, one sequence, stepped through prefill and decode — what the page drives.
+ * Weights and tokens are drawn as the tutorial's example 6 draws them: torch.manual_seed(seed),
+ * SimpleAttention init, randn(1, prompt_len, hidden), then randn(1, 1, hidden) per step.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_session al_session;
+
+typedef struct {
+    int64_t hidden, n_heads, n_kv_heads, head_dim;
+    double rope_base;
+    int qk_norm;
+    int64_t seed;         /* torch.manual_seed value, >= 0 */
+    int64_t prompt_len;   /* tokens of the prefill, >= 1 */
+    int64_t decode_steps; /* one-token steps after it, >= 0 */
+} al_session_config;
+
+al_status al_session_create(const al_session_config *cfg, al_session **out, al_error *err);
+void al_session_free(al_session *s);
+const al_attn_config *al_session_attn_config(const al_session *s);
+
+/* Runs the prefill (if not done yet) / the next decode step. AL_ERR_CAPACITY when all
+ * decode_steps have run. */
+al_status al_session_prefill(al_session *s, al_error *err);
+al_status al_session_step(al_session *s, al_error *err);
+void al_session_reset(al_session *s); /* back to before the prefill, same weights and tokens */
+
+int64_t al_session_len(const al_session *s);       /* tokens processed = cache length */
+int64_t al_session_total(const al_session *s);     /* prompt_len + decode_steps */
+
+/* Outputs of the tokens processed so far, as computed with the cache: [len, hidden]. */
+al_status al_session_outputs(const al_session *s, float *out, int64_t cap);
+
+/* Attention weights of every query processed so far for one head, as a square
+ * [len, len] matrix (query row q over keys 0..len-1; masked cells are 0). */
+al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap);
+
+/* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
+ * have the causal triangle; a decode row sees all cached keys. */
+al_status al_session_mask(const al_session *s, float *out, int64_t cap);
+
+/* The checks of the tutorial run on the session's current state. */
+typedef enum {
+    AL_CHECK_SHAPES = 0,     /* cache and weights shapes as the config implies (value: mismatches) */
+    AL_CHECK_REPEAT_KV,      /* query heads sharing a KV head read identical K (max |diff|) */
+    AL_CHECK_ROPE_NORM,      /* |‖R(m)k‖ − ‖k‖| max over cached keys' positions */
+    AL_CHECK_ROPE_RELATIVE,  /* |<R(0)v,R(1)v> − <R(1)v,R(2)v>| */
+    AL_CHECK_MASK_ZERO,      /* largest weight on a masked cell (must be exactly 0) */
+    AL_CHECK_ROWS_SUM,       /* max |Σ weights − 1| over rows */
+    AL_CHECK_CACHE_DIFF,     /* max |cached − uncached output| over processed tokens */
+    AL_CHECK_COUNT
+} al_check_id;
+
+typedef struct {
+    al_check_id id;
+    double value;     /* the measured number */
+    double threshold; /* passes when value <= threshold */
+    int passed;
+} al_check;
+
+/* Fills checks[AL_CHECK_COUNT]. Needs at least the prefill. */
+al_status al_session_verify(al_session *s, al_check *checks, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * PyTorch-style text: tensor repr exactly as torch 1.13 prints it (precision 4, linewidth 80,
  * sci mode and integer mode chosen the same way), for the demos.
  * ------------------------------------------------------------------------------------------ */

@@ -28,6 +28,10 @@ float al_sum_squares_f32(const float *x, int64_t n);
  * 8 lanes of fused x·x + acc, lanes added left to right, tail added last, then sqrt. */
 float al_norm2_f32(const float *x, int64_t n);
 
+/* Row m of the RoPE cos/sin tables from precomputed frequencies [head_dim/2]. */
+void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
+                       int64_t head_dim);
+
 /* KV cache internals used by the attention layer. A row is [n_kv_heads, head_dim] floats. */
 al_status al_kv_cache_check_append(const al_kv_cache *c, int64_t n_kv_heads, int64_t head_dim,
                                    int64_t batch, int64_t seq, al_error *err);

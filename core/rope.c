@@ -29,21 +29,24 @@ al_status al_rope_freqs(float *freq, int64_t head_dim, double base) {
 /* The float32 angle m · freq_i shared by the table and the angle chart. */
 static float rope_angle(int64_t m, float freq) { return (float)m * freq; }
 
+void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
+                       int64_t head_dim) {
+    const int64_t half = head_dim / 2;
+    for (int64_t i = 0; i < half; i++) {
+        const double angle = rope_angle(m, freq[i]);
+        cos_row[i] = cos_row[i + half] = (float)cos(angle);
+        sin_row[i] = sin_row[i + half] = (float)sin(angle);
+    }
+}
+
 al_status al_rope_table(float *cos_out, float *sin_out, int64_t end, int64_t head_dim,
                         double base) {
     if (!cos_out || !sin_out || end < 0 || head_dim > AL_MAX_HEAD_DIM) return AL_ERR_ARG;
     float freq[AL_MAX_HEAD_DIM / 2];
     al_status st = al_rope_freqs(freq, head_dim, base);
     if (st != AL_OK) return st;
-    const int64_t half = head_dim / 2;
-    for (int64_t m = 0; m < end; m++) {
-        float *c = cos_out + m * head_dim, *s = sin_out + m * head_dim;
-        for (int64_t i = 0; i < half; i++) {
-            const double angle = rope_angle(m, freq[i]);
-            c[i] = c[i + half] = (float)cos(angle);
-            s[i] = s[i + half] = (float)sin(angle);
-        }
-    }
+    for (int64_t m = 0; m < end; m++)
+        al_rope_table_row(cos_out + m * head_dim, sin_out + m * head_dim, m, freq, head_dim);
     return AL_OK;
 }
 

@@ -250,6 +250,109 @@ static void test_layer_api(void) {
     al_rng_free(NULL);
 }
 
+/* Sessions against PyTorch: the tutorial's example-6 draw order, prefill, decode steps. */
+static void test_sessions(void) {
+    const struct { const char *tag; al_session_config cfg; } cases[] = {
+        {"session_seeds", {16, 4, 2, 8, 10000.0, 1, 42, 4, 3}},
+        {"session_mqa", {24, 6, 1, 4, 500000.0, 1, 7, 6, 5}},
+        {"session_mha", {16, 2, 2, 16, 100.0, 1, 123, 1, 6}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const al_session_config *cfg = &cases[i].cfg;
+        const int64_t total = cfg->prompt_len + cfg->decode_steps, hidden = cfg->hidden;
+        char name[96];
+        al_error err = {0};
+        al_session *s = NULL;
+        CHECK(al_session_create(cfg, &s, &err) == AL_OK, "%s: %s", cases[i].tag, err.msg);
+        if (!s) continue;
+        al_check checks[AL_CHECK_COUNT];
+        CHECK(al_session_verify(s, checks, &err) == AL_ERR_ARG, "verify before prefill accepted");
+        for (int run = 0; run < 2; run++) { /* the second run after a reset must be identical */
+            CHECK(al_session_prefill(s, &err) == AL_OK, "prefill: %s", err.msg);
+            CHECK(al_session_len(s) == cfg->prompt_len, "length after prefill");
+            while (al_session_len(s) < total)
+                CHECK(al_session_step(s, &err) == AL_OK, "step: %s", err.msg);
+            CHECK(al_session_step(s, &err) == AL_ERR_CAPACITY, "step past the end accepted");
+            snprintf(name, sizeof name, "%s.x", cases[i].tag);
+            float *out = malloc((size_t)(total * hidden) * sizeof(float));
+            snprintf(name, sizeof name, "%s.out", cases[i].tag);
+            float *want = get(name, NULL);
+            CHECK(al_session_outputs(s, out, total * hidden) == AL_OK, "outputs");
+            check_close(name, out, want, total * hidden, TOL);
+            free(out), free(want);
+            snprintf(name, sizeof name, "%s.weights", cases[i].tag);
+            float *want_w = get(name, NULL), *w = malloc((size_t)(total * total) * sizeof(float));
+            for (int64_t h = 0; h < cfg->n_heads; h++) {
+                CHECK(al_session_weights(s, h, w, total * total) == AL_OK, "weights");
+                check_close(name, w, want_w + h * total * total, total * total, TOL);
+            }
+            CHECK(al_session_weights(s, cfg->n_heads, w, total * total) == AL_ERR_ARG, "bad head accepted");
+            CHECK(al_session_mask(s, w, total * total) == AL_OK, "mask");
+            int mask_ok = 1;
+            for (int64_t q = 0; q < total; q++)
+                for (int64_t t = 0; t < total; t++) mask_ok &= (t <= q) ? w[q * total + t] == 0.0f : isinf(w[q * total + t]);
+            CHECK(mask_ok, "session mask is not causal");
+            free(want_w), free(w);
+            CHECK(al_session_verify(s, checks, &err) == AL_OK, "verify: %s", err.msg);
+            for (int c = 0; c < AL_CHECK_COUNT; c++)
+                CHECK(checks[c].passed && (int)checks[c].id == c, "%s: check %d failed, value %g", cases[i].tag, c, checks[c].value);
+            al_session_reset(s);
+            CHECK(al_session_len(s) == 0, "reset");
+        }
+        al_session_free(s);
+    }
+    al_session_config bad = {16, 4, 3, 8, 10000.0, 1, 0, 4, 3};
+    al_error err = {0};
+    al_session *none = NULL;
+    CHECK(al_session_create(&bad, &none, &err) == AL_ERR_CONFIG && none == NULL, "GQA 4/3 accepted");
+    bad.n_kv_heads = 2, bad.prompt_len = 0;
+    CHECK(al_session_create(&bad, &none, &err) == AL_ERR_CONFIG, "empty prompt accepted");
+    bad.prompt_len = 60000, bad.decode_steps = 60000;
+    CHECK(al_session_create(&bad, &none, &err) == AL_ERR_LIMIT, "oversized session accepted");
+    bad.prompt_len = 4096, bad.decode_steps = 4096, bad.n_heads = 64, bad.n_kv_heads = 64;
+    CHECK(al_session_create(&bad, &none, &err) == AL_ERR_LIMIT && strstr(err.msg, "MiB"), "attention maps over the memory limit: %s", err.msg);
+    al_session_free(NULL);
+}
+
+/* The teaching views: mask, wrapped angles, pair trace, relative dots, FLOP counts. */
+static void test_views(void) {
+    float mask[3 * 5];
+    al_causal_mask(mask, 3, 2); /* 3 new queries after 2 cached keys */
+    for (int s = 0; s < 3; s++)
+        for (int t = 0; t < 5; t++)
+            CHECK((t <= 2 + s) ? mask[s * 5 + t] == 0.0f : mask[s * 5 + t] == -INFINITY, "mask[%d,%d]", s, t);
+
+    enum { END = 300, HD = 16 };
+    float raw[END * HD / 2], wrapped[END * HD / 2];
+    al_rope_angles(raw, END, HD, 10000.0);
+    CHECK(al_rope_angles_wrapped(wrapped, END, HD, 10000.0) == AL_OK, "wrapped angles");
+    int in_range = 1, same_rotation = 1;
+    for (int i = 0; i < END * HD / 2; i++) {
+        in_range &= wrapped[i] > -3.14159266f && wrapped[i] <= 3.14159266f;
+        same_rotation &= fabs(cos((double)raw[i]) - cos((double)wrapped[i])) < 1e-4 &&
+                         fabs(sin((double)raw[i]) - sin((double)wrapped[i])) < 1e-4;
+    }
+    CHECK(in_range && same_rotation, "wrapped angles must be the same rotations in (-pi, pi]");
+
+    float v[HD], pts[END * 2], dots0[40], dots5[40];
+    for (int i = 0; i < HD; i++) v[i] = (float)(i % 5) - 1.5f;
+    CHECK(al_rope_pair_trace(pts, v, 3, END, HD, 10000.0) == AL_OK, "pair trace");
+    CHECK(pts[0] == v[3] && pts[1] == v[3 + HD / 2], "position 0 is not rotated");
+    const double r0 = hypot(v[3], v[3 + HD / 2]);
+    double worst = 0;
+    for (int m = 0; m < END; m++) worst = fmax(worst, fabs(hypot(pts[2 * m], pts[2 * m + 1]) - r0));
+    CHECK(worst < 1e-5, "rotation changed the pair's length by %g", worst);
+    CHECK(al_rope_pair_trace(pts, v, HD / 2, END, HD, 10000.0) == AL_ERR_ARG, "pair out of range accepted");
+    CHECK(al_rope_relative_dots(dots0, v, 0, 40, HD, 10000.0) == AL_OK, "dots");
+    CHECK(al_rope_relative_dots(dots5, v, 5, 40, HD, 10000.0) == AL_OK, "dots");
+    check_close("relative-position invariance", dots5, dots0, 40, 1e-5);
+    CHECK(dots0[0] == al_dot_f32(v, v, HD), "distance 0 is the squared norm");
+
+    al_attn_config c = al_attn_config_default(); /* 16 hidden, 4/2 heads, 8 dims */
+    CHECK(al_attn_flops(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
+    CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/fixtures/kernels.safetensors";
     FILE *f = fopen(path, "rb");
@@ -277,6 +380,8 @@ int main(int argc, char **argv) {
     test_repeat_kv();
     test_sums();
     test_layer_api();
+    test_sessions();
+    test_views();
     al_st_free(golden);
     CHECK_DONE();
 }
