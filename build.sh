@@ -3,6 +3,7 @@
 #   bash build.sh          native CLI, native tests, and the ASan+UBSan variants
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
+#   bash build.sh wasm     web/attnlab.js (+ .wasm) with Emscripten, and dist/attnlab.html
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
 # IEEE operation, as the PyTorch kernels we reproduce do (no silent multiply-add fusion).
@@ -48,6 +49,31 @@ asan() {
     echo "built build/asan/attnlab and build/asan/tests/"
 }
 
+# The C entry points the page calls (web/attnlab-api.js wraps each one).
+WASM_EXPORTS=(
+    al_status_str al_struct_layout al_demo_run
+    al_session_create al_session_free al_session_prefill al_session_step al_session_reset
+    al_session_len al_session_total al_session_outputs al_session_weights al_session_mask
+    al_session_verify al_session_attn_config al_attn_flops al_kv_cache_bytes_for
+    al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots
+    malloc free
+)
+
+wasm() {
+    local exports
+    exports=$(printf '"_%s",' "${WASM_EXPORTS[@]}")
+    mkdir -p web/gen
+    # Emscripten 3.1.6's JS optimizer needs Debian's node modules (acorn) on NODE_PATH.
+    NODE_PATH=/usr/share/nodejs emcc -std=c11 -O3 -msimd128 -ffp-contract=off "${WARN[@]}" -Icore \
+        "${CORE_SRC[@]}" -o web/gen/attnlab.js \
+        -sMODULARIZE=1 -sEXPORT_NAME=createAttnLabModule -sENVIRONMENT=web \
+        -sWASM_BIGINT=1 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
+        -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sTOTAL_STACK=1MB \
+        -sEXPORTED_FUNCTIONS="[${exports%,}]" \
+        -sEXPORTED_RUNTIME_METHODS='["HEAPU8","HEAP32","HEAPF32","HEAPF64","UTF8ToString","stringToUTF8","lengthBytesUTF8"]'
+    echo "built web/gen/attnlab.js and web/gen/attnlab.wasm"
+}
+
 # Debian packages behind each command the build and the tests use.
 deps() {
     local missing=()
@@ -70,6 +96,7 @@ case "${1:-all}" in
     deps) deps ;;
     native) native ;;
     asan) asan ;;
+    wasm) wasm ;;
     all) native; asan ;;
-    *) echo "usage: bash build.sh [all|native|asan|deps]" >&2; exit 2 ;;
+    *) echo "usage: bash build.sh [all|native|asan|wasm|deps]" >&2; exit 2 ;;
 esac

@@ -417,6 +417,15 @@ typedef struct {
 al_status al_session_verify(al_session *s, al_check *checks, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Struct layouts for bindings: byte offsets of each field (in declaration order) followed by
+ * the struct's size, so the WebAssembly wrapper fills and reads structs without hard-coding
+ * a C compiler's layout. Returns the number of values written (fields + 1), 0 if cap is short.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef enum { AL_LAYOUT_SESSION_CONFIG = 0, AL_LAYOUT_CHECK, AL_LAYOUT_ERROR } al_layout_id;
+int al_struct_layout(al_layout_id which, int32_t *offsets, int cap);
+
+/* ------------------------------------------------------------------------------------------
  * PyTorch-style text: tensor repr exactly as torch 1.13 prints it (precision 4, linewidth 80,
  * sci mode and integer mode chosen the same way), for the demos.
  * ------------------------------------------------------------------------------------------ */

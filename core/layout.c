@@ -1,0 +1,43 @@
+/* layout.c — field offsets of the public structs, for bindings that must fill or read them
+ * from raw memory (the WebAssembly page's JavaScript wrapper). */
+#include "attnlab.h"
+
+#include <stddef.h>
+
+#define PUT(value)                                  \
+    do {                                            \
+        if (n >= cap) return 0;                     \
+        offsets[n++] = (int32_t)(value);            \
+    } while (0)
+
+int al_struct_layout(al_layout_id which, int32_t *offsets, int cap) {
+    int n = 0;
+    if (!offsets) return 0;
+    switch (which) {
+    case AL_LAYOUT_SESSION_CONFIG:
+        PUT(offsetof(al_session_config, hidden));
+        PUT(offsetof(al_session_config, n_heads));
+        PUT(offsetof(al_session_config, n_kv_heads));
+        PUT(offsetof(al_session_config, head_dim));
+        PUT(offsetof(al_session_config, rope_base));
+        PUT(offsetof(al_session_config, qk_norm));
+        PUT(offsetof(al_session_config, seed));
+        PUT(offsetof(al_session_config, prompt_len));
+        PUT(offsetof(al_session_config, decode_steps));
+        PUT(sizeof(al_session_config));
+        return n;
+    case AL_LAYOUT_CHECK:
+        PUT(offsetof(al_check, id));
+        PUT(offsetof(al_check, value));
+        PUT(offsetof(al_check, threshold));
+        PUT(offsetof(al_check, passed));
+        PUT(sizeof(al_check));
+        return n;
+    case AL_LAYOUT_ERROR:
+        PUT(offsetof(al_error, status));
+        PUT(offsetof(al_error, msg));
+        PUT(sizeof(al_error));
+        return n;
+    }
+    return 0;
+}

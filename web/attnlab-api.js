@@ -1,0 +1,255 @@
+// attnlab-api.js — the thin JavaScript binding of the AttnLab core compiled to WebAssembly.
+// One method per C entry point; arguments are checked here because the raw exports check
+// neither count nor type. Heap views are re-read after every call into C (memory growth
+// replaces them) and results are copied out; every malloc is freed in a finally block.
+// No maths here: every number comes from the core.
+// Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
+(function (root) {
+  'use strict';
+
+  const STATUS_NOMEM = 4;
+  const CHECK_NAMES = ['shapes', 'repeat_kv', 'rope_norm', 'rope_relative', 'mask_zero', 'rows_sum', 'cache_diff'];
+
+  class AttnLabError extends Error {
+    constructor(message, status) {
+      super(message);
+      this.name = 'AttnLabError';
+      this.status = status;
+    }
+  }
+
+  function checkInt(name, value, min, max) {
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      throw new AttnLabError(`${name} must be a whole number between ${min} and ${max} (got ${value})`, 1);
+    }
+  }
+  function checkNumber(name, value) {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      throw new AttnLabError(`${name} must be a finite number (got ${value})`, 1);
+    }
+  }
+  function checkFloats(name, value, length) {
+    if (!(value instanceof Float32Array) && !Array.isArray(value)) {
+      throw new AttnLabError(`${name} must be a Float32Array or an array`, 1);
+    }
+    if (value.length !== length) throw new AttnLabError(`${name} must hold ${length} numbers (got ${value.length})`, 1);
+  }
+
+  class Core {
+    constructor(module) {
+      this.m = module;
+      this.layout = {
+        config: this.structLayout(0, 10),
+        check: this.structLayout(1, 5),
+        error: this.structLayout(2, 3),
+      };
+    }
+
+    // --- memory helpers --------------------------------------------------------------------
+    alloc(bytes) {
+      const p = this.m._malloc(Math.max(8, bytes));
+      if (!p) throw new AttnLabError(`out of memory (${bytes} bytes)`, STATUS_NOMEM);
+      return p;
+    }
+    // Runs fn with n fresh allocations, freeing them whatever happens.
+    withAllocs(sizes, fn) {
+      const ptrs = [];
+      try {
+        for (const size of sizes) ptrs.push(this.alloc(size));
+        return fn(...ptrs);
+      } finally {
+        for (const p of ptrs) this.m._free(p);
+      }
+    }
+    floatsFrom(ptr, count) { return this.m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + count); }
+    floatsTo(ptr, values) { this.m.HEAPF32.set(values, ptr >> 2); }
+    statusText(status) { return this.m.UTF8ToString(this.m._al_status_str(status)); }
+    throwIf(status, errPtr) {
+      if (status === 0) return;
+      const msg = errPtr ? this.m.UTF8ToString(errPtr + this.layout.error[1]) : '';
+      throw new AttnLabError(msg || this.statusText(status), status);
+    }
+
+    // --- al_struct_layout ------------------------------------------------------------------
+    structLayout(which, count) {
+      return this.withAllocs([4 * count], (p) => {
+        const n = this.m._al_struct_layout(which, p, count);
+        if (n !== count) throw new AttnLabError(`struct layout ${which}: ${n} values, expected ${count}`, 1);
+        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + count));
+      });
+    }
+
+    // --- al_demo_run -----------------------------------------------------------------------
+    demo(which, lang, seed = -1) {
+      const demo = { basic: 0, attention: 1 }[which];
+      const language = { zh: 0, en: 1 }[lang];
+      if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, 1);
+      if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, 1);
+      checkInt('seed', seed, -1, 2 ** 32 - 1);
+      return this.withAllocs([this.layout.error[2]], (err) => {
+        const len = Number(this.m._al_demo_run(demo, language, BigInt(seed), 0, 0, err));
+        if (!len) this.throwIf(this.m.HEAP32[err >> 2] || 1, err);
+        return this.withAllocs([len + 1], (buf) => {
+          this.m._al_demo_run(demo, language, BigInt(seed), buf, len + 1, err);
+          return this.m.UTF8ToString(buf, len);
+        });
+      });
+    }
+
+    // --- al_kv_cache_bytes_for -------------------------------------------------------------
+    kvCacheBytes(batch, len, kvHeads, headDim) {
+      for (const [k, v] of Object.entries({ batch, len, kvHeads, headDim })) checkInt(k, v, 0, 2 ** 31);
+      return Number(this.m._al_kv_cache_bytes_for(BigInt(batch), BigInt(len), BigInt(kvHeads), BigInt(headDim)));
+    }
+
+    // --- RoPE views: al_rope_angles / al_rope_angles_wrapped ------------------------------
+    ropeAngles(end, headDim, base, wrapped = false) {
+      checkInt('positions', end, 1, 65536);
+      checkInt('head_dim', headDim, 2, 1024);
+      checkNumber('rope base', base);
+      const n = end * (headDim / 2);
+      return this.withAllocs([4 * n], (p) => {
+        const f = wrapped ? this.m._al_rope_angles_wrapped : this.m._al_rope_angles;
+        this.throwIf(f(p, BigInt(end), BigInt(headDim), base), 0);
+        return this.floatsFrom(p, n);
+      });
+    }
+
+    // --- al_rope_pair_trace ----------------------------------------------------------------
+    ropePairTrace(x, pair, end, headDim, base) {
+      checkInt('head_dim', headDim, 2, 1024);
+      checkFloats('x', x, headDim);
+      checkInt('pair', pair, 0, headDim / 2 - 1);
+      checkInt('positions', end, 1, 65536);
+      checkNumber('rope base', base);
+      return this.withAllocs([4 * headDim, 8 * end], (px, out) => {
+        this.floatsTo(px, x);
+        this.throwIf(this.m._al_rope_pair_trace(out, px, BigInt(pair), BigInt(end), BigInt(headDim), base), 0);
+        return this.floatsFrom(out, 2 * end);
+      });
+    }
+
+    // --- al_rope_relative_dots -------------------------------------------------------------
+    ropeRelativeDots(v, m, n, headDim, base) {
+      checkInt('head_dim', headDim, 2, 1024);
+      checkFloats('v', v, headDim);
+      checkInt('m', m, 0, 65536);
+      checkInt('n', n, 1, 65536);
+      checkNumber('rope base', base);
+      return this.withAllocs([4 * headDim, 4 * n], (pv, out) => {
+        this.floatsTo(pv, v);
+        this.throwIf(this.m._al_rope_relative_dots(out, pv, BigInt(m), BigInt(n), BigInt(headDim), base), 0);
+        return this.floatsFrom(out, n);
+      });
+    }
+
+    // --- al_session_create -----------------------------------------------------------------
+    createSession(cfg) {
+      const fields = ['hidden', 'heads', 'kvHeads', 'headDim', 'ropeBase', 'qkNorm', 'seed', 'promptLen', 'decodeSteps'];
+      for (const f of fields) if (!(f in cfg)) throw new AttnLabError(`session config lacks ${f}`, 1);
+      checkNumber('rope base', cfg.ropeBase);
+      for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seed', 'promptLen', 'decodeSteps']) {
+        checkInt(f, cfg[f], 0, 2 ** 32 - 1);
+      }
+      const L = this.layout.config;
+      return this.withAllocs([L[9], 4, this.layout.error[2]], (pc, pout, err) => {
+        const heap = new DataView(this.m.HEAPU8.buffer);
+        const i64 = (off, v) => heap.setBigInt64(pc + off, BigInt(v), true);
+        i64(L[0], cfg.hidden); i64(L[1], cfg.heads); i64(L[2], cfg.kvHeads); i64(L[3], cfg.headDim);
+        heap.setFloat64(pc + L[4], cfg.ropeBase, true);
+        heap.setInt32(pc + L[5], cfg.qkNorm ? 1 : 0, true);
+        i64(L[6], cfg.seed); i64(L[7], cfg.promptLen); i64(L[8], cfg.decodeSteps);
+        this.throwIf(this.m._al_session_create(pc, pout, err), err);
+        return new Session(this, this.m.HEAP32[pout >> 2], cfg);
+      });
+    }
+  }
+
+  class Session {
+    constructor(core, ptr, cfg) {
+      this.core = core;
+      this.ptr = ptr;
+      this.cfg = { ...cfg };
+    }
+    live() {
+      if (!this.ptr) throw new AttnLabError('session already freed', 1);
+      return this.ptr;
+    }
+    // al_session_free
+    free() {
+      if (this.ptr) this.core.m._al_session_free(this.ptr);
+      this.ptr = 0;
+    }
+    // al_session_prefill / al_session_step
+    prefill() { this.callWithError(this.core.m._al_session_prefill); }
+    step() { this.callWithError(this.core.m._al_session_step); }
+    callWithError(fn) {
+      const c = this.core;
+      c.withAllocs([c.layout.error[2]], (err) => c.throwIf(fn(this.live(), err), err));
+    }
+    // al_session_reset
+    reset() { this.core.m._al_session_reset(this.live()); }
+    // al_session_len / al_session_total
+    get length() { return Number(this.core.m._al_session_len(this.live())); }
+    get total() { return Number(this.core.m._al_session_total(this.live())); }
+    // al_session_outputs
+    outputs() {
+      const n = this.length * this.cfg.hidden;
+      return this.core.withAllocs([4 * n], (p) => {
+        this.core.throwIf(this.core.m._al_session_outputs(this.live(), p, BigInt(n)), 0);
+        return this.core.floatsFrom(p, n);
+      });
+    }
+    // al_session_weights: [len, len] for one head
+    weights(head) {
+      checkInt('head', head, 0, this.cfg.heads - 1);
+      const n = this.length;
+      return this.core.withAllocs([4 * n * n], (p) => {
+        this.core.throwIf(this.core.m._al_session_weights(this.live(), BigInt(head), p, BigInt(n * n)), 0);
+        return this.core.floatsFrom(p, n * n);
+      });
+    }
+    // al_session_mask: [len, len] of 0 / -inf
+    mask() {
+      const n = this.length;
+      return this.core.withAllocs([4 * n * n], (p) => {
+        this.core.throwIf(this.core.m._al_session_mask(this.live(), p, BigInt(n * n)), 0);
+        return this.core.floatsFrom(p, n * n);
+      });
+    }
+    // al_session_verify: [{name, value, threshold, passed}]
+    verify() {
+      const c = this.core, L = c.layout.check, count = CHECK_NAMES.length;
+      return c.withAllocs([L[4] * count, c.layout.error[2]], (p, err) => {
+        c.throwIf(c.m._al_session_verify(this.live(), p, err), err);
+        const view = new DataView(c.m.HEAPU8.buffer);
+        return CHECK_NAMES.map((name, i) => ({
+          name,
+          value: view.getFloat64(p + i * L[4] + L[1], true),
+          threshold: view.getFloat64(p + i * L[4] + L[2], true),
+          passed: view.getInt32(p + i * L[4] + L[3], true) !== 0,
+        }));
+      });
+    }
+    // al_attn_flops on this session's layer
+    flops(nQuery, nKeys) {
+      checkInt('n_query', nQuery, 0, 2 ** 31);
+      checkInt('n_keys', nKeys, 0, 2 ** 31);
+      const cfg = this.core.m._al_session_attn_config(this.live());
+      return Number(this.core.m._al_attn_flops(cfg, BigInt(nQuery), BigInt(nKeys)));
+    }
+  }
+
+  // Loads the module: in a browser from the script-provided factory, in Node with the wasm
+  // bytes passed in (Emscripten 3.1.6 cannot fetch a file path under Node).
+  async function load(options = {}) {
+    const factory = options.factory || root.createAttnLabModule;
+    if (typeof factory !== 'function') throw new AttnLabError('attnlab.js is not loaded', 1);
+    const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
+    return new Core(module);
+  }
+
+  const api = { load, AttnLabError, CHECK_NAMES };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLab = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
