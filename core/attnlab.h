@@ -347,6 +347,14 @@ al_status al_rope_pair_trace(float *points /* [end, 2] */, const float *x /* [he
 al_status al_rope_relative_dots(float *dots /* [n] */, const float *v /* [head_dim] */,
                                 int64_t m, int64_t n, int64_t head_dim, double base);
 
+/* GQA's repeat_kv map: kv_head[h] = h / (n_heads / n_kv_heads) for each query head h.
+ * AL_ERR_CONFIG if n_heads is not a multiple of n_kv_heads. */
+al_status al_gqa_map(int32_t *kv_head /* [n_heads] */, int64_t n_heads, int64_t n_kv_heads);
+
+/* The KV head counts that GQA allows for n_heads query heads (its divisors, ascending).
+ * Returns how many there are; writes at most cap of them. */
+int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
+
 /* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
  * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
  * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step

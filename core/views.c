@@ -75,3 +75,22 @@ int64_t al_attn_flops(const al_attn_config *c, int64_t n_query, int64_t n_keys) 
     const int64_t attn = 4 * c->n_heads * n_query * n_keys * c->head_dim;
     return proj + attn;
 }
+
+al_status al_gqa_map(int32_t *kv_head, int64_t n_heads, int64_t n_kv_heads) {
+    if (!kv_head || n_heads < 1 || n_heads > AL_MAX_HEADS || n_kv_heads < 1) return AL_ERR_ARG;
+    if (n_heads % n_kv_heads != 0) return AL_ERR_CONFIG;
+    const int64_t n_rep = n_heads / n_kv_heads; /* query heads per KV head */
+    for (int64_t h = 0; h < n_heads; h++) kv_head[h] = (int32_t)(h / n_rep);
+    return AL_OK;
+}
+
+int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads) {
+    int count = 0;
+    if (n_heads < 1 || n_heads > AL_MAX_HEADS) return 0;
+    for (int64_t kv = 1; kv <= n_heads; kv++)
+        if (n_heads % kv == 0) {
+            if (out && count < cap) out[count] = (int32_t)kv;
+            count++;
+        }
+    return count;
+}

@@ -348,6 +348,12 @@ static void test_views(void) {
     check_close("relative-position invariance", dots5, dots0, 40, 1e-5);
     CHECK(dots0[0] == al_dot_f32(v, v, HD), "distance 0 is the squared norm");
 
+    int32_t map[8], choices[16];
+    CHECK(al_gqa_map(map, 8, 2) == AL_OK && map[0] == 0 && map[3] == 0 && map[4] == 1 && map[7] == 1, "GQA map 8/2");
+    CHECK(al_gqa_map(map, 8, 3) == AL_ERR_CONFIG, "GQA 8/3 accepted");
+    CHECK(al_gqa_kv_choices(choices, 16, 12) == 6 && choices[0] == 1 && choices[5] == 12 && choices[3] == 4, "divisors of 12");
+    CHECK(al_gqa_kv_choices(choices, 2, 12) == 6, "count beyond cap");
+
     al_attn_config c = al_attn_config_default(); /* 16 hidden, 4/2 heads, 8 dims */
     CHECK(al_attn_flops(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
     CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");

@@ -143,6 +143,25 @@
       });
     }
 
+    // --- al_gqa_map: the KV head each query head reads ------------------------------------
+    gqaMap(heads, kvHeads) {
+      checkInt('heads', heads, 1, 256);
+      checkInt('kv heads', kvHeads, 1, 256);
+      return this.withAllocs([4 * heads], (p) => {
+        this.throwIf(this.m._al_gqa_map(p, BigInt(heads), BigInt(kvHeads)), 0);
+        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + heads));
+      });
+    }
+
+    // --- al_gqa_kv_choices: the KV head counts GQA allows ---------------------------------
+    kvChoices(heads) {
+      checkInt('heads', heads, 1, 256);
+      return this.withAllocs([4 * 256], (p) => {
+        const n = this.m._al_gqa_kv_choices(p, 256, BigInt(heads));
+        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + n));
+      });
+    }
+
     // --- al_session_create -----------------------------------------------------------------
     createSession(cfg) {
       const fields = ['hidden', 'heads', 'kvHeads', 'headDim', 'ropeBase', 'qkNorm', 'seed', 'promptLen', 'decodeSteps'];
