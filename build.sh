@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build.sh — builds AttnLab.
-#   bash build.sh          native CLI, native tests, and the ASan+UBSan variants
+#   bash build.sh          native CLI and tests, their ASan+UBSan variants, and the web build
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
 #   bash build.sh wasm     web/attnlab.js (+ .wasm) with Emscripten, and dist/attnlab.html
@@ -73,6 +73,10 @@ wasm() {
         -sEXPORTED_FUNCTIONS="[${exports%,}]" \
         -sEXPORTED_RUNTIME_METHODS='["HEAPU8","HEAP32","HEAPF32","HEAPF64","UTF8ToString","stringToUTF8","lengthBytesUTF8"]'
     echo "built web/gen/attnlab.js and web/gen/attnlab.wasm"
+    # Front-end packages are vendored from node_modules: the page loads nothing from the network.
+    mkdir -p web/vendor
+    cp node_modules/chart.js/dist/chart.umd.js web/vendor/chart.umd.js
+    node web/bundle.mjs
 }
 
 # Debian packages behind each command the build and the tests use.
@@ -82,6 +86,8 @@ deps() {
     command -v ar >/dev/null || missing+=(binutils)
     # The sanitizer runtimes come with gcc's libasan/libubsan.
     [ -n "$(gcc -print-file-name=libasan.so 2>/dev/null | grep /)" ] || missing+=(libasan8)
+    command -v emcc >/dev/null || missing+=(emscripten)
+    command -v chromium >/dev/null || missing+=(chromium) # browser tests, driven by playwright-core
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing: ${missing[*]}"
         if [ "$(id -u)" != 0 ]; then
@@ -91,6 +97,8 @@ deps() {
         apt-get update -q
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
     fi
+    # npm packages (Chart.js for the page, playwright-core for the browser tests).
+    [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
 }
 
 case "${1:-all}" in
@@ -98,6 +106,6 @@ case "${1:-all}" in
     native) native ;;
     asan) asan ;;
     wasm) wasm ;;
-    all) native; asan ;;
+    all) native; asan; wasm ;;
     *) echo "usage: bash build.sh [all|native|asan|wasm|deps]" >&2; exit 2 ;;
 esac

@@ -1,0 +1,20 @@
+// mask.js — chart 1: the causal mask as applied to every query processed so far
+// (rows: queries, columns: keys; 0 = visible, -inf = masked), the newest row outlined.
+(function (root) {
+  'use strict';
+  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+
+  // d: {mask: Float32Array[len*len], len, newestRow, t (strings)}
+  function maskConfig(d, tooltip) {
+    return H.heatmapConfig({
+      values: d.mask, rows: d.len, cols: d.len, lo: -1, hi: 0,
+      title: `${d.t.maskTitle} — ${d.t.allowed} / ${d.t.masked}`,
+      xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow,
+      format: (v) => (Number.isFinite(v) ? `${d.t.allowed}` : `${d.t.masked}`),
+    }, tooltip);
+  }
+
+  const api = { maskConfig };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabMaskChart = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,52 @@
+// rope.js — chart 2: RoPE. The main view is the angle m · freq_i for every position m and
+// pair i (wrapped or not); beside it one pair's 2-D rotation across positions, and the dot
+// product of a vector with itself at relative distance d.
+(function (root) {
+  'use strict';
+  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+
+  // d: {angles: Float32Array[positions*pairs], positions, pairs, wrapped, t}
+  function ropeAngleConfig(d, tooltip) {
+    let lo = Infinity, hi = -Infinity;
+    for (const v of d.angles) { if (v < lo) lo = v; if (v > hi) hi = v; }
+    return H.heatmapConfig({
+      values: d.angles, rows: d.positions, cols: d.pairs, lo, hi,
+      title: `${d.t.ropeTitle} — ${d.t.angle}`,
+      xLabel: d.t.pairIndex, yLabel: d.t.position,
+      format: (v) => `${v.toPrecision(6)} rad`,
+    }, tooltip);
+  }
+
+  // d: {points: Float32Array[positions*2], pair, t}
+  function ropePairConfig(d) {
+    const data = [];
+    for (let m = 0; m < d.points.length / 2; m++) data.push({ x: d.points[2 * m], y: d.points[2 * m + 1], m });
+    return {
+      type: 'scatter',
+      data: { datasets: [{ label: `i = ${d.pair}`, data, showLine: true, pointRadius: 2, borderColor: '#21908c', backgroundColor: '#21908c' }] },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false, aspectRatio: 1,
+        plugins: { title: { display: true, text: d.t.pairTraceTitle }, legend: { display: false },
+          tooltip: { callbacks: { label: (c) => `m=${c.raw.m}: (${c.raw.x.toPrecision(4)}, ${c.raw.y.toPrecision(4)})` } } },
+        scales: { x: { title: { display: true, text: 'x_i' } }, y: { title: { display: true, text: 'x_{i+d/2}' } } },
+      },
+    };
+  }
+
+  // d: {dots: Float32Array[n], t}
+  function ropeRelativeConfig(d) {
+    return {
+      type: 'line',
+      data: { labels: Array.from(d.dots, (_, i) => i), datasets: [{ label: d.t.dot, data: Array.from(d.dots), pointRadius: 0, borderColor: '#3b528b' }] },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        plugins: { title: { display: true, text: d.t.relTitle }, legend: { display: false } },
+        scales: { x: { title: { display: true, text: d.t.distance }, ticks: { maxTicksLimit: 10 } }, y: { title: { display: true, text: d.t.dot } } },
+      },
+    };
+  }
+
+  const api = { ropeAngleConfig, ropePairConfig, ropeRelativeConfig };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabRopeChart = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,102 @@
+// state.js — the page's whole state, kept in the URL hash so a view can be shared. Every value
+// read from a hash is validated: out-of-range numbers are clamped, junk falls back to the
+// default, and each correction is reported so the page can say what it changed.
+(function (root) {
+  'use strict';
+
+  // key: [default, min, max, kind]. Limits keep one page's session small enough for a tab.
+  const FIELDS = {
+    seed: [42, 0, 4294967295, 'int'],
+    prompt: [6, 1, 512, 'int'],
+    steps: [6, 0, 512, 'int'],
+    hidden: [16, 1, 1024, 'int'],
+    heads: [4, 1, 32, 'int'],
+    kv: [2, 1, 32, 'int'],
+    hd: [8, 2, 256, 'even'],
+    base: [10000, 1.0001, 1e9, 'number'],
+    qk: [1, 0, 1, 'int'],
+    head: [0, 0, 31, 'int'],
+    pair: [0, 0, 127, 'int'],
+    wrap: [1, 0, 1, 'int'],
+    at: [-1, -1, 1024, 'int'], // tokens processed; -1: just after the prefill, 0: before it
+    walk: [0, 0, 63, 'int'],
+    lang: ['', '', '', 'lang'],
+  };
+  const MAX_TOKENS = 1024; // prompt + steps: the heatmaps' largest size
+  const MAX_HASH = 2048;   // longer hashes are ignored whole
+
+  function defaults() {
+    const s = {};
+    for (const [k, [d]] of Object.entries(FIELDS)) s[k] = d;
+    return s;
+  }
+
+  // Parses one value; returns [value, ok].
+  function parseValue(kind, raw, min, max) {
+    if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
+    if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
+    let v = Number(raw);
+    if (!Number.isFinite(v)) return [NaN, false];
+    let ok = true;
+    if (kind !== 'number' && !Number.isInteger(v)) { v = Math.round(v); ok = false; }
+    if (kind === 'even' && v % 2 !== 0) { v += 1; ok = false; }
+    if (v < min) { v = min; ok = false; }
+    if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; }
+    return [v, ok];
+  }
+
+  // Cross-field rules that need no core maths: the chosen head and pair exist, the sequence
+  // fits the heatmaps. (KV heads must divide heads: the page asks the core for the choices.)
+  function clampRelations(s, problems) {
+    const fix = (key, value) => { problems.push({ key, value: s[key], used: value }); s[key] = value; };
+    if (s.prompt + s.steps > MAX_TOKENS) fix('steps', MAX_TOKENS - s.prompt);
+    if (s.kv > s.heads) fix('kv', s.heads);
+    if (s.head >= s.heads) fix('head', 0);
+    if (s.pair >= s.hd / 2) fix('pair', 0);
+    if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
+  }
+
+  // Returns {state, problems: [{key, value, used}]}.
+  function parseHash(hash) {
+    const state = defaults();
+    const problems = [];
+    let text = String(hash || '').replace(/^#/, '');
+    if (text.length > MAX_HASH) {
+      problems.push({ key: '#', value: `${text.slice(0, 24)}… (${text.length} chars)`, used: 'defaults' });
+      text = '';
+    }
+    for (const part of text.split('&')) {
+      if (!part) continue;
+      const eq = part.indexOf('=');
+      let key, raw;
+      try {
+        key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
+        raw = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
+      } catch (_e) {
+        problems.push({ key: part.slice(0, 24), value: '', used: 'ignored' });
+        continue;
+      }
+      const field = FIELDS[key];
+      if (!field) {
+        problems.push({ key: key.slice(0, 24), value: raw.slice(0, 24), used: 'ignored' });
+        continue;
+      }
+      const [def, min, max, kind] = field;
+      const [v, ok] = parseValue(kind, raw.slice(0, 64), min, max);
+      const used = Number.isNaN(v) || (kind === 'lang' && !ok) ? def : v;
+      if (!ok) problems.push({ key, value: raw.slice(0, 24), used });
+      state[key] = used;
+    }
+    clampRelations(state, problems);
+    return { state, problems };
+  }
+
+  function toHash(state) {
+    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== '' && state[k] !== undefined)
+      .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
+  }
+
+  const api = { FIELDS, MAX_TOKENS, defaults, parseHash, toHash, clampRelations };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabState = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
