@@ -325,6 +325,42 @@ al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
                                    al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Forward on files: weights and input safetensors in, a safetensors result out (the CLI's
+ * `forward` and the page share it). The result holds output [batch, seq, hidden] (one pass,
+ * no cache), attn_weights [batch, n_heads, seq, seq], k_cache and v_cache
+ * [batch, seq, n_kv_heads, head_dim], and output_cached (prefill of P tokens, then one-token
+ * decode steps), with the resolved configuration as metadata.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t layer;    /* MiniMind checkpoint layer (names "model.layers.N.self_attn.*"); -1: none */
+    double rope_base; /* NAN: the weights' __metadata__ "rope_base", else 10000 */
+    double eps;       /* NAN: the weights' __metadata__ "eps", else 1e-6 */
+    int64_t prefill;  /* tokens of the prefill; 0: the whole sequence */
+} al_forward_options;
+
+enum { AL_FILE_NONE = 0, AL_FILE_WEIGHTS = 1, AL_FILE_INPUT = 2 };
+
+typedef struct {
+    int64_t hidden, n_heads, n_kv_heads, head_dim;
+    double rope_base, eps;
+    int32_t qk_norm;
+    int32_t failed_file; /* on error: AL_FILE_WEIGHTS or AL_FILE_INPUT if a file is to blame */
+    int64_t batch, seq, prefill;
+    double max_diff;     /* max |output − output_cached| */
+    int64_t bytes;       /* size of the result */
+} al_forward_summary;
+
+al_forward_options al_forward_options_default(void);
+
+/* *out receives a malloc'd result of summary->bytes bytes, to release with al_buffer_free. */
+al_status al_forward_safetensors(const uint8_t *weights, size_t weights_size,
+                                 const uint8_t *input, size_t input_size,
+                                 const al_forward_options *opt, uint8_t **out,
+                                 al_forward_summary *summary, al_error *err);
+void al_buffer_free(void *p);
+
+/* ------------------------------------------------------------------------------------------
  * Teaching views: the quantities the page draws, computed here so the page does no maths.
  * ------------------------------------------------------------------------------------------ */
 
@@ -430,7 +466,13 @@ al_status al_session_verify(al_session *s, al_check *checks, al_error *err);
  * a C compiler's layout. Returns the number of values written (fields + 1), 0 if cap is short.
  * ------------------------------------------------------------------------------------------ */
 
-typedef enum { AL_LAYOUT_SESSION_CONFIG = 0, AL_LAYOUT_CHECK, AL_LAYOUT_ERROR } al_layout_id;
+typedef enum {
+    AL_LAYOUT_SESSION_CONFIG = 0,
+    AL_LAYOUT_CHECK,
+    AL_LAYOUT_ERROR,
+    AL_LAYOUT_FORWARD_OPTIONS,
+    AL_LAYOUT_FORWARD_SUMMARY
+} al_layout_id;
 int al_struct_layout(al_layout_id which, int32_t *offsets, int cap);
 
 /* ------------------------------------------------------------------------------------------

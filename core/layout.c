@@ -33,6 +33,29 @@ int al_struct_layout(al_layout_id which, int32_t *offsets, int cap) {
         PUT(offsetof(al_check, passed));
         PUT(sizeof(al_check));
         return n;
+    case AL_LAYOUT_FORWARD_OPTIONS:
+        PUT(offsetof(al_forward_options, layer));
+        PUT(offsetof(al_forward_options, rope_base));
+        PUT(offsetof(al_forward_options, eps));
+        PUT(offsetof(al_forward_options, prefill));
+        PUT(sizeof(al_forward_options));
+        return n;
+    case AL_LAYOUT_FORWARD_SUMMARY:
+        PUT(offsetof(al_forward_summary, hidden));
+        PUT(offsetof(al_forward_summary, n_heads));
+        PUT(offsetof(al_forward_summary, n_kv_heads));
+        PUT(offsetof(al_forward_summary, head_dim));
+        PUT(offsetof(al_forward_summary, rope_base));
+        PUT(offsetof(al_forward_summary, eps));
+        PUT(offsetof(al_forward_summary, qk_norm));
+        PUT(offsetof(al_forward_summary, failed_file));
+        PUT(offsetof(al_forward_summary, batch));
+        PUT(offsetof(al_forward_summary, seq));
+        PUT(offsetof(al_forward_summary, prefill));
+        PUT(offsetof(al_forward_summary, max_diff));
+        PUT(offsetof(al_forward_summary, bytes));
+        PUT(sizeof(al_forward_summary));
+        return n;
     case AL_LAYOUT_ERROR:
         PUT(offsetof(al_error, status));
         PUT(offsetof(al_error, msg));

@@ -111,7 +111,7 @@ const CONFIG_CASES = [
   ['metadata rope_base not a number', () => layerTensors(), ['META:rope_base=abc'], /rope_base' is not a finite number/],
   ['metadata eps out of range', () => layerTensors(), ['META:eps=2'], /eps must be in/],
   ['--rope-base 1', () => layerTensors(), ['--rope-base', '1'], /rope_base must be/],
-  ['--prefill longer than the sequence', () => layerTensors(), ['--prefill', '999'], /--prefill 999 is longer/],
+  ['--prefill longer than the sequence', () => layerTensors(), ['--prefill', '999'], /prefill of 999 tokens is longer/],
   ['--prefill 0', () => layerTensors(), ['--prefill', '0'], /--prefill expects/],
   ['--eps nan', () => layerTensors(), ['--eps', 'nan'], /--eps expects/],
   ['unknown flag', () => layerTensors(), ['--fast'], /unknown option '--fast'/],

@@ -42,6 +42,8 @@
         config: this.structLayout(0, 10),
         check: this.structLayout(1, 5),
         error: this.structLayout(2, 3),
+        forwardOptions: this.structLayout(3, 5),
+        forwardSummary: this.structLayout(4, 14),
       };
     }
 
@@ -160,6 +162,46 @@
         const n = this.m._al_gqa_kv_choices(p, 256, BigInt(heads));
         return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + n));
       });
+    }
+
+    // --- al_forward_safetensors: a layer from weights bytes run on input bytes -----------
+    // Returns {bytes: Uint8Array (a safetensors file), summary}.
+    forward(weightsBytes, inputBytes, options = {}) {
+      if (!(weightsBytes instanceof Uint8Array) || !(inputBytes instanceof Uint8Array)) {
+        throw new AttnLabError('weights and input must be Uint8Arrays', 1);
+      }
+      const layer = options.layer ?? -1, prefill = options.prefill ?? 0;
+      checkInt('layer', layer, -1, 100000);
+      checkInt('prefill', prefill, 0, 65536);
+      for (const k of ['ropeBase', 'eps']) if (options[k] !== undefined) checkNumber(k, options[k]);
+      const O = this.layout.forwardOptions, Y = this.layout.forwardSummary;
+      return this.withAllocs([weightsBytes.length, inputBytes.length, O[4], Y[13], 4, this.layout.error[2]],
+        (pw, pi, po, ps, pout, err) => {
+          this.m.HEAPU8.set(weightsBytes, pw);
+          this.m.HEAPU8.set(inputBytes, pi);
+          let view = new DataView(this.m.HEAPU8.buffer);
+          view.setBigInt64(po + O[0], BigInt(layer), true);
+          view.setFloat64(po + O[1], options.ropeBase ?? NaN, true);
+          view.setFloat64(po + O[2], options.eps ?? NaN, true);
+          view.setBigInt64(po + O[3], BigInt(prefill), true);
+          view.setInt32(pout, 0, true);
+          const status = this.m._al_forward_safetensors(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);
+          this.throwIf(status, err);
+          view = new DataView(this.m.HEAPU8.buffer); // the call may have grown memory
+          const result = view.getInt32(pout, true);
+          try {
+            const i64 = (k) => Number(view.getBigInt64(ps + Y[k], true));
+            const summary = {
+              hidden: i64(0), heads: i64(1), kvHeads: i64(2), headDim: i64(3),
+              ropeBase: view.getFloat64(ps + Y[4], true), eps: view.getFloat64(ps + Y[5], true),
+              qkNorm: view.getInt32(ps + Y[6], true) !== 0, batch: i64(8), seq: i64(9), prefill: i64(10),
+              maxDiff: view.getFloat64(ps + Y[11], true), bytes: i64(12),
+            };
+            return { bytes: this.m.HEAPU8.slice(result, result + summary.bytes), summary };
+          } finally {
+            this.m._al_buffer_free(result);
+          }
+        });
     }
 
     // --- al_session_create -----------------------------------------------------------------

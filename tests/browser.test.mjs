@@ -1,0 +1,123 @@
+// browser.test.mjs — the page in headless Chromium: the served page and the single-file
+// dist/attnlab.html (from file://) load with no console errors and nothing from the network;
+// all four charts draw data; Step grows the KV chart and the mask by one token; heads / KV
+// heads update the GQA map; the language switch changes the text; the hash round-trips. A
+// screenshot goes to tests/out/ for people to look at.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './lib/run.mjs';
+import { launch, openPage } from './lib/browser.mjs';
+import { startServer } from '../web/serve.mjs';
+
+let browser, server, served;
+before(async () => {
+  server = await startServer(0);
+  served = `http://127.0.0.1:${server.address().port}/`;
+  browser = await launch();
+});
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+// What each chart currently shows, read from Chart.js and the heatmap plugin.
+function chartState(page) {
+  return page.evaluate(() => {
+    const get = (id) => window.Chart.getChart(document.getElementById(id));
+    const img = (id) => get(id).options.plugins.matrixImage;
+    // A chart has drawn data if its canvas holds more than one colour.
+    const colours = (id) => {
+      const c = document.getElementById(id);
+      const copy = document.createElement('canvas');
+      copy.width = c.width;
+      copy.height = c.height;
+      const ctx = copy.getContext('2d', { willReadFrequently: true });
+      ctx.drawImage(c, 0, 0);
+      const d = ctx.getImageData(0, 0, c.width, c.height).data;
+      const seen = new Set();
+      for (let i = 0; i < d.length; i += 4 * 97) seen.add(`${d[i]},${d[i + 1]},${d[i + 2]}`);
+      return seen.size;
+    };
+    return {
+      maskRows: img('chart-mask').rows,
+      attnRows: img('chart-attn').rows,
+      ropeRows: img('chart-rope').rows,
+      kvPoints: get('chart-kv').data.labels.length,
+      kvLast: get('chart-kv').data.datasets[0].data.at(-1),
+      colours: Object.fromEntries(['chart-mask', 'chart-rope', 'chart-attn', 'chart-kv'].map((id) => [id, colours(id)])),
+      gqa: [...document.querySelectorAll('#gqa-map tr')].slice(1).map((r) => r.cells[1].textContent),
+      title: document.querySelector('h1').textContent,
+      checks: [...document.querySelectorAll('#verify tbody tr')].map((r) => r.className),
+      hash: location.hash,
+    };
+  });
+}
+
+for (const [label, url] of [['served page', () => `${served}#lang=en`], ['dist/attnlab.html from file://', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`]]) {
+  test(`${label}: loads cleanly, draws four charts, steps, maps GQA, switches language, keeps the hash`, async () => {
+    const { page, problems } = await openPage(browser.context, url());
+    let s = await chartState(page);
+    assert.equal(s.maskRows, 6, 'the default prompt of 6 tokens is prefilled');
+    assert.equal(s.attnRows, 6);
+    for (const [id, n] of Object.entries(s.colours)) assert.ok(n >= 3, `${id} looks blank (${n} colours)`);
+    assert.deepEqual(s.checks, Array(7).fill('pass'));
+
+    await page.click('#btn-step');
+    const after1 = await chartState(page);
+    assert.equal(after1.maskRows, s.maskRows + 1, 'Step adds a row to the mask');
+    assert.equal(after1.kvPoints, s.kvPoints + 1, 'Step grows the KV chart by one token');
+    assert.ok(after1.kvLast > s.kvLast);
+    await page.keyboard.press('ArrowRight');
+    assert.equal((await chartState(page)).maskRows, s.maskRows + 2, 'the arrow key steps too');
+
+    await page.fill('#heads', '8');
+    await page.dispatchEvent('#heads', 'change');
+    await page.selectOption('#kv', '2');
+    await page.dispatchEvent('#kv', 'change');
+    s = await chartState(page);
+    assert.deepEqual(s.gqa, ['h0 h1 h2 h3', 'h4 h5 h6 h7']);
+    const kvOptions = await page.$$eval('#kv option', (o) => o.map((x) => x.value));
+    assert.deepEqual(kvOptions, ['1', '2', '4', '8'], 'only divisors of heads are offered');
+
+    const english = s.title;
+    await page.selectOption('#lang', 'zh');
+    await page.dispatchEvent('#lang', 'change');
+    s = await chartState(page);
+    assert.notEqual(s.title, english);
+    assert.match(s.title, /看见注意力/);
+
+    // The hash holds the whole state: reopening it shows the same view.
+    const hash = s.hash;
+    assert.match(hash, /heads=8/);
+    assert.match(hash, /kv=2/);
+    assert.match(hash, /lang=zh/);
+    const again = await openPage(browser.context, url().replace(/#.*$/, '') + hash);
+    const s2 = await chartState(again.page);
+    assert.equal(s2.hash, hash);
+    assert.deepEqual(s2.gqa, s.gqa);
+    assert.equal(s2.maskRows, s.maskRows);
+    assert.equal(s2.title, s.title);
+
+    if (label === 'served page') {
+      mkdirSync(join(ROOT, 'tests', 'out'), { recursive: true });
+      await page.screenshot({ path: join(ROOT, 'tests', 'out', 'page.png'), fullPage: true });
+    }
+    assert.deepEqual([...problems, ...again.problems], []);
+    await page.close();
+    await again.page.close();
+  });
+}
+
+test('walkthrough shows the CLI demo\'s text for the page\'s seed', async () => {
+  const { page, problems } = await openPage(browser.context, `${served}#lang=en&seed=7`);
+  const first = await page.textContent('#walk-text');
+  assert.match(first, /input_ids/);
+  assert.match(await page.textContent('#walk-command'), /attnlab demo basic --seed 7 --lang en/);
+  for (let i = 0; i < 5; i++) await page.click('#walk-next');
+  assert.match(await page.textContent('#walk-title'), /^6\/10/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

@@ -1,0 +1,42 @@
+// browser.mjs — Debian's Chromium driven by playwright-core for the page tests: headless,
+// no network side channels, a fresh profile each time; console errors and failed requests
+// are collected per page.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export async function launch() {
+  const profile = mkdtempSync(join(tmpdir(), 'attnlab-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: '/usr/bin/chromium', headless: true, args: FLAGS, viewport: { width: 1400, height: 1800 },
+  });
+  return {
+    context,
+    async close() {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+// Opens url in a new page and records problems: console errors/warnings, uncaught errors,
+// failed requests and any request that leaves the page's own origin (or file://).
+export async function openPage(context, url) {
+  const page = await context.newPage();
+  const problems = [];
+  const origin = url.startsWith('file:') ? 'file:' : new URL(url).origin;
+  page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!(u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:'))) problems.push(`outside request: ${u}`);
+  });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  return { page, problems };
+}
