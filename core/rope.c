@@ -8,21 +8,24 @@
  * the cos/sin tables duplicated over both halves. A rotation keeps norms, and the dot product
  * of two rotated vectors depends only on their distance: <R(m)q, R(n)k> = <q, R(n−m)k>.
  *
- * Rounding follows PyTorch: exponent 2i/d and base^e in float32, 1/x in float32, angle m·freq
- * as a float32 product, cos/sin of that float angle rounded to float32. */
+ * Rounding follows PyTorch: exponent 2i/d in float32, base^e as torch.pow computes it
+ * (sleef_pow.c), 1/x in float32, angle m·freq as a float32 product, cos/sin of that float angle
+ * as torch.cos/sin compute it. */
 #include "internal.h"
+#include "sleef_pow.h"
 
 #include <math.h>
 
 al_status al_rope_freqs(float *freq, int64_t head_dim, double base) {
     if (!freq || head_dim <= 0 || head_dim % 2 != 0 || !(base > 0.0) || !isfinite(base))
         return AL_ERR_ARG;
-    const float base_f = (float)base; /* a Python float base meets a float32 tensor */
-    for (int64_t i = 0; i < head_dim / 2; i++) {
-        const float exponent = (float)(2 * i) / (float)head_dim;
-        const float power = (float)pow((double)base_f, (double)exponent);
-        freq[i] = 1.0f / power;
-    }
+    /* exponent_i = float(2i) / float(head_dim); base ** exponents as torch.pow computes it on
+     * float32 (SLEEF in blocks of 16, libm powf for the rest); then 1 / x in float32. The Python
+     * float base meets a float32 tensor, so it is rounded to float32 first. */
+    const int64_t half = head_dim / 2;
+    for (int64_t i = 0; i < half; i++) freq[i] = (float)(2 * i) / (float)head_dim;
+    al_powf_torch_scalar_tensor(freq, (float)base, freq, half);
+    for (int64_t i = 0; i < half; i++) freq[i] = 1.0f / freq[i];
     return AL_OK;
 }
 

@@ -12,6 +12,7 @@ const PROGRAMS = {
   test_rng: ['tests/fixtures/rng/rng_golden.txt'],
   test_format: ['tests/fixtures/format/tensor_repr.txt'],
   test_safetensors: ['tests/malformed'],
+  test_pow: ['tests/fixtures/pow/pow_golden.txt'],
 };
 
 test('both builds exist', () => {
