@@ -5,22 +5,10 @@
  * The CLI's `forward` command and the WebAssembly page share this. */
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Strict number from a metadata string: the whole string, finite. */
-static int parse_number(const char *s, double *out) {
-    if (!s || !*s) return 0;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
 
 /* The option's value, else the weights file's __metadata__ key, else the seeds' default. */
 static al_status resolve(double option, const al_safetensors *st, const char *key,
@@ -34,7 +22,7 @@ static al_status resolve(double option, const al_safetensors *st, const char *ke
         *out = fallback;
         return AL_OK;
     }
-    if (!parse_number(meta, out))
+    if (!al_parse_finite(meta, out))
         return al_fail(err, AL_ERR_FORMAT, "__metadata__ '%s' is not a finite number: '%.40s'",
                        key, meta);
     return AL_OK;

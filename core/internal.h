@@ -18,6 +18,9 @@
  * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */
 al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRINTF(3, 4);
 
+/* Parses the whole string as a finite number (strtod syntax); 0 on junk, overflow or inf/nan. */
+int al_parse_finite(const char *s, double *out);
+
 /* a·b into *out; returns 0 (and leaves *out alone) if it overflows or an input is negative. */
 int al_mul_ok(int64_t a, int64_t b, int64_t *out);
 

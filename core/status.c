@@ -2,7 +2,10 @@
  * hand back to its caller (the CLI prints them, the page shows them). */
 #include "internal.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const char *al_status_str(al_status s) {
     switch (s) {
@@ -37,5 +40,15 @@ int al_mul_ok(int64_t a, int64_t b, int64_t *out) {
     if (a < 0 || b < 0) return 0;
     if (a != 0 && b > INT64_MAX / a) return 0;
     *out = a * b;
+    return 1;
+}
+
+int al_parse_finite(const char *s, double *out) {
+    if (!s || !*s) return 0;
+    char *end = NULL;
+    errno = 0;
+    const double v = strtod(s, &end);
+    if (errno != 0 || *end != '\0' || !isfinite(v)) return 0;
+    *out = v;
     return 1;
 }

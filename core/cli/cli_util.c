@@ -1,9 +1,9 @@
 /* cli_util.c — number parsing, file reading and atomic file writing for the command line. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "../internal.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +30,7 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
     return 1;
 }
 
-int cli_parse_double(const char *s, double *out) {
-    if (!s || !*s) return 0;
-    char *end = NULL;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return 0;
-    *out = v;
-    return 1;
-}
+int cli_parse_double(const char *s, double *out) { return al_parse_finite(s, out); }
 
 uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size) {
     FILE *f = fopen(path, "rb");
