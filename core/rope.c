@@ -13,8 +13,10 @@
  * as torch.cos/sin compute it. */
 #include "internal.h"
 #include "sleef_pow.h"
+#include "sleef_trig.h"
 
 #include <math.h>
+#include <string.h>
 
 al_status al_rope_freqs(float *freq, int64_t head_dim, double base) {
     if (!freq || head_dim <= 0 || head_dim % 2 != 0 || !(base > 0.0) || !isfinite(base))
@@ -32,14 +34,28 @@ al_status al_rope_freqs(float *freq, int64_t head_dim, double base) {
 /* The float32 angle m · freq_i shared by the table and the angle chart. */
 static float rope_angle(int64_t m, float freq) { return (float)m * freq; }
 
+/* The cos/sin tables from the angle table [rows, half], which the caller has written at the
+ * start of cos_out: computed in place, then each row spread over both halves [rows, 2·half].
+ * torch.cos/sin run over the whole contiguous angle table 8 floats at a time, and a value's
+ * last bit can depend on its 7 neighbours (sleef_trig.h), so the table is computed whole. */
+static void tables_from_angles(float *cos_out, float *sin_out, int64_t rows, int64_t half) {
+    memcpy(sin_out, cos_out, (size_t)(rows * half) * sizeof(float));
+    al_cosf_torch_n(cos_out, cos_out, rows * half);
+    al_sinf_torch_n(sin_out, sin_out, rows * half);
+    /* From the last row down, so no row is overwritten before it has moved. */
+    for (int64_t m = rows - 1; m >= 0; m--) {
+        float *c = cos_out + m * 2 * half, *s = sin_out + m * 2 * half;
+        memmove(c, cos_out + m * half, (size_t)half * sizeof(float));
+        memmove(s, sin_out + m * half, (size_t)half * sizeof(float));
+        memcpy(c + half, c, (size_t)half * sizeof(float));
+        memcpy(s + half, s, (size_t)half * sizeof(float));
+    }
+}
+
 void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
                        int64_t head_dim) {
-    const int64_t half = head_dim / 2;
-    for (int64_t i = 0; i < half; i++) {
-        const double angle = rope_angle(m, freq[i]);
-        cos_row[i] = cos_row[i + half] = (float)cos(angle);
-        sin_row[i] = sin_row[i + half] = (float)sin(angle);
-    }
+    for (int64_t i = 0; i < head_dim / 2; i++) cos_row[i] = rope_angle(m, freq[i]);
+    tables_from_angles(cos_row, sin_row, 1, head_dim / 2);
 }
 
 al_status al_rope_table(float *cos_out, float *sin_out, int64_t end, int64_t head_dim,
@@ -48,8 +64,10 @@ al_status al_rope_table(float *cos_out, float *sin_out, int64_t end, int64_t hea
     float freq[AL_MAX_HEAD_DIM / 2];
     al_status st = al_rope_freqs(freq, head_dim, base);
     if (st != AL_OK) return st;
+    const int64_t half = head_dim / 2;
     for (int64_t m = 0; m < end; m++)
-        al_rope_table_row(cos_out + m * head_dim, sin_out + m * head_dim, m, freq, head_dim);
+        for (int64_t i = 0; i < half; i++) cos_out[m * half + i] = rope_angle(m, freq[i]);
+    tables_from_angles(cos_out, sin_out, end, half);
     return AL_OK;
 }
 

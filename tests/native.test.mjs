@@ -13,6 +13,7 @@ const PROGRAMS = {
   test_format: ['tests/fixtures/format/tensor_repr.txt'],
   test_safetensors: ['tests/malformed'],
   test_pow: ['tests/fixtures/pow/pow_golden.txt'],
+  test_trig: ['tests/fixtures/trig/trig_golden.txt'],
 };
 
 test('both builds exist', () => {
