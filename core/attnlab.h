@@ -159,6 +159,9 @@ typedef struct al_kv_cache al_kv_cache;
 al_status al_kv_cache_create(const al_attn_config *cfg, al_kv_cache **out, al_error *err);
 void al_kv_cache_free(al_kv_cache *c);
 void al_kv_cache_reset(al_kv_cache *c); /* length back to 0, memory kept */
+/* Forgets the tokens after the first len (rewind, e.g. to time the same decode step again).
+ * AL_ERR_ARG if len is negative or longer than what is stored. */
+al_status al_kv_cache_truncate(al_kv_cache *c, int64_t len);
 
 int64_t al_kv_cache_len(const al_kv_cache *c);   /* tokens stored per sequence */
 int64_t al_kv_cache_batch(const al_kv_cache *c); /* batch of the stored sequences (0 if empty) */
@@ -461,6 +464,29 @@ typedef struct {
 al_status al_session_verify(al_session *s, al_check *checks, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Benchmark: the core alone on random (PyTorch-initialised) weights, timed with a monotonic
+ * clock: median of repeated runs after a warm-up. The CLI's `bench` and the WASM build use it.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t hidden, n_heads, n_kv_heads, head_dim;
+    double rope_base;
+    int64_t seq;       /* prefill length to time (0: skip) */
+    int64_t decode_at; /* cache length before the timed decode step (0: skip) */
+    int64_t repeats;   /* timed runs of each (>= 1); a warm-up run comes first */
+    int64_t seed;
+} al_bench_config;
+
+typedef struct {
+    double prefill_ms;     /* median time of one prefill of seq tokens (no cache) */
+    double decode_ms;      /* median time of one decode step against decode_at cached tokens */
+    double prefill_gflops; /* al_attn_flops(cfg, seq, seq) / prefill time */
+    double decode_recompute_ms; /* the same step by recomputing decode_at + 1 tokens, no cache */
+} al_bench_result;
+
+al_status al_bench_run(const al_bench_config *cfg, al_bench_result *out, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * Struct layouts for bindings: byte offsets of each field (in declaration order) followed by
  * the struct's size, so the WebAssembly wrapper fills and reads structs without hard-coding
  * a C compiler's layout. Returns the number of values written (fields + 1), 0 if cap is short.
@@ -471,7 +497,9 @@ typedef enum {
     AL_LAYOUT_CHECK,
     AL_LAYOUT_ERROR,
     AL_LAYOUT_FORWARD_OPTIONS,
-    AL_LAYOUT_FORWARD_SUMMARY
+    AL_LAYOUT_FORWARD_SUMMARY,
+    AL_LAYOUT_BENCH_CONFIG,
+    AL_LAYOUT_BENCH_RESULT
 } al_layout_id;
 int al_struct_layout(al_layout_id which, int32_t *offsets, int cap);
 

@@ -51,6 +51,13 @@ void al_kv_cache_reset(al_kv_cache *c) {
     if (c) c->len = c->batch = 0;
 }
 
+al_status al_kv_cache_truncate(al_kv_cache *c, int64_t len) {
+    if (!c || len < 0 || len > c->len) return AL_ERR_ARG;
+    c->len = len;
+    if (len == 0) c->batch = 0;
+    return AL_OK;
+}
+
 int64_t al_kv_cache_len(const al_kv_cache *c) { return c ? c->len : 0; }
 int64_t al_kv_cache_batch(const al_kv_cache *c) { return c ? c->batch : 0; }
 

@@ -56,6 +56,25 @@ int al_struct_layout(al_layout_id which, int32_t *offsets, int cap) {
         PUT(offsetof(al_forward_summary, bytes));
         PUT(sizeof(al_forward_summary));
         return n;
+    case AL_LAYOUT_BENCH_CONFIG:
+        PUT(offsetof(al_bench_config, hidden));
+        PUT(offsetof(al_bench_config, n_heads));
+        PUT(offsetof(al_bench_config, n_kv_heads));
+        PUT(offsetof(al_bench_config, head_dim));
+        PUT(offsetof(al_bench_config, rope_base));
+        PUT(offsetof(al_bench_config, seq));
+        PUT(offsetof(al_bench_config, decode_at));
+        PUT(offsetof(al_bench_config, repeats));
+        PUT(offsetof(al_bench_config, seed));
+        PUT(sizeof(al_bench_config));
+        return n;
+    case AL_LAYOUT_BENCH_RESULT:
+        PUT(offsetof(al_bench_result, prefill_ms));
+        PUT(offsetof(al_bench_result, decode_ms));
+        PUT(offsetof(al_bench_result, prefill_gflops));
+        PUT(offsetof(al_bench_result, decode_recompute_ms));
+        PUT(sizeof(al_bench_result));
+        return n;
     case AL_LAYOUT_ERROR:
         PUT(offsetof(al_error, status));
         PUT(offsetof(al_error, msg));

@@ -15,6 +15,10 @@ static const char USAGE[] =
     "                  [--layer N] [--rope-base B] [--eps E] [--prefill P]\n"
     "      run one attention layer on x [batch, seq, hidden]; writes output, attn_weights,\n"
     "      k_cache, v_cache and output_cached (prefill of P tokens, then 1-token decode steps)\n"
+    "  attnlab bench [--hidden H] [--heads N] [--kv-heads M] [--head-dim D] [--seq S]\n"
+    "                [--decode-at C] [--repeats R] [--rope-base B] [--seed N] [--threads 1]\n"
+    "      time the core on random weights (default: MiniMind-3's layer, seq 512, cache 2048);\n"
+    "      prints one JSON line with prefill_ms, decode_ms and prefill_gflops\n"
     "  attnlab help\n";
 
 int main(int argc, char **argv) {
@@ -29,6 +33,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
+    if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cmd);
     return EXIT_BAD_INPUT;
 }
