@@ -2,9 +2,12 @@
  * projections, head split, QK-Norm, RoPE, GQA, causal mask, softmax, weights · V, output
  * projection; with or without a KV cache.
  *
- * Memory: the weights live in one allocation carved into the six parameters; the RoPE table
- * and every intermediate buffer live in a second one sized for max_batch × max_seq tokens at
- * create time, so a forward call (and in particular a decode step) never allocates. */
+ * Memory: the weights live in one allocation carved into the six parameters, plus the four
+ * projections packed for the GEMM (gemm.c), repacked only after the weights were handed out for
+ * writing; the RoPE table and every intermediate buffer live in a third allocation sized for
+ * max_batch × max_seq tokens at create time, so a forward call (and in particular a decode step)
+ * never allocates. Scores are computed a block of QUERY_BLOCK queries at a time, over only the
+ * keys the block may see: the full [seq, seq] matrix is never materialised. */
 #include "internal.h"
 
 #include <math.h>
@@ -16,6 +19,9 @@ struct al_attn {
     float *param[AL_PARAM_COUNT];       /* carved from `weights` */
     int64_t param_numel[AL_PARAM_COUNT];
     float *weights;                     /* q, k, v, o projections, q_norm, k_norm */
+    float *packed[AL_PARAM_O_PROJ + 1]; /* the projections as GEMM panels, carved from packed_mem */
+    float *packed_mem;
+    int packed_stale;                   /* weights handed out for writing since the last pack */
 
     float *work;     /* one allocation for everything below */
     float *rope_cos; /* [max_seq, head_dim] */
@@ -24,8 +30,11 @@ struct al_attn {
     float *k;        /* [max_batch · max_seq, n_kv_heads, head_dim] */
     float *v;        /* [max_batch · max_seq, n_kv_heads, head_dim] */
     float *ctx;      /* [max_batch · max_seq, n_heads · head_dim] heads merged, before o_proj */
-    float *scores;   /* [max_seq] one row of scores, then of weights */
+    float *k_packed; /* [n_kv_heads, ceil(max_seq/16), head_dim, 16] one sequence's K as panels */
+    float *scores;   /* [QUERY_BLOCK, max_seq] a block of score rows, then of weights */
 };
+
+enum { QUERY_BLOCK = 32 };
 
 al_attn_config al_attn_config_default(void) {
     al_attn_config c = {0};
@@ -47,7 +56,8 @@ static int64_t work_floats(const al_attn_config *c) {
     return 2 * c->max_seq * c->head_dim                   /* rope cos, sin */
            + tokens * c->n_heads * c->head_dim * 2        /* q, ctx */
            + tokens * c->n_kv_heads * c->head_dim * 2     /* k, v */
-           + c->max_seq;                                  /* scores */
+           + c->n_kv_heads * al_pack_panels_size(c->max_seq, c->head_dim) /* k_packed */
+           + QUERY_BLOCK * c->max_seq;                    /* scores */
 }
 
 static int64_t weight_floats(const al_attn_config *c) {
@@ -56,6 +66,17 @@ static int64_t weight_floats(const al_attn_config *c) {
         int64_t shape[2];
         int nd = al_attn_param_shape(c, (al_attn_param)p, shape);
         total += nd == 2 ? shape[0] * shape[1] : shape[0];
+    }
+    return total;
+}
+
+/* Floats of the packed projections. */
+static int64_t packed_floats(const al_attn_config *c) {
+    int64_t total = 0;
+    for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_O_PROJ; p++) {
+        int64_t shape[2];
+        al_attn_param_shape(c, (al_attn_param)p, shape);
+        total += al_pack_panels_size(shape[0], shape[1]);
     }
     return total;
 }
@@ -71,7 +92,7 @@ int64_t al_attn_bytes_needed(const al_attn_config *c) {
     if (!c || !fields_within_limits(c)) return 0;
     /* Within the limits every product below is < 2^53, so int64 cannot overflow. */
     const int64_t cache = 2 * c->max_batch * c->max_seq * c->n_kv_heads * c->head_dim;
-    return (int64_t)sizeof(float) * (weight_floats(c) + work_floats(c) + cache);
+    return (int64_t)sizeof(float) * (weight_floats(c) + packed_floats(c) + work_floats(c) + cache);
 }
 
 #define CHECK_RANGE(field, lo, hi)                                                         \
@@ -144,8 +165,9 @@ al_status al_attn_create(const al_attn_config *cfg, al_attn **out, al_error *err
     if (!a) return al_fail(err, AL_ERR_NOMEM, "attention: out of memory");
     a->cfg = *cfg;
     a->weights = malloc((size_t)weight_floats(cfg) * sizeof(float));
+    a->packed_mem = malloc((size_t)packed_floats(cfg) * sizeof(float));
     a->work = malloc((size_t)work_floats(cfg) * sizeof(float));
-    if (!a->weights || !a->work) {
+    if (!a->weights || !a->packed_mem || !a->work) {
         al_attn_free(a);
         return al_fail(err, AL_ERR_NOMEM, "attention: out of memory for %lld bytes",
                        (long long)al_attn_bytes_needed(cfg));
@@ -159,6 +181,13 @@ al_status al_attn_create(const al_attn_config *cfg, al_attn **out, al_error *err
         a->param_numel[p] = nd == 2 ? shape[0] * shape[1] : shape[0];
         w += a->param_numel[p];
     }
+    float *pk = a->packed_mem;
+    for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_O_PROJ; p++) {
+        int64_t shape[2];
+        al_attn_param_shape(cfg, (al_attn_param)p, shape);
+        a->packed[p] = pk;
+        pk += al_pack_panels_size(shape[0], shape[1]);
+    }
     al_attn_init_torch(a, NULL); /* zero projections, unit norms */
 
     const int64_t tokens = cfg->max_batch * cfg->max_seq;
@@ -169,6 +198,7 @@ al_status al_attn_create(const al_attn_config *cfg, al_attn **out, al_error *err
     a->ctx = p;      p += tokens * cfg->n_heads * cfg->head_dim;
     a->k = p;        p += tokens * cfg->n_kv_heads * cfg->head_dim;
     a->v = p;        p += tokens * cfg->n_kv_heads * cfg->head_dim;
+    a->k_packed = p; p += cfg->n_kv_heads * al_pack_panels_size(cfg->max_seq, cfg->head_dim);
     a->scores = p;
     al_rope_table(a->rope_cos, a->rope_sin, cfg->max_seq, cfg->head_dim, cfg->rope_base);
     *out = a;
@@ -178,6 +208,7 @@ al_status al_attn_create(const al_attn_config *cfg, al_attn **out, al_error *err
 void al_attn_free(al_attn *a) {
     if (!a) return;
     free(a->weights);
+    free(a->packed_mem);
     free(a->work);
     free(a);
 }
@@ -187,7 +218,27 @@ const al_attn_config *al_attn_get_config(const al_attn *a) { return a ? &a->cfg 
 float *al_attn_get_param(al_attn *a, al_attn_param p, int64_t *numel) {
     if (!a || p < 0 || p >= AL_PARAM_COUNT) return NULL;
     if (numel) *numel = a->param_numel[p];
+    a->packed_stale = 1; /* the caller may write: repack before the next use */
     return a->param[p];
+}
+
+/* Packs the projections for the GEMM if the weights may have changed. */
+static void ensure_packed(al_attn *a) {
+    if (!a->packed_stale) return;
+    for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_O_PROJ; p++) {
+        int64_t shape[2];
+        al_attn_param_shape(&a->cfg, (al_attn_param)p, shape);
+        al_pack_panels(a->packed[p], a->param[p], shape[0], shape[1]);
+    }
+    a->packed_stale = 0;
+}
+
+/* y [n, out] = x [n, in] · Wᵀ with the packed projection p. */
+static void project(al_attn *a, al_attn_param p, float *y, const float *x, int64_t n) {
+    int64_t shape[2];
+    al_attn_param_shape(&a->cfg, p, shape);
+    al_gemm(y, shape[0], x, shape[1], al_bmat_packed(a->packed[p], shape[1]), n, shape[0],
+            shape[1], 0);
 }
 
 void al_attn_init_torch(al_attn *a, al_rng *r) {
@@ -201,6 +252,7 @@ void al_attn_init_torch(al_attn *a, al_rng *r) {
     }
     for (int p = AL_PARAM_Q_NORM; p <= AL_PARAM_K_NORM; p++)
         for (int64_t i = 0; i < a->param_numel[p]; i++) a->param[p][i] = 1.0f;
+    a->packed_stale = 1;
 }
 
 void al_repeat_kv(float *out, const float *kv, int64_t batch, int64_t seq, int64_t n_kv_heads,
@@ -235,7 +287,7 @@ static al_status check_finite(const float *x, int64_t n, const char *what, al_er
     return AL_OK;
 }
 
-al_status al_attn_project_qkv(const al_attn *a, float *q, float *k, float *v, const float *x,
+al_status al_attn_project_qkv(al_attn *a, float *q, float *k, float *v, const float *x,
                               int64_t batch, int64_t seq, al_error *err) {
     if (!a || !x) return al_fail(err, AL_ERR_ARG, "project_qkv: NULL argument");
     al_status st = check_forward_args(a, batch, seq, 0, err);
@@ -244,23 +296,11 @@ al_status al_attn_project_qkv(const al_attn *a, float *q, float *k, float *v, co
     const int64_t n = batch * seq;
     st = check_finite(x, n * c->hidden, "input x", err);
     if (st != AL_OK) return st;
-    if (q) al_linear_forward(q, x, a->param[AL_PARAM_Q_PROJ], n, c->hidden, c->n_heads * c->head_dim);
-    if (k) al_linear_forward(k, x, a->param[AL_PARAM_K_PROJ], n, c->hidden, c->n_kv_heads * c->head_dim);
-    if (v) al_linear_forward(v, x, a->param[AL_PARAM_V_PROJ], n, c->hidden, c->n_kv_heads * c->head_dim);
+    ensure_packed(a);
+    if (q) project(a, AL_PARAM_Q_PROJ, q, x, n);
+    if (k) project(a, AL_PARAM_K_PROJ, k, x, n);
+    if (v) project(a, AL_PARAM_V_PROJ, v, x, n);
     return AL_OK;
-}
-
-/* Σ a[i]·b[i] in eight lanes; the same function serves every row, cached or not, so the cached
- * and uncached paths produce bit-identical results. */
-static float dot8(const float *a, const float *b, int64_t n) {
-    float acc[8] = {0};
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-        for (int l = 0; l < 8; l++) acc[l] += a[i + l] * b[i + l];
-    float s = 0.0f;
-    for (int l = 0; l < 8; l++) s += acc[l];
-    for (; i < n; i++) s += a[i] * b[i];
-    return s;
 }
 
 al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *attn_weights,
@@ -283,9 +323,10 @@ al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *att
     if ((st = check_finite(x, n * c->hidden, "input x", err)) != AL_OK) return st;
 
     /* 1. Projections: q [n, H, D], k and v [n, KV, D] (the view(bsz, seq, heads, dim) split). */
-    al_linear_forward(a->q, x, a->param[AL_PARAM_Q_PROJ], n, c->hidden, H * D);
-    al_linear_forward(a->k, x, a->param[AL_PARAM_K_PROJ], n, c->hidden, KV * D);
-    al_linear_forward(a->v, x, a->param[AL_PARAM_V_PROJ], n, c->hidden, KV * D);
+    ensure_packed(a);
+    project(a, AL_PARAM_Q_PROJ, a->q, x, n);
+    project(a, AL_PARAM_K_PROJ, a->k, x, n);
+    project(a, AL_PARAM_V_PROJ, a->v, x, n);
 
     /* 2. QK-Norm: RMSNorm over each head's head_dim values, before RoPE. */
     if (c->qk_norm) {
@@ -304,46 +345,52 @@ al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *att
     /* 4. Keys and values to attend to: the cache after appending, or this call's own. */
     if (cache) {
         for (int64_t b = 0; b < batch; b++)
-            for (int64_t s = 0; s < seq; s++) {
-                memcpy(al_kv_cache_row(cache, 0, b, past + s), a->k + (b * seq + s) * KV * D,
-                       (size_t)(KV * D) * sizeof(float));
-                memcpy(al_kv_cache_row(cache, 1, b, past + s), a->v + (b * seq + s) * KV * D,
-                       (size_t)(KV * D) * sizeof(float));
-            }
+            for (int64_t s = 0; s < seq; s++)
+                al_kv_cache_store(cache, b, past + s, a->k + (b * seq + s) * KV * D,
+                                  a->v + (b * seq + s) * KV * D);
         al_kv_cache_commit(cache, batch, seq);
     }
 
-    /* 5. Per batch, head and query: scores over the L keys, causal mask on the last `seq`
-     *    columns (query s may see key t iff t <= past + s), softmax, weights · V. */
-    const float scale = (float)sqrt((double)D); /* scores are divided by √head_dim */
+    /* 5. Per batch and head, a block of queries at a time: scores = q·Kᵀ over the keys the
+     *    block may see, / √head_dim, causal mask on the last `seq` columns (query s sees key t
+     *    iff t <= past + s), softmax, then weights·V. Query head h reads KV head h / n_rep
+     *    (repeat_kv without the copy). */
+    const float scale = (float)sqrt((double)D);
+    const int64_t panel_floats = al_pack_panels_size(L, D);
     for (int64_t b = 0; b < batch; b++) {
+        if (!cache) al_pack_keys(a->k_packed, a->k + b * seq * KV * D, seq, KV, D);
         for (int64_t h = 0; h < H; h++) {
-            const int64_t kvh = h / n_rep; /* repeat_kv without the copy */
-            for (int64_t s = 0; s < seq; s++) {
-                const float *qv = a->q + ((b * seq + s) * H + h) * D;
-                float *row = a->scores;
-                for (int64_t t = 0; t < L; t++) {
-                    const float *kv = cache ? al_kv_cache_row(cache, 0, b, t) + kvh * D
-                                            : a->k + ((b * seq + t) * KV + kvh) * D;
-                    row[t] = t <= past + s ? dot8(qv, kv, D) / scale : -INFINITY;
+            const int64_t kvh = h / n_rep;
+            const al_bmat keys = cache ? al_kv_cache_keys(cache, b, kvh)
+                                       : al_bmat_packed(a->k_packed + kvh * panel_floats, D);
+            const al_bmat values = cache ? al_kv_cache_values(cache, b, kvh)
+                                         : al_bmat_rows(a->v + b * seq * KV * D + kvh * D, KV * D);
+            for (int64_t s0 = 0; s0 < seq; s0 += QUERY_BLOCK) {
+                const int64_t rows = seq - s0 < QUERY_BLOCK ? seq - s0 : QUERY_BLOCK;
+                const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
+                float *sc = a->scores;                    /* [rows, visible] */
+                al_gemm(sc, visible, a->q + ((b * seq + s0) * H + h) * D, H * D, keys, rows,
+                        visible, D, 0);
+                for (int64_t r = 0; r < rows; r++) {
+                    float *row = sc + r * visible;
+                    const int64_t last = past + s0 + r;
+                    for (int64_t t = 0; t <= last; t++) row[t] = row[t] / scale;
+                    for (int64_t t = last + 1; t < visible; t++) row[t] = -INFINITY;
+                    al_softmax_forward(row, row, 1, visible);
+                    if (attn_weights) {
+                        float *w = attn_weights + ((b * H + h) * seq + s0 + r) * L;
+                        memcpy(w, row, (size_t)visible * sizeof(float));
+                        for (int64_t t = visible; t < L; t++) w[t] = 0.0f;
+                    }
                 }
-                al_softmax_forward(row, row, 1, L);
-                if (attn_weights)
-                    memcpy(attn_weights + ((b * H + h) * seq + s) * L, row,
-                           (size_t)L * sizeof(float));
-                float *ctx = a->ctx + (b * seq + s) * H * D + h * D;
-                for (int64_t d = 0; d < D; d++) ctx[d] = 0.0f;
-                for (int64_t t = 0; t <= past + s; t++) { /* masked weights are exactly 0 */
-                    const float *vv = cache ? al_kv_cache_row(cache, 1, b, t) + kvh * D
-                                            : a->v + ((b * seq + t) * KV + kvh) * D;
-                    const float w = row[t];
-                    for (int64_t d = 0; d < D; d++) ctx[d] += w * vv[d];
-                }
+                /* Masked weights are exactly 0, so their terms add nothing. */
+                al_gemm(a->ctx + (b * seq + s0) * H * D + h * D, H * D, sc, visible, values, rows,
+                        D, visible, 0);
             }
         }
     }
 
     /* 6. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
-    al_linear_forward(out, a->ctx, a->param[AL_PARAM_O_PROJ], n, H * D, c->hidden);
+    project(a, AL_PARAM_O_PROJ, out, a->ctx, n);
     return AL_OK;
 }

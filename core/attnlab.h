@@ -257,7 +257,7 @@ al_status al_attn_forward(al_attn *a, al_kv_cache *cache,
 /* Intermediate projections for teaching (seeds' example 1):
  * q [batch, seq, n_heads, head_dim], k and v [batch, seq, n_kv_heads, head_dim], straight out of
  * the projections (before QK-Norm and RoPE). Any output pointer may be NULL. */
-al_status al_attn_project_qkv(const al_attn *a, float *q, float *k, float *v, const float *x,
+al_status al_attn_project_qkv(al_attn *a, float *q, float *k, float *v, const float *x,
                               int64_t batch, int64_t seq, al_error *err);
 
 /* GQA's repeat_kv as an explicit copy: out[b, s, h, :] = kv[b, s, h / n_rep, :]. */

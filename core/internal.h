@@ -35,10 +35,37 @@ float al_norm2_f32(const float *x, int64_t n);
 void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
                        int64_t head_dim);
 
-/* KV cache internals used by the attention layer. A row is [n_kv_heads, head_dim] floats. */
+/* ---- GEMM (gemm.c): C[m, n] (+)= A[m, k] · B[k, n], B read in panels of AL_GEMM_NR columns.
+ * Every output is summed over k in order with one fused multiply-add per term, whatever m is. */
+#define AL_GEMM_NR 16
+typedef struct {
+    const float *p;       /* element (kk, j·NR + l) at p + j·panel_stride + kk·row_stride + l */
+    int64_t panel_stride;
+    int64_t row_stride;
+    int padded;           /* panels hold NR columns even at the right edge (zeros beyond n) */
+} al_bmat;
+/* Floats needed to pack B given as W[n, k] (nn.Linear layout: B = Wᵀ). */
+int64_t al_pack_panels_size(int64_t n, int64_t k);
+void al_pack_panels(float *packed, const float *w /* [n, k] */, int64_t n, int64_t k);
+al_bmat al_bmat_packed(const float *packed, int64_t k);
+al_bmat al_bmat_rows(const float *b /* [k, n] with row stride ldb */, int64_t ldb);
+void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
+             int64_t n, int64_t k, int accumulate);
+
+/* ---- KV cache internals used by the attention layer.
+ * K is stored for the scores product as packed panels: for each (sequence, KV head), panels of
+ * 16 tokens laid out [head_dim][16]; V as rows [max_seq, n_kv_heads, head_dim]. */
 al_status al_kv_cache_check_append(const al_kv_cache *c, int64_t n_kv_heads, int64_t head_dim,
                                    int64_t batch, int64_t seq, al_error *err);
-float *al_kv_cache_row(al_kv_cache *c, int which_v, int64_t b, int64_t t);
+/* Stores token t of sequence b: k and v are [n_kv_heads, head_dim]. */
+void al_kv_cache_store(al_kv_cache *c, int64_t b, int64_t t, const float *k, const float *v);
 void al_kv_cache_commit(al_kv_cache *c, int64_t batch, int64_t seq);
+/* Kᵀ of sequence b, KV head h as a GEMM operand (k = head_dim, n = tokens). */
+al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h);
+/* V of sequence b, KV head h as a GEMM operand (k = tokens, n = head_dim). */
+al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h);
+/* Packs k [tokens, n_kv_heads, head_dim] into the same panel layout (for the uncached pass):
+ * panels for KV head h start at out + h·panels·16·head_dim, panels = ceil(tokens / 16). */
+void al_pack_keys(float *out, const float *k, int64_t tokens, int64_t n_kv_heads, int64_t head_dim);
 
 #endif

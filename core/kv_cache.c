@@ -1,10 +1,15 @@
 /* kv_cache.c — the KV cache: K (after QK-Norm and RoPE) and V of every token seen so far, so a
  * decode step computes projections for its one new token and reads the past from here.
  *
- * Memory is reserved once for max_batch × max_seq tokens, laid out
- * [max_batch, max_seq, n_kv_heads, head_dim], so appending never allocates. With GQA only
- * n_kv_heads heads are stored, which is the whole point of GQA: the cache is n_heads/n_kv_heads
- * times smaller than with MHA. */
+ * Memory is reserved once for max_batch × max_seq tokens, so appending never allocates. With
+ * GQA only n_kv_heads heads are stored, which is the whole point of GQA: the cache is
+ * n_heads/n_kv_heads times smaller than with MHA.
+ *
+ * Layouts are chosen for the two products that read the cache (see gemm.c). Scores q·Kᵀ read K
+ * with head_dim as the summed index: K is kept as panels of 16 tokens, [head_dim][16] each,
+ * per sequence and KV head — the packed form the GEMM reads without copying. Weights·V read V
+ * with tokens as the summed index: V is kept as plain rows [max_seq, n_kv_heads, head_dim].
+ * al_kv_cache_read returns both in the seeds' layout [batch, len, n_kv_heads, head_dim]. */
 #include "internal.h"
 
 #include <stdlib.h>
@@ -14,7 +19,8 @@ struct al_kv_cache {
     int64_t n_kv_heads, head_dim, max_batch, max_seq;
     int64_t len;   /* tokens stored per sequence */
     int64_t batch; /* sequences stored (0 while empty) */
-    float *k;      /* [max_batch, max_seq, n_kv_heads, head_dim] */
+    int64_t panels; /* ceil(max_seq / 16) */
+    float *k;      /* [max_batch, n_kv_heads, panels, head_dim, 16] */
     float *v;      /* [max_batch, max_seq, n_kv_heads, head_dim], same allocation as k */
 };
 
@@ -24,19 +30,23 @@ al_status al_kv_cache_create(const al_attn_config *cfg, al_kv_cache **out, al_er
     al_status st = al_attn_config_check(cfg, err);
     if (st != AL_OK) return st;
     al_kv_cache *c = calloc(1, sizeof *c);
-    const int64_t per_tensor = cfg->max_batch * cfg->max_seq * cfg->n_kv_heads * cfg->head_dim;
-    float *mem = c ? malloc((size_t)(2 * per_tensor) * sizeof(float)) : NULL;
+    const int64_t panels = (cfg->max_seq + AL_GEMM_NR - 1) / AL_GEMM_NR;
+    const int64_t k_floats = cfg->max_batch * cfg->n_kv_heads * panels * AL_GEMM_NR * cfg->head_dim;
+    const int64_t v_floats = cfg->max_batch * cfg->max_seq * cfg->n_kv_heads * cfg->head_dim;
+    /* calloc: the unused lanes of a partly filled K panel are read (and multiplied by 0). */
+    float *mem = c ? calloc((size_t)(k_floats + v_floats), sizeof(float)) : NULL;
     if (!mem) {
         free(c);
         return al_fail(err, AL_ERR_NOMEM, "kv cache: out of memory for %lld floats",
-                       (long long)(2 * per_tensor));
+                       (long long)(k_floats + v_floats));
     }
     c->n_kv_heads = cfg->n_kv_heads;
     c->head_dim = cfg->head_dim;
     c->max_batch = cfg->max_batch;
     c->max_seq = cfg->max_seq;
+    c->panels = panels;
     c->k = mem;
-    c->v = mem + per_tensor;
+    c->v = mem + k_floats;
     *out = c;
     return AL_OK;
 }
@@ -76,12 +86,22 @@ int64_t al_kv_cache_bytes(const al_kv_cache *c) {
 
 al_status al_kv_cache_read(const al_kv_cache *c, int which_v, float *out, int64_t cap) {
     if (!c || !out) return AL_ERR_ARG;
-    const int64_t row = c->n_kv_heads * c->head_dim;
+    const int64_t KV = c->n_kv_heads, D = c->head_dim, row = KV * D;
     if (cap < c->batch * c->len * row) return AL_ERR_CAPACITY;
-    const float *src = which_v ? c->v : c->k;
-    for (int64_t b = 0; b < c->batch; b++)
-        memcpy(out + b * c->len * row, src + b * c->max_seq * row,
-               (size_t)(c->len * row) * sizeof(float));
+    for (int64_t b = 0; b < c->batch; b++) {
+        if (which_v) {
+            memcpy(out + b * c->len * row, c->v + b * c->max_seq * row,
+                   (size_t)(c->len * row) * sizeof(float));
+            continue;
+        }
+        for (int64_t h = 0; h < KV; h++) {
+            const float *panels = c->k + (b * KV + h) * c->panels * AL_GEMM_NR * D;
+            for (int64_t t = 0; t < c->len; t++)
+                for (int64_t d = 0; d < D; d++)
+                    out[(b * c->len + t) * row + h * D + d] =
+                        panels[(t / AL_GEMM_NR) * AL_GEMM_NR * D + d * AL_GEMM_NR + t % AL_GEMM_NR];
+        }
+    }
     return AL_OK;
 }
 
@@ -105,9 +125,39 @@ al_status al_kv_cache_check_append(const al_kv_cache *c, int64_t n_kv_heads, int
     return AL_OK;
 }
 
-float *al_kv_cache_row(al_kv_cache *c, int which_v, int64_t b, int64_t t) {
+/* Writes token t's K [n_kv_heads, head_dim] into panel layout [heads][panels][D][16]
+ * (the layout of one sequence), for the cache and for the uncached pass alike. */
+static void store_key(float *k_panels, int64_t panels, int64_t t, const float *k, int64_t n_kv_heads,
+                      int64_t head_dim) {
+    for (int64_t h = 0; h < n_kv_heads; h++) {
+        float *panel = k_panels + (h * panels + t / AL_GEMM_NR) * AL_GEMM_NR * head_dim;
+        for (int64_t d = 0; d < head_dim; d++) panel[d * AL_GEMM_NR + t % AL_GEMM_NR] = k[h * head_dim + d];
+    }
+}
+
+void al_kv_cache_store(al_kv_cache *c, int64_t b, int64_t t, const float *k, const float *v) {
     const int64_t row = c->n_kv_heads * c->head_dim;
-    return (which_v ? c->v : c->k) + (b * c->max_seq + t) * row;
+    store_key(c->k + b * c->n_kv_heads * c->panels * AL_GEMM_NR * c->head_dim, c->panels, t, k,
+              c->n_kv_heads, c->head_dim);
+    memcpy(c->v + (b * c->max_seq + t) * row, v, (size_t)row * sizeof(float));
+}
+
+void al_pack_keys(float *out, const float *k, int64_t tokens, int64_t n_kv_heads, int64_t head_dim) {
+    const int64_t panels = (tokens + AL_GEMM_NR - 1) / AL_GEMM_NR;
+    /* Lanes past the last token must be finite: they are multiplied into masked scores. */
+    memset(out, 0, (size_t)(n_kv_heads * panels * AL_GEMM_NR * head_dim) * sizeof(float));
+    for (int64_t t = 0; t < tokens; t++)
+        store_key(out, panels, t, k + t * n_kv_heads * head_dim, n_kv_heads, head_dim);
+}
+
+al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h) {
+    return al_bmat_packed(c->k + (b * c->n_kv_heads + h) * c->panels * AL_GEMM_NR * c->head_dim,
+                          c->head_dim);
+}
+
+al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h) {
+    return al_bmat_rows(c->v + b * c->max_seq * c->n_kv_heads * c->head_dim + h * c->head_dim,
+                        c->n_kv_heads * c->head_dim);
 }
 
 void al_kv_cache_commit(al_kv_cache *c, int64_t batch, int64_t seq) {

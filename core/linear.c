@@ -1,27 +1,26 @@
 /* linear.c — y = x Wᵀ with PyTorch's weight layout W[out, in] (nn.Linear without bias).
- * Both x's rows and W's rows are contiguous along `in`, so every output is one dot product
- * of two contiguous rows; eight partial sums per dot let the compiler use SIMD lanes. */
+ * The reference form of what the attention layer computes with its packed GEMM (gemm.c): each
+ * output is accumulated over `in` in order with one fused multiply-add per term (multiply then
+ * add in the WebAssembly build, as the GEMM there), so both give the same bits. */
 #include "internal.h"
 
-enum { DOT_LANES = 8 };
-
-/* Σ a[i]·b[i] with DOT_LANES independent accumulators (vectorisable without -ffast-math). */
-static float dot_lanes(const float *a, const float *b, int64_t n) {
-    float acc[DOT_LANES] = {0};
-    int64_t i = 0;
-    for (; i + DOT_LANES <= n; i += DOT_LANES)
-        for (int l = 0; l < DOT_LANES; l++) acc[l] += a[i + l] * b[i + l];
-    float s = 0.0f;
-    for (int l = 0; l < DOT_LANES; l++) s += acc[l];
-    for (; i < n; i++) s += a[i] * b[i];
-    return s;
-}
+#include <math.h>
 
 void al_linear_forward(float *y, const float *x, const float *w, int64_t n, int64_t in_dim,
                        int64_t out_dim) {
     for (int64_t r = 0; r < n; r++) {
         const float *xr = x + r * in_dim;
-        float *yr = y + r * out_dim;
-        for (int64_t o = 0; o < out_dim; o++) yr[o] = dot_lanes(xr, w + o * in_dim, in_dim);
+        for (int64_t o = 0; o < out_dim; o++) {
+            const float *wo = w + o * in_dim;
+            float acc = 0.0f;
+            for (int64_t i = 0; i < in_dim; i++) {
+#if defined(__wasm__)
+                acc = acc + xr[i] * wo[i];
+#else
+                acc = fmaf(xr[i], wo[i], acc);
+#endif
+            }
+            y[r * out_dim + o] = acc;
+        }
     }
 }

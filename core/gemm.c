@@ -1,0 +1,262 @@
+/* gemm.c — the matrix kernel behind every projection and the attention products:
+ *     C[m, n] (+)= A[m, k] · B[k, n]
+ * A is read in place (rows of stride lda); B is read in panels of 16 columns, either from
+ * weights packed once at load time (al_pack_panels) or straight from row-major memory (the V
+ * cache). The loops are blocked for the caches: a 16-column panel of KC rows of B (16 KB) stays
+ * in L1 while every row block of A passes over it.
+ *
+ * Every output is accumulated over k in order, one fused multiply-add at a time, in every
+ * kernel and for every m (1 for a decode step, hundreds for a prefill): so a token's result
+ * does not depend on how many tokens share the call, and decoding with the cache gives
+ * bit-identical outputs to the uncached pass. The portable kernel uses fmaf() and matches the
+ * AVX2 and AVX-512 kernels bit for bit; WebAssembly SIMD has no fused multiply-add, so the
+ * WASM build multiplies then adds (still the same order, within a rounding of the native one).
+ */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AL_X86_DISPATCH 1
+#endif
+
+enum { NR = AL_GEMM_NR, KC = 256, MR_MAX = 12 };
+
+int64_t al_pack_panels_size(int64_t n, int64_t k) { return ((n + NR - 1) / NR) * k * NR; }
+
+void al_pack_panels(float *packed, const float *w, int64_t n, int64_t k) {
+    /* panel j, row kk, lane l  <-  w[(j·NR + l)·k + kk]; missing columns are zeros. */
+    for (int64_t j = 0; j < (n + NR - 1) / NR; j++) {
+        float *panel = packed + j * k * NR;
+        for (int64_t kk = 0; kk < k; kk++)
+            for (int64_t l = 0; l < NR; l++) {
+                const int64_t col = j * NR + l;
+                panel[kk * NR + l] = col < n ? w[col * k + kk] : 0.0f;
+            }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Kernels: C[m rows, 16] (+)= A[m, kc] · B[kc, 16], B row kk at b + kk·ldb. The tile is
+ * computed whole; only the first `cols` columns are stored.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef void (*kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                          int64_t ldb, float *c, int64_t ldc, int cols, int accumulate);
+
+/* Loads the C tile as the starting accumulator (or zeros), and stores it back. */
+static void tile_load(float acc[MR_MAX][NR], int m, const float *c, int64_t ldc, int cols,
+                      int accumulate) {
+    for (int i = 0; i < m; i++)
+        for (int l = 0; l < NR; l++) acc[i][l] = accumulate && l < cols ? c[i * ldc + l] : 0.0f;
+}
+static void tile_store(float acc[MR_MAX][NR], int m, float *c, int64_t ldc, int cols) {
+    for (int i = 0; i < m; i++) memcpy(c + i * ldc, acc[i], (size_t)cols * sizeof(float));
+}
+
+/* Portable: fmaf per element, k in order. Also the reference for the SIMD kernels. */
+#if !defined(__wasm_simd128__)
+static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                            int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    float acc[MR_MAX][NR];
+    tile_load(acc, m, c, ldc, cols, accumulate);
+    for (int64_t kk = 0; kk < kc; kk++) {
+        const float *brow = b + kk * ldb;
+        for (int i = 0; i < m; i++) {
+            const float ai = a[i * lda + kk];
+            for (int l = 0; l < NR; l++) {
+#if defined(__wasm__)
+                acc[i][l] = acc[i][l] + ai * brow[l];
+#else
+                acc[i][l] = fmaf(ai, brow[l], acc[i][l]);
+#endif
+            }
+        }
+    }
+    tile_store(acc, m, c, ldc, cols);
+}
+#endif
+
+#if defined(__wasm_simd128__)
+/* WebAssembly SIMD: 4 vectors of 4 lanes per row, multiply then add. */
+static void kernel_wasm(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                        int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    float tile[MR_MAX][NR];
+    tile_load(tile, m, c, ldc, cols, accumulate);
+    v128_t acc[MR_MAX / 2][4];
+    for (int i0 = 0; i0 < m; i0 += MR_MAX / 2) { /* 6 rows at a time: 24 registers */
+        const int rows = m - i0 < MR_MAX / 2 ? m - i0 : MR_MAX / 2;
+        for (int i = 0; i < rows; i++)
+            for (int v = 0; v < 4; v++) acc[i][v] = wasm_v128_load(&tile[i0 + i][4 * v]);
+        for (int64_t kk = 0; kk < kc; kk++) {
+            const float *brow = b + kk * ldb;
+            const v128_t b0 = wasm_v128_load(brow), b1 = wasm_v128_load(brow + 4);
+            const v128_t b2 = wasm_v128_load(brow + 8), b3 = wasm_v128_load(brow + 12);
+            for (int i = 0; i < rows; i++) {
+                const v128_t ai = wasm_f32x4_splat(a[(i0 + i) * lda + kk]);
+                acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(ai, b0));
+                acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(ai, b1));
+                acc[i][2] = wasm_f32x4_add(acc[i][2], wasm_f32x4_mul(ai, b2));
+                acc[i][3] = wasm_f32x4_add(acc[i][3], wasm_f32x4_mul(ai, b3));
+            }
+        }
+        for (int i = 0; i < rows; i++)
+            for (int v = 0; v < 4; v++) wasm_v128_store(&tile[i0 + i][4 * v], acc[i][v]);
+    }
+    tile_store(tile, m, c, ldc, cols);
+}
+#endif
+
+#if defined(AL_X86_DISPATCH)
+/* AVX2 + FMA: up to 6 rows × 2 vectors of 8 = 12 accumulators. */
+__attribute__((target("avx2,fma"))) static void kernel_avx2(int m, int64_t kc, const float *a,
+                                                             int64_t lda, const float *b,
+                                                             int64_t ldb, float *c, int64_t ldc,
+                                                             int cols, int accumulate) {
+    float tile[MR_MAX][NR];
+    tile_load(tile, m, c, ldc, cols, accumulate);
+    for (int i0 = 0; i0 < m; i0 += 6) {
+        const int rows = m - i0 < 6 ? m - i0 : 6;
+        __m256 acc[6][2];
+        for (int i = 0; i < rows; i++) {
+            acc[i][0] = _mm256_loadu_ps(&tile[i0 + i][0]);
+            acc[i][1] = _mm256_loadu_ps(&tile[i0 + i][8]);
+        }
+        const float *ap = a + i0 * lda;
+#define AVX2_ROWS(R)                                                                   \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m256 b0 = _mm256_loadu_ps(b + kk * ldb);                               \
+        const __m256 b1 = _mm256_loadu_ps(b + kk * ldb + 8);                           \
+        for (int i = 0; i < (R); i++) {                                                \
+            const __m256 ai = _mm256_broadcast_ss(ap + i * lda + kk);                  \
+            acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);                            \
+            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);                            \
+        }                                                                              \
+    }
+        /* A constant row count lets the compiler keep all accumulators in registers. */
+        switch (rows) {
+        case 6: AVX2_ROWS(6) break;
+        case 5: AVX2_ROWS(5) break;
+        case 4: AVX2_ROWS(4) break;
+        case 3: AVX2_ROWS(3) break;
+        case 2: AVX2_ROWS(2) break;
+        default: AVX2_ROWS(1) break;
+        }
+#undef AVX2_ROWS
+        for (int i = 0; i < rows; i++) {
+            _mm256_storeu_ps(&tile[i0 + i][0], acc[i][0]);
+            _mm256_storeu_ps(&tile[i0 + i][8], acc[i][1]);
+        }
+    }
+    tile_store(tile, m, c, ldc, cols);
+}
+
+/* AVX-512: up to 12 rows × 1 vector of 16 = 12 accumulators. */
+__attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, const float *a,
+                                                              int64_t lda, const float *b,
+                                                              int64_t ldb, float *c, int64_t ldc,
+                                                              int cols, int accumulate) {
+    float tile[MR_MAX][NR];
+    tile_load(tile, m, c, ldc, cols, accumulate);
+    __m512 acc[MR_MAX];
+    for (int i = 0; i < m; i++) acc[i] = _mm512_loadu_ps(tile[i]);
+#define AVX512_ROWS(R)                                                                 \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk = _mm512_loadu_ps(b + kk * ldb);                               \
+        for (int i = 0; i < (R); i++)                                                  \
+            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
+    }
+    switch (m) {
+    case 12: AVX512_ROWS(12) break;
+    case 11: AVX512_ROWS(11) break;
+    case 10: AVX512_ROWS(10) break;
+    case 9: AVX512_ROWS(9) break;
+    case 8: AVX512_ROWS(8) break;
+    case 7: AVX512_ROWS(7) break;
+    case 6: AVX512_ROWS(6) break;
+    case 5: AVX512_ROWS(5) break;
+    case 4: AVX512_ROWS(4) break;
+    case 3: AVX512_ROWS(3) break;
+    case 2: AVX512_ROWS(2) break;
+    default: AVX512_ROWS(1) break;
+    }
+#undef AVX512_ROWS
+    for (int i = 0; i < m; i++) _mm512_storeu_ps(tile[i], acc[i]);
+    tile_store(tile, m, c, ldc, cols);
+}
+#endif
+
+/* The kernel for this machine and its row block, chosen once. */
+static kernel_fn pick_kernel(int *mr) {
+#if defined(__wasm_simd128__)
+    *mr = 12;
+    return kernel_wasm;
+#elif defined(AL_X86_DISPATCH)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        *mr = 12;
+        return kernel_avx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        *mr = 6;
+        return kernel_avx2;
+    }
+    *mr = 6;
+    return kernel_portable;
+#else
+    *mr = 6;
+    return kernel_portable;
+#endif
+}
+
+static kernel_fn g_kernel;
+static int g_mr;
+
+/* ------------------------------------------------------------------------------------------
+ * Driver
+ * ------------------------------------------------------------------------------------------ */
+
+void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
+             int64_t n, int64_t k, int accumulate) {
+    if (!g_kernel) g_kernel = pick_kernel(&g_mr);
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    float edge[KC * NR]; /* a right-edge panel of row-major B, zero-padded to 16 columns */
+    for (int64_t k0 = 0; k0 < k; k0 += KC) {
+        const int64_t kc = k - k0 < KC ? k - k0 : KC;
+        const int acc = accumulate || k0 > 0;
+        for (int64_t j = 0; j < n; j += NR) {
+            const int cols = n - j < NR ? (int)(n - j) : NR;
+            const float *bp = b.p + (j / NR) * b.panel_stride + k0 * b.row_stride;
+            int64_t ldb = b.row_stride;
+            if (cols < NR && !b.padded) {
+                for (int64_t kk = 0; kk < kc; kk++)
+                    for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
+                bp = edge;
+                ldb = NR;
+            }
+            for (int64_t i = 0; i < m; i += g_mr) {
+                const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
+                g_kernel(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc + j, ldc, cols, acc);
+            }
+        }
+    }
+}
+
+al_bmat al_bmat_packed(const float *packed, int64_t k) {
+    al_bmat b = {packed, k * NR, NR, 1};
+    return b;
+}
+
+al_bmat al_bmat_rows(const float *b, int64_t ldb) {
+    al_bmat m = {b, NR, ldb, 0};
+    return m;
+}
