@@ -39,7 +39,7 @@ build_variant() {
 }
 
 native() {
-    build_variant build -O2 -g
+    build_variant build -O3 -g
     echo "built build/attnlab and build/tests/"
 }
 

@@ -131,7 +131,7 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int m, int64_t kc, c
     for (int64_t kk = 0; kk < kc; kk++) {                                              \
         const __m256 b0 = _mm256_loadu_ps(b + kk * ldb);                               \
         const __m256 b1 = _mm256_loadu_ps(b + kk * ldb + 8);                           \
-        for (int i = 0; i < (R); i++) {                                                \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
             const __m256 ai = _mm256_broadcast_ss(ap + i * lda + kk);                  \
             acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);                            \
             acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);                            \
@@ -167,7 +167,7 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
 #define AVX512_ROWS(R)                                                                 \
     for (int64_t kk = 0; kk < kc; kk++) {                                              \
         const __m512 bk = _mm512_loadu_ps(b + kk * ldb);                               \
-        for (int i = 0; i < (R); i++)                                                  \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++)                        \
             acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
     }
     switch (m) {
