@@ -56,22 +56,34 @@ WASM_EXPORTS=(
     al_session_len al_session_total al_session_outputs al_session_weights al_session_mask
     al_session_verify al_session_attn_config al_attn_flops al_kv_cache_bytes_for
     al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots
-    al_gqa_map al_gqa_kv_choices al_forward_safetensors al_buffer_free
+    al_gqa_map al_gqa_kv_choices al_forward_safetensors al_buffer_free al_bench_run
     malloc free
 )
+
+# Files whose speed matters (the forward pass) are built for speed; the rest (loaders, demos,
+# text formatting, checks) for size, to keep the download small.
+WASM_HOT=(gemm softmax attention norm rope reduce kv_cache)
 
 wasm() {
     local exports
     exports=$(printf '"_%s",' "${WASM_EXPORTS[@]}")
-    mkdir -p web/gen
+    mkdir -p web/gen build/wasm
     # Emscripten 3.1.6's JS optimizer needs Debian's node modules (acorn) on NODE_PATH.
-    NODE_PATH=/usr/share/nodejs emcc -std=c11 -O3 -msimd128 -ffp-contract=off "${WARN[@]}" -Icore \
-        "${CORE_SRC[@]}" -o web/gen/attnlab.js \
+    export NODE_PATH=/usr/share/nodejs
+    local objs=()
+    for src in "${CORE_SRC[@]}"; do
+        local name opt=-Oz
+        name=$(basename "${src%.c}")
+        [[ " ${WASM_HOT[*]} " == *" $name "* ]] && opt=-O3
+        emcc -std=c11 "$opt" -msimd128 -ffp-contract=off "${WARN[@]}" -Icore -c "$src" -o "build/wasm/$name.o"
+        objs+=("build/wasm/$name.o")
+    done
+    emcc -O3 -msimd128 "${objs[@]}" -o web/gen/attnlab.js \
         -sMODULARIZE=1 -sEXPORT_NAME=createAttnLabModule -sENVIRONMENT=web \
         -sWASM_BIGINT=1 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
         -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sTOTAL_STACK=1MB \
         -sEXPORTED_FUNCTIONS="[${exports%,}]" \
-        -sEXPORTED_RUNTIME_METHODS='["HEAPU8","HEAP32","HEAPF32","HEAPF64","UTF8ToString","stringToUTF8","lengthBytesUTF8"]'
+        -sEXPORTED_RUNTIME_METHODS='["HEAPU8","HEAP32","HEAPF32","HEAPF64","UTF8ToString"]'
     echo "built web/gen/attnlab.js and web/gen/attnlab.wasm"
     # Front-end packages are vendored from node_modules: the page loads nothing from the network.
     mkdir -p web/vendor

@@ -44,6 +44,8 @@
         error: this.structLayout(2, 3),
         forwardOptions: this.structLayout(3, 5),
         forwardSummary: this.structLayout(4, 14),
+        benchConfig: this.structLayout(5, 10),
+        benchResult: this.structLayout(6, 5),
       };
     }
 
@@ -202,6 +204,24 @@
             this.m._al_buffer_free(result);
           }
         });
+    }
+
+    // --- al_bench_run: the core timed inside WebAssembly ----------------------------------
+    bench(cfg) {
+      const L = this.layout.benchConfig, R = this.layout.benchResult;
+      const fields = ['hidden', 'heads', 'kvHeads', 'headDim', 'ropeBase', 'seq', 'decodeAt', 'repeats', 'seed'];
+      const c = { ropeBase: 10000, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
+      for (const f of fields) if (f === 'ropeBase') checkNumber(f, c[f]); else checkInt(f, c[f], 0, 2 ** 31);
+      return this.withAllocs([L[9], R[4], this.layout.error[2]], (pc, pr, err) => {
+        let view = new DataView(this.m.HEAPU8.buffer);
+        fields.forEach((f, i) => (f === 'ropeBase' ? view.setFloat64(pc + L[i], c[f], true) : view.setBigInt64(pc + L[i], BigInt(c[f]), true)));
+        this.throwIf(this.m._al_bench_run(pc, pr, err), err);
+        view = new DataView(this.m.HEAPU8.buffer);
+        return {
+          prefillMs: view.getFloat64(pr + R[0], true), decodeMs: view.getFloat64(pr + R[1], true),
+          prefillGflops: view.getFloat64(pr + R[2], true), decodeRecomputeMs: view.getFloat64(pr + R[3], true),
+        };
+      });
     }
 
     // --- al_session_create -----------------------------------------------------------------
