@@ -42,11 +42,31 @@
   }
 
   // ---------------------------------------------------------------- charts
+  // Copies the leaves of `source` into `target` (Chart.js re-resolves a replaced options object
+  // from scratch; changing only the values that differ keeps an update cheap).
+  function assignLeaves(target, source) {
+    for (const [k, v] of Object.entries(source)) {
+      const plain = v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
+      if (plain && target[k] && typeof target[k] === 'object') assignLeaves(target[k], v);
+      else if (target[k] !== v) target[k] = v;
+    }
+  }
+
+  // Draws a chart unless it already shows exactly this: `key` names everything its data was
+  // computed from, so an unchanged chart is not redrawn (a seed change leaves the mask, RoPE and
+  // KV charts as they are).
+  const drawnKeys = {};
+  function drawIfChanged(canvasId, key, makeConfig) {
+    if (drawnKeys[canvasId] === key && charts[canvasId]) return;
+    draw(canvasId, makeConfig());
+    drawnKeys[canvasId] = key;
+  }
+
   function draw(canvasId, config) {
     const existing = charts[canvasId];
     if (existing && existing.config.type === config.type) {
       existing.data = config.data;
-      existing.options = config.options;
+      assignLeaves(existing.options, config.options);
       existing.update('none');
       return existing;
     }
@@ -117,18 +137,22 @@
 
     // 1. mask
     const mask = session.mask();
-    draw('chart-mask', window.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t }, $('tip-mask')));
+    drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
+      () => window.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t }, $('tip-mask')));
     exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
 
     // 2. RoPE
     const pairs = state.hd / 2;
     const angles = core.ropeAngles(total, state.hd, state.base, !!state.wrap);
-    draw('chart-rope', window.AttnLabRopeChart.ropeAngleConfig({ angles, positions: total, pairs, t }, $('tip-rope')));
+    const ropeKey = `${total}|${state.hd}|${state.base}|${state.lang}`;
+    drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}`,
+      () => window.AttnLabRopeChart.ropeAngleConfig({ angles, positions: total, pairs, t }, $('tip-rope')));
     const ones = new Float32Array(state.hd).fill(1);
     const points = core.ropePairTrace(ones, state.pair, total, state.hd, state.base);
-    draw('chart-rope-pair', window.AttnLabRopeChart.ropePairConfig({ points, pair: state.pair, t }));
+    drawIfChanged('chart-rope-pair', `${ropeKey}|${state.pair}`,
+      () => window.AttnLabRopeChart.ropePairConfig({ points, pair: state.pair, t }));
     const dots = core.ropeRelativeDots(ones, 0, Math.max(64, total), state.hd, state.base);
-    draw('chart-rope-rel', window.AttnLabRopeChart.ropeRelativeConfig({ dots, t }));
+    drawIfChanged('chart-rope-rel', ropeKey, () => window.AttnLabRopeChart.ropeRelativeConfig({ dots, t }));
     exports.rope = () => ({ csv: matrixCsv(angles, total, pairs, t.position, t.pairIndex), canvas: 'chart-rope' });
 
     // 3. attention weights: chosen head, every head, GQA map
@@ -136,7 +160,7 @@
     draw('chart-attn', window.AttnLabAttnChart.attnConfig(
       { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t }, $('tip-attn')));
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
-    renderHeadGrid(len, kvMap, newestRow);
+    renderHeadGrid(len, kvMap);
     renderGqaMap(kvMap);
 
     // 4. KV cache growth: after the prefill and each step
@@ -149,8 +173,9 @@
       cached.push(n === state.prompt ? session.flops(n, n) : session.flops(1, n));
       uncached.push(session.flops(n, n));
     }
-    draw('chart-kv', window.AttnLabKvChart.kvBytesConfig({ lengths, bytes, mha, mqa, t }));
-    draw('chart-kv-flops', window.AttnLabKvChart.kvFlopsConfig({ lengths, cached, uncached, t }));
+    const kvKey = `${state.prompt}|${len}|${state.hidden}|${state.heads}|${state.kv}|${state.hd}|${state.lang}`;
+    drawIfChanged('chart-kv', kvKey, () => window.AttnLabKvChart.kvBytesConfig({ lengths, bytes, mha, mqa, t }));
+    drawIfChanged('chart-kv-flops', kvKey, () => window.AttnLabKvChart.kvFlopsConfig({ lengths, cached, uncached, t }));
     exports.kv = () => ({
       csv: 'cache_len,bytes,mha_bytes,mqa_bytes,flops_with_cache,flops_without_cache\n' +
         lengths.map((n, i) => [n, bytes[i], mha[i], mqa[i], cached[i], uncached[i]].join(',')).join('\n') + '\n',
@@ -162,27 +187,24 @@
     writeHash();
   }
 
-  function renderHeadGrid(len, kvMap, newestRow) {
+  // Every head's weights as small images (plain canvases: Chart.js axes would cost more than
+  // the picture is worth at this size).
+  function renderHeadGrid(len, kvMap) {
     const grid = $('attn-grid');
-    while (grid.children.length > state.heads) {
-      const c = grid.lastElementChild.querySelector('canvas');
-      if (charts[c.id]) { charts[c.id].destroy(); delete charts[c.id]; }
-      grid.lastElementChild.remove();
-    }
+    while (grid.children.length > state.heads) grid.lastElementChild.remove();
     for (let h = 0; h < state.heads; h++) {
       let cell = grid.children[h];
       if (!cell) {
-        cell = document.createElement('div');
+        cell = document.createElement('figure');
         cell.className = 'thumb';
         const canvas = document.createElement('canvas');
         canvas.id = `chart-attn-head-${h}`;
-        cell.appendChild(canvas);
+        cell.append(document.createElement('figcaption'), canvas);
         grid.appendChild(cell);
       }
-      cell.dataset.kv = String(kvMap[h]);
+      cell.firstChild.textContent = `h${h} → kv${kvMap[h]}`;
       cell.classList.toggle('selected', h === state.head);
-      draw(`chart-attn-head-${h}`, window.AttnLabAttnChart.attnThumbConfig(
-        { weights: session.weights(h), len, head: h, kvHead: kvMap[h], newestRow, t }));
+      window.AttnLabHeatmap.paint(cell.lastChild, session.weights(h), len, len, 0, 1);
     }
   }
 
@@ -308,7 +330,8 @@
       render();
     } else {
       rebuild(problems);
-      if (event.target.id === 'seed') buildWalkthrough();
+      // The walkthrough's text is not on screen with the charts: build it after they paint.
+      if (event.target.id === 'seed') setTimeout(buildWalkthrough, 0);
     }
   }
 
@@ -396,6 +419,7 @@
     syncControls();
     rebuild(parsed.problems);
     buildWalkthrough();
+    document.body.dataset.readyMs = String(performance.now());
     document.body.dataset.ready = 'true';
   }
 

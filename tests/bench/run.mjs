@@ -1,0 +1,192 @@
+// run.mjs — `npm run bench`: everything measured in one run, side by side, written to
+// tests/out/bench.json and tests/out/bench.md (and printed):
+//   - the native core against PyTorch (the tutorial's SimpleAttention, one thread) on the same
+//     weights and inputs: prefill and one decode step at the seeds' size and MiniMind's;
+//   - the WebAssembly build under Node against the native build on the same work;
+//   - a decode step's cost as the cache grows, with the cache and by recomputing without it;
+//   - the page in headless Chromium: control change to painted charts, and load to first chart;
+//   - sizes of the .wasm, its JS glue and the page.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT } from '../lib/run.mjs';
+
+const OUT = join(ROOT, 'tests', 'out');
+const CLI = join(ROOT, 'build', 'attnlab');
+const SIZES = {
+  seeds: { hidden: 16, heads: 4, kv_heads: 2, head_dim: 8, rope_base: 10000 },
+  'minimind2-small': { hidden: 512, heads: 8, kv_heads: 2, head_dim: 64, rope_base: 1e6 },
+  'minimind-3': { hidden: 768, heads: 8, kv_heads: 4, head_dim: 96, rope_base: 1e6 },
+};
+const SEQS = [128, 512, 2048];
+const CACHES = [128, 512, 2048];
+const quick = process.argv.includes('--quick');
+const repeatsFor = (size, n) => (quick ? 3 : size === 'seeds' ? 200 : n >= 2048 ? 5 : 15);
+
+// The work list: prefill (seq) and decode (decode_at) cases, as one record each.
+const cases = [];
+for (const [size, dims] of Object.entries(SIZES)) {
+  for (const seq of [...(size === 'seeds' ? [6] : []), ...SEQS]) cases.push({ size, kind: 'prefill', ...dims, seq, decode_at: 0, repeats: repeatsFor(size, seq) });
+  for (const at of CACHES) cases.push({ size, kind: 'decode', ...dims, seq: 0, decode_at: at, repeats: repeatsFor(size, at) });
+}
+
+function nativeBench(c) {
+  const args = ['bench', '--hidden', c.hidden, '--heads', c.heads, '--kv-heads', c.kv_heads, '--head-dim', c.head_dim,
+    '--rope-base', c.rope_base, '--seq', c.seq, '--decode-at', c.decode_at, '--repeats', c.repeats, '--threads', 1].map(String);
+  return JSON.parse(execFileSync(CLI, args, { encoding: 'utf8' }));
+}
+
+function torchBench(list) {
+  const probe = spawnSync('/usr/bin/python3', ['-c', 'import torch'], { encoding: 'utf8' });
+  if (probe.status !== 0) return { note: 'PyTorch is not installed (apt-get install -y python3-torch libopenblas0-pthread): skipped' };
+  const r = spawnSync('/usr/bin/python3', [join(ROOT, 'tests', 'bench', 'torch_bench.py'), JSON.stringify(list)],
+    { encoding: 'utf8', maxBuffer: 1 << 26 });
+  if (r.status !== 0) return { note: `PyTorch benchmark failed: ${r.stderr.trim().split('\n').pop()}` };
+  const version = spawnSync('/usr/bin/python3', ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout.trim();
+  return { version, results: r.stdout.trim().split('\n').map((l) => JSON.parse(l)) };
+}
+
+async function wasmCore() {
+  const require = createRequire(import.meta.url);
+  const factory = require(join(ROOT, 'web', 'gen', 'attnlab.js'));
+  const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
+  return AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
+}
+
+async function pageTimings() {
+  const { launch, openPage } = await import('../lib/browser.mjs');
+  const { startServer } = await import('../../web/serve.mjs');
+  const server = await startServer(0);
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const browser = await launch();
+  const out = { load: [], change: {} };
+  try {
+    for (let i = 0; i < (quick ? 2 : 5); i++) {
+      const { page } = await openPage(browser.context, `${base}#lang=en`);
+      out.load.push(Number(await page.evaluate(() => document.body.dataset.readyMs)));
+      await page.close();
+    }
+    for (const seq of [16, 64, 128, 512]) {
+      const { page } = await openPage(browser.context, `${base}#lang=en&prompt=${seq}&steps=0`);
+      // Control changes in rotation — the seed (new weights: attention and checks), the RoPE
+      // base (RoPE charts too), head_dim and the number of heads (every chart) — each timed from
+      // the change event until the next frame has been painted.
+      const times = await page.evaluate(async (n) => {
+        const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+        const changes = [
+          (i) => ['seed', String(100 + i)],
+          (i) => ['base', i % 2 ? '500000' : '10000'],
+          (i) => ['hd', i % 2 ? '16' : '8'],
+          (i) => ['heads', i % 2 ? '8' : '4'],
+        ];
+        const result = [];
+        for (let i = 0; i < n; i++) {
+          const [id, value] = changes[i % changes.length](Math.floor(i / changes.length));
+          const control = document.getElementById(id);
+          await frame();
+          const t0 = performance.now();
+          control.value = value;
+          control.dispatchEvent(new Event('change'));
+          await frame();
+          result.push(performance.now() - t0);
+        }
+        return result;
+      }, quick ? 8 : 40);
+      out.change[seq] = times;
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  return out;
+}
+
+const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
+const p95 = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]; };
+const fmt = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(1) : v.toPrecision(d));
+
+async function main() {
+  mkdirSync(OUT, { recursive: true });
+  const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) || [])[1] || 'unknown CPU';
+  console.error('native…');
+  const native = cases.map((c) => ({ ...c, ...nativeBench(c) }));
+  console.error('PyTorch…');
+  const torch = torchBench(cases.map((c) => ({ hidden: c.hidden, heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim, rope_base: c.rope_base, seq: c.seq, decode_at: c.decode_at, repeats: Math.min(c.repeats, 50) })));
+  console.error('WebAssembly…');
+  const core = await wasmCore();
+  const wasm = cases.map((c) => {
+    const r = core.bench({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq: c.seq, decodeAt: c.decode_at, repeats: Math.max(3, Math.min(c.repeats, 50)) });
+    return { ...c, prefill_ms: r.prefillMs, decode_ms: r.decodeMs };
+  });
+  console.error('decode curve…');
+  const curve = [64, 128, 256, 512, 1024, 2048].map((at) => {
+    const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
+    return { cache: at, with_cache_ms: r.decode_ms, recompute_ms: r.decode_recompute_ms };
+  });
+  console.error('page…');
+  const page = await pageTimings();
+  const size = (p) => statSync(join(ROOT, p)).size;
+  const payload = ['web/index.html', 'web/style.css', 'web/vendor/chart.umd.js', 'web/gen/attnlab.js', 'web/gen/attnlab.wasm',
+    'web/attnlab-api.js', 'web/i18n.js', 'web/heatmap.js', 'web/charts/mask.js', 'web/charts/rope.js', 'web/charts/attn.js',
+    'web/charts/kv.js', 'web/state.js', 'web/app.js'];
+  const sizes = { wasm: size('web/gen/attnlab.wasm'), glue: size('web/gen/attnlab.js'), page: payload.reduce((a, p) => a + size(p), 0), single_file: size('dist/attnlab.html') };
+
+  const ms = (r, kind) => (kind === 'prefill' ? r.prefill_ms : r.decode_ms);
+  const key = (r) => `${r.size}|${r.kind}|${r.seq}|${r.decode_at}`;
+  const torchBy = new Map((torch.results || []).map((r, i) => [key(cases[i]), r]));
+  const wasmBy = new Map(wasm.map((r) => [key(r), r]));
+  const rows = native.map((n) => {
+    const t = torchBy.get(key(n)), w = wasmBy.get(key(n));
+    return {
+      size: n.size, kind: n.kind, tokens: n.kind === 'prefill' ? n.seq : n.decode_at,
+      native_ms: ms(n, n.kind), torch_ms: t && ms(t, n.kind), wasm_ms: w && ms(w, n.kind),
+      native_gflops: n.kind === 'prefill' ? n.prefill_gflops : undefined,
+      torch_gflops: t && n.kind === 'prefill' ? t.prefill_gflops : undefined,
+      speedup_vs_torch: t ? ms(t, n.kind) / ms(n, n.kind) : undefined,
+      wasm_vs_native: w ? ms(n, n.kind) / ms(w, n.kind) : undefined,
+    };
+  });
+  const pageSummary = Object.fromEntries(Object.entries(page.change).map(([s, v]) => [s, { median_ms: median(v), p95_ms: p95(v) }]));
+  const find = (size, kind, tokens) => rows.find((r) => r.size === size && r.kind === kind && r.tokens === tokens);
+  const mm3 = find('minimind-3', 'prefill', 512), seeds = find('seeds', 'prefill', 6), dec = find('minimind-3', 'decode', 2048);
+  const wasmRatio = median(rows.filter((r) => r.size !== 'seeds').map((r) => r.wasm_vs_native));
+  const targets = [
+    ['native ≥ 1.0× PyTorch, MiniMind-3 prefill seq 512', mm3.speedup_vs_torch, (v) => v >= 1.0, (v) => `${fmt(v)}×`],
+    ['native ≥ 50× PyTorch at the seeds\' size (prefill of 6 tokens)', seeds.speedup_vs_torch, (v) => v >= 50, (v) => `${fmt(v)}×`],
+    ['decode step at cache 2048, MiniMind-3, ≤ 1.0 ms native', dec.native_ms, (v) => v <= 1.0, (v) => `${fmt(v)} ms`],
+    ['WASM ≥ 0.5× native (median over MiniMind cases)', wasmRatio, (v) => v >= 0.5, (v) => `${fmt(v)}×`],
+    ['page repaint ≤ 16 ms after a change at seq 64 (median)', pageSummary[64].median_ms, (v) => v <= 16, (v) => `${fmt(v)} ms`],
+    ['page repaint ≤ 100 ms after a change at seq 512 (median)', pageSummary[512].median_ms, (v) => v <= 100, (v) => `${fmt(v)} ms`],
+    ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
+  ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
+
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary }, sizes, targets };
+  writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
+
+  const md = [];
+  md.push(`Measured ${json.date.slice(0, 10)} on ${cpu}, one thread; PyTorch ${torch.version ? `${torch.version} (Debian python3-torch, OpenBLAS)` : `— ${torch.note}`}. Times are medians.`, '');
+  md.push('| layer | work | tokens | native ms | PyTorch ms | native / PyTorch | native GFLOP/s | PyTorch GFLOP/s | WASM ms | WASM / native |');
+  md.push('|---|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const r of rows) {
+    md.push(`| ${r.size} | ${r.kind === 'prefill' ? 'prefill' : 'decode step, cache'} | ${r.tokens} | ${fmt(r.native_ms)} | ${fmt(r.torch_ms)} | ${r.speedup_vs_torch ? `${fmt(r.speedup_vs_torch)}×` : '—'} | ${fmt(r.native_gflops)} | ${fmt(r.torch_gflops)} | ${fmt(r.wasm_ms)} | ${r.wasm_vs_native ? `${fmt(r.wasm_vs_native)}×` : '—'} |`);
+  }
+  md.push('', 'Decode step, MiniMind-3 layer, as the cache grows (native):', '');
+  md.push('| cache tokens | with the KV cache (ms) | recomputing without it (ms) |', '|---:|---:|---:|');
+  for (const c of curve) md.push(`| ${c.cache} | ${fmt(c.with_cache_ms)} | ${fmt(c.recompute_ms)} |`);
+  md.push('', 'The page in headless Chromium (served): control change → every chart repainted, and load → first chart:', '');
+  md.push('| sequence | median ms | p95 ms |', '|---:|---:|---:|');
+  for (const [s, v] of Object.entries(pageSummary)) md.push(`| ${s} | ${fmt(v.median_ms)} | ${fmt(v.p95_ms)} |`);
+  md.push(`| load → first chart | ${fmt(median(page.load))} | |`);
+  md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue ${(sizes.glue / 1024).toFixed(1)} KB, page payload ${(sizes.page / 1024).toFixed(1)} KB, dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
+  md.push('| target | measured | met |', '|---|---:|:---:|');
+  for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
+  writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');
+  console.log(md.join('\n'));
+}
+
+main().catch((e) => {
+  console.error(`bench: ${e.stack || e.message}`);
+  process.exit(1);
+});
