@@ -82,28 +82,38 @@ static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, cons
 #endif
 
 #if defined(__wasm_simd128__)
-/* WebAssembly SIMD: 4 vectors of 4 lanes per row, multiply then add. */
+/* WebAssembly SIMD: 3 rows × 4 vectors of 4 lanes = 12 accumulators, which the engine can keep
+ * in the 16 vector registers of x86-64 or ARM; multiply then add (no fused form in SIMD128). */
 static void kernel_wasm(int m, int64_t kc, const float *a, int64_t lda, const float *b,
                         int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    enum { ROWS = 3 };
     float tile[MR_MAX][NR];
     tile_load(tile, m, c, ldc, cols, accumulate);
-    v128_t acc[MR_MAX / 2][4];
-    for (int i0 = 0; i0 < m; i0 += MR_MAX / 2) { /* 6 rows at a time: 24 registers */
-        const int rows = m - i0 < MR_MAX / 2 ? m - i0 : MR_MAX / 2;
+    for (int i0 = 0; i0 < m; i0 += ROWS) {
+        const int rows = m - i0 < ROWS ? m - i0 : ROWS;
+        v128_t acc[ROWS][4];
         for (int i = 0; i < rows; i++)
             for (int v = 0; v < 4; v++) acc[i][v] = wasm_v128_load(&tile[i0 + i][4 * v]);
-        for (int64_t kk = 0; kk < kc; kk++) {
-            const float *brow = b + kk * ldb;
-            const v128_t b0 = wasm_v128_load(brow), b1 = wasm_v128_load(brow + 4);
-            const v128_t b2 = wasm_v128_load(brow + 8), b3 = wasm_v128_load(brow + 12);
-            for (int i = 0; i < rows; i++) {
-                const v128_t ai = wasm_f32x4_splat(a[(i0 + i) * lda + kk]);
-                acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(ai, b0));
-                acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(ai, b1));
-                acc[i][2] = wasm_f32x4_add(acc[i][2], wasm_f32x4_mul(ai, b2));
-                acc[i][3] = wasm_f32x4_add(acc[i][3], wasm_f32x4_mul(ai, b3));
-            }
+        const float *ap = a + i0 * lda;
+#define WASM_ROWS(R)                                                                   \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const float *brow = b + kk * ldb;                                              \
+        const v128_t b0 = wasm_v128_load(brow), b1 = wasm_v128_load(brow + 4);         \
+        const v128_t b2 = wasm_v128_load(brow + 8), b3 = wasm_v128_load(brow + 12);    \
+        _Pragma("GCC unroll 4") for (int i = 0; i < (R); i++) {                       \
+            const v128_t ai = wasm_f32x4_splat(ap[i * lda + kk]);                      \
+            acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(ai, b0));             \
+            acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(ai, b1));             \
+            acc[i][2] = wasm_f32x4_add(acc[i][2], wasm_f32x4_mul(ai, b2));             \
+            acc[i][3] = wasm_f32x4_add(acc[i][3], wasm_f32x4_mul(ai, b3));             \
+        }                                                                              \
+    }
+        switch (rows) {
+        case 3: WASM_ROWS(3) break;
+        case 2: WASM_ROWS(2) break;
+        default: WASM_ROWS(1) break;
         }
+#undef WASM_ROWS
         for (int i = 0; i < rows; i++)
             for (int v = 0; v < 4; v++) wasm_v128_store(&tile[i0 + i][4 * v], acc[i][v]);
     }
