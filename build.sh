@@ -4,6 +4,7 @@
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
 #   bash build.sh wasm     web/attnlab.js (+ .wasm) with Emscripten, and dist/attnlab.html
+#   bash build.sh fuzz     build/fuzz/fuzz_safetensors, the libFuzzer harness (clang, ASan+UBSan)
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
 # IEEE operation, as the PyTorch kernels we reproduce do (no silent multiply-add fusion).
@@ -91,6 +92,14 @@ wasm() {
     node web/bundle.mjs
 }
 
+fuzz() {
+    mkdir -p build/fuzz
+    clang -std=c11 -O1 -g -ffp-contract=off "${WARN[@]}" -Icore \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        "${CORE_SRC[@]}" tests/fuzz/fuzz_safetensors.c -lm -o build/fuzz/fuzz_safetensors
+    echo "built build/fuzz/fuzz_safetensors"
+}
+
 # Debian packages behind each command the build and the tests use.
 deps() {
     local missing=()
@@ -99,6 +108,10 @@ deps() {
     # The sanitizer runtimes come with gcc's libasan/libubsan.
     [ -n "$(gcc -print-file-name=libasan.so 2>/dev/null | grep /)" ] || missing+=(libasan8)
     command -v emcc >/dev/null || missing+=(emscripten)
+    command -v clang >/dev/null || missing+=(clang)
+    [ -n "$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-x86_64.a' 2>/dev/null | head -1)" ] ||
+        missing+=(libclang-rt-dev) # libFuzzer for `build.sh fuzz`
+    command -v valgrind >/dev/null || missing+=(valgrind)
     command -v chromium >/dev/null || missing+=(chromium) # browser tests, driven by playwright-core
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing: ${missing[*]}"
@@ -118,6 +131,7 @@ case "${1:-all}" in
     native) native ;;
     asan) asan ;;
     wasm) wasm ;;
+    fuzz) fuzz ;;
     all) native; asan; wasm ;;
-    *) echo "usage: bash build.sh [all|native|asan|wasm|deps]" >&2; exit 2 ;;
+    *) echo "usage: bash build.sh [all|native|asan|wasm|fuzz|deps]" >&2; exit 2 ;;
 esac

@@ -19,10 +19,12 @@ static inline float exp_poly(float x) {
     const float log2e = 1.44269504088896341f;
     const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
     /* Below about -87.3 the result is below FLT_MIN: return 0 (and 0 for -inf). Above 88.7 it
-     * overflows: clamp; x − max <= 0 in softmax, so this never happens there. */
-    const int underflow = x < -87.33654475f;
+     * overflows: clamp (x − max <= 0 in softmax, so only NaN arguments get there: an infinite
+     * score minus an infinite max). NaN stays NaN. Every special case is a select, not a
+     * branch, and never reaches the float-to-int conversion below. */
+    const int underflow = x < -87.33654475f, not_a_number = x != x;
     x = x > 88.3762626647949f ? 88.3762626647949f : x;
-    x = underflow ? 0.0f : x;
+    x = underflow || not_a_number ? 0.0f : x;
     /* Round to nearest by adding and removing 1.5·2^23 (|x·log2e| < 2^22): no call to floor,
      * so the loop vectorises on any SIMD level. */
     const float shifter = 12582912.0f;
@@ -40,7 +42,7 @@ static inline float exp_poly(float x) {
     float two_n;
     memcpy(&two_n, &bits, sizeof two_n);
     const float y = er * two_n;
-    return underflow ? 0.0f : y;
+    return not_a_number ? NAN : underflow ? 0.0f : y;
 }
 
 /* On x86-64 the function is built for AVX-512, AVX2 and the baseline, picked at load time:

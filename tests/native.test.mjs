@@ -14,6 +14,7 @@ const PROGRAMS = {
   test_safetensors: ['tests/malformed'],
   test_pow: ['tests/fixtures/pow/pow_golden.txt'],
   test_trig: ['tests/fixtures/trig/trig_golden.txt'],
+  test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
 };
 
 test('both builds exist', () => {

@@ -1,0 +1,52 @@
+/* test_fuzz_replay.c — replays the fuzzer's regression inputs (tests/malformed/fuzz: each once
+ * crashed a build) and its seed corpus (tests/fuzz/seeds) through the fuzz harness itself, so
+ * the plain and sanitizer test builds check them on every run.
+ * usage: test_fuzz_replay DIR... */
+#define _DEFAULT_SOURCE /* opendir */
+#include "fuzz/fuzz_safetensors.c"
+
+#include "check.h"
+
+#include <dirent.h>
+#include <stdio.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int replay_dir(const char *dir) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(stderr, "cannot open %s\n", dir);
+        return 0;
+    }
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        FILE *f = fopen(path, "rb");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        long n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        uint8_t *buf = malloc((size_t)n + 1);
+        if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
+            LLVMFuzzerTestOneInput(buf, (size_t)n); /* aborts (or a sanitizer stops) on a bug */
+            count++;
+        }
+        free(buf);
+        fclose(f);
+    }
+    closedir(d);
+    return count;
+}
+
+int main(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        const int n = replay_dir(argv[i]);
+        CHECK(n > 0, "no inputs replayed from %s", argv[i]);
+        printf("%s: %d inputs replayed\n", argv[i], n);
+    }
+    CHECK(argc > 1, "usage: test_fuzz_replay DIR...");
+    CHECK_DONE();
+}
