@@ -58,6 +58,7 @@ WASM_EXPORTS=(
     al_session_verify al_session_attn_config al_attn_flops al_kv_cache_bytes_for
     al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots
     al_gqa_map al_gqa_kv_choices al_forward_safetensors al_buffer_free al_bench_run
+    mallinfo
     malloc free
 )
 

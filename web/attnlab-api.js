@@ -74,6 +74,15 @@
       throw new AttnLabError(msg || this.statusText(status), status);
     }
 
+    // --- diagnostics: bytes currently allocated on the wasm heap (dlmalloc's mallinfo) and
+    // the heap's size, for leak checks.
+    heapStats() {
+      return this.withAllocs([64], (p) => {
+        this.m._mallinfo(p);
+        return { inUse: this.m.HEAP32[(p >> 2) + 7] - 64 - 8, heapBytes: this.m.HEAPU8.length };
+      });
+    }
+
     // --- al_struct_layout ------------------------------------------------------------------
     structLayout(which, count) {
       return this.withAllocs([4 * count], (p) => {
