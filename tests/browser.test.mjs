@@ -121,3 +121,57 @@ test('walkthrough shows the CLI demo\'s text for the page\'s seed', async () => 
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Hostile links: huge, negative, NaN, markup and very long values, broken encodings, unknown
+// keys. The page must come up working, show what it corrected, run no injected code and log
+// no uncaught errors.
+const HOSTILE = [
+  'prompt=99999999999999999999999&steps=-5&seed=-1',
+  'hd=NaN&base=Infinity&heads=0&kv=99',
+  'lang=<img src=x onerror="window.__pwned=1">&seed=<script>window.__pwned=1</script>',
+  `seed=${'9'.repeat(10000)}`,
+  `x=${'A'.repeat(12000)}`,
+  'prompt=%E0%A4%A&hidden=1e400&at=77777',
+  'heads=7&kv=3&head=99&pair=-3&hd=3',
+  '__proto__=1&constructor=2&toString=3&hasOwnProperty=4',
+];
+for (const [i, hash] of HOSTILE.entries()) {
+  test(`hostile link ${i + 1} is corrected and the page still works`, async () => {
+    const { page, problems } = await openPage(browser.context, `${served}#${hash}`);
+    const s = await chartState(page);
+    assert.ok(s.maskRows >= 1, 'the mask chart has rows');
+    assert.ok(s.colours['chart-attn'] >= 2, 'attention chart drawn');
+    assert.equal(await page.evaluate(() => window.__pwned), undefined, 'injected code ran');
+    const message = await page.textContent('#message');
+    assert.ok(message.length > 0 && !(await page.$eval('#message', (m) => m.hidden)), 'no visible message about the corrections');
+    assert.ok(message.length < 2000, 'the message repeats the hostile input at length');
+    await page.click('#btn-step').catch(() => {}); // may be disabled with no decode steps
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+test('the largest configuration the page allows still loads and steps', async () => {
+  const { page, problems } = await openPage(browser.context, `${served}#prompt=512&steps=512&hidden=1024&heads=32&kv=32&hd=256&lang=en`);
+  const s = await chartState(page);
+  assert.equal(s.maskRows, 512);
+  await page.click('#btn-step');
+  assert.equal((await chartState(page)).maskRows, 513);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the Content-Security-Policy blocks inline scripts on both pages', async () => {
+  for (const url of [`${served}#lang=en`, `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`]) {
+    const { page } = await openPage(browser.context, url);
+    const blocked = await page.evaluate(() => new Promise((resolve) => {
+      document.addEventListener('securitypolicyviolation', (e) => resolve(e.violatedDirective), { once: true });
+      const s = document.createElement('script');
+      s.textContent = 'window.__inline = 1';
+      document.body.appendChild(s);
+      setTimeout(() => resolve(window.__inline ? 'ran' : 'no event'), 1000);
+    }));
+    assert.match(blocked, /script-src/);
+    await page.close();
+  }
+});

@@ -25,7 +25,8 @@
     box.className = isError ? 'message error' : 'message';
   }
   function describeProblems(problems) {
-    return problems.map((p) => t.invalid(p.key, p.value, p.used)).join(' · ');
+    return problems.map((p) => (p.limit !== undefined ? t.beyondLimit(p.key, p.value, p.used, p.limit)
+      : t.invalid(p.key, p.value, p.used))).join(' · ');
   }
 
   // ---------------------------------------------------------------- loading

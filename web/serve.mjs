@@ -11,6 +11,10 @@ const TYPES = {
   '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.json': 'application/json', '.png': 'image/png',
 };
 
+// Scripts and everything else only from this origin; WebAssembly compilation allowed, no eval.
+const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+  "img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
 export function startServer(port = Number(process.env.PORT || 8080), host = '127.0.0.1') {
   const server = createServer(async (req, res) => {
     try {
@@ -20,7 +24,12 @@ export function startServer(port = Number(process.env.PORT || 8080), host = '127
       const file = normalize(join(ROOT, path));
       if (!file.startsWith(ROOT.endsWith(sep) ? ROOT : ROOT + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
       const body = await readFile(file);
-      res.writeHead(200, { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-cache' });
+      res.writeHead(200, {
+        'Content-Type': TYPES[extname(file)] || 'application/octet-stream',
+        'Cache-Control': 'no-cache',
+        'Content-Security-Policy': CSP,
+        'X-Content-Type-Options': 'nosniff',
+      });
       res.end(body);
     } catch (e) {
       res.writeHead(e.code === 'ENOENT' || e.code === 'EISDIR' ? 404 : 500, { 'Content-Type': 'text/plain' });

@@ -31,25 +31,29 @@
     return s;
   }
 
-  // Parses one value; returns [value, ok].
+  // Parses one value; returns [value, ok, limit] — limit is set when the value was beyond
+  // the page's range and clamped to it.
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
     let v = Number(raw);
     if (!Number.isFinite(v)) return [NaN, false];
-    let ok = true;
+    let ok = true, limit;
     if (kind !== 'number' && !Number.isInteger(v)) { v = Math.round(v); ok = false; }
     if (kind === 'even' && v % 2 !== 0) { v += 1; ok = false; }
-    if (v < min) { v = min; ok = false; }
-    if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; }
-    return [v, ok];
+    if (v < min) { v = min; ok = false; limit = min; }
+    if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; limit = max; }
+    return [v, ok, limit];
   }
 
   // Cross-field rules that need no core maths: the chosen head and pair exist, the sequence
   // fits the heatmaps. (KV heads must divide heads: the page asks the core for the choices.)
   function clampRelations(s, problems) {
     const fix = (key, value) => { problems.push({ key, value: s[key], used: value }); s[key] = value; };
-    if (s.prompt + s.steps > MAX_TOKENS) fix('steps', MAX_TOKENS - s.prompt);
+    if (s.prompt + s.steps > MAX_TOKENS) {
+      problems.push({ key: 'steps', value: s.steps, used: MAX_TOKENS - s.prompt, limit: MAX_TOKENS });
+      s.steps = MAX_TOKENS - s.prompt;
+    }
     if (s.kv > s.heads) fix('kv', s.heads);
     if (s.head >= s.heads) fix('head', 0);
     if (s.pair >= s.hd / 2) fix('pair', 0);
@@ -76,15 +80,16 @@
         problems.push({ key: part.slice(0, 24), value: '', used: 'ignored' });
         continue;
       }
-      const field = FIELDS[key];
+      // Own keys only: '__proto__', 'constructor' and the like are unknown keys, not fields.
+      const field = Object.prototype.hasOwnProperty.call(FIELDS, key) ? FIELDS[key] : null;
       if (!field) {
         problems.push({ key: key.slice(0, 24), value: raw.slice(0, 24), used: 'ignored' });
         continue;
       }
       const [def, min, max, kind] = field;
-      const [v, ok] = parseValue(kind, raw.slice(0, 64), min, max);
+      const [v, ok, limit] = parseValue(kind, raw.slice(0, 64), min, max);
       const used = Number.isNaN(v) || (kind === 'lang' && !ok) ? def : v;
-      if (!ok) problems.push({ key, value: raw.slice(0, 24), used });
+      if (!ok) problems.push({ key, value: raw.slice(0, 24), used, limit });
       state[key] = used;
     }
     clampRelations(state, problems);
