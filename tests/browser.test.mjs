@@ -89,7 +89,10 @@ for (const [label, url] of [['served page', () => `${served}#lang=en`], ['dist/a
     assert.notEqual(s.title, english);
     assert.match(s.title, /看见注意力/);
 
-    // The hash holds the whole state: reopening it shows the same view.
+    // The hash holds the whole state (written once the page settles): reopening it shows the
+    // same view.
+    await page.waitForFunction(() => /heads=8/.test(location.hash) && /lang=zh/.test(location.hash));
+    s = await chartState(page);
     const hash = s.hash;
     assert.match(hash, /heads=8/);
     assert.match(hash, /kv=2/);

@@ -14,6 +14,13 @@
   let playTimer = null;
   let lastGood = null; // the last state a session was built from
   const charts = {};   // canvas id -> Chart
+  const images = {};   // canvas id -> the offscreen canvas its heatmap cells are painted into
+  const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
+  const kvChoiceCache = new Map(); // heads -> the KV head counts the core allows
+  const kvChoices = (heads) => {
+    if (!kvChoiceCache.has(heads)) kvChoiceCache.set(heads, core.kvChoices(heads));
+    return kvChoiceCache.get(heads);
+  };
   const exports = {};  // chart name -> () => {csv, canvasId}
   let walkSteps = [];
 
@@ -98,7 +105,7 @@
   // them) and runs it to state.at tokens. On a refused configuration, shows the core's message
   // and returns to the last good state.
   function rebuild(problems = []) {
-    const choices = core.kvChoices(state.heads);
+    const choices = kvChoices(state.heads);
     if (!choices.includes(state.kv)) {
       const nearest = choices.reduce((a, b) => (Math.abs(b - state.kv) < Math.abs(a - state.kv) ? b : a));
       problems.push({ key: 'kv', value: state.kv, used: nearest });
@@ -139,7 +146,7 @@
     // 1. mask
     const mask = session.mask();
     drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
-      () => window.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t }, $('tip-mask')));
+      () => window.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask') }, $('tip-mask')));
     exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
 
     // 2. RoPE
@@ -147,7 +154,7 @@
     const angles = core.ropeAngles(total, state.hd, state.base, !!state.wrap);
     const ropeKey = `${total}|${state.hd}|${state.base}|${state.lang}`;
     drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}`,
-      () => window.AttnLabRopeChart.ropeAngleConfig({ angles, positions: total, pairs, t }, $('tip-rope')));
+      () => window.AttnLabRopeChart.ropeAngleConfig({ angles, positions: total, pairs, t, image: imageFor('chart-rope') }, $('tip-rope')));
     const ones = new Float32Array(state.hd).fill(1);
     const points = core.ropePairTrace(ones, state.pair, total, state.hd, state.base);
     drawIfChanged('chart-rope-pair', `${ropeKey}|${state.pair}`,
@@ -159,7 +166,7 @@
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.weights(state.head);
     draw('chart-attn', window.AttnLabAttnChart.attnConfig(
-      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t }, $('tip-attn')));
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn') }, $('tip-attn')));
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
     renderHeadGrid(len, kvMap);
     renderGqaMap(kvMap);
@@ -253,9 +260,15 @@
     $('btn-play').textContent = playTimer ? t.pause : t.play;
   }
 
+  // The URL follows the state, written once things settle: history.replaceState costs
+  // milliseconds, too much to pay on every step of Play.
+  let hashTimer = null;
   function writeHash() {
-    const hash = S.toHash(state);
-    if (location.hash !== hash) history.replaceState(null, '', hash);
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => {
+      const hash = S.toHash(state);
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+    }, 150);
   }
 
   // ---------------------------------------------------------------- walkthrough
@@ -302,11 +315,13 @@
 
   function syncControls() {
     for (const [id, key] of Object.entries(NUMERIC)) $(id).value = String(state[key]);
-    const kv = $('kv');
-    kv.replaceChildren(...core.kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
+    const kv = $('kv'), head = $('head');
+    if (kv.dataset.heads !== String(state.heads)) { // the options depend on the head count only
+      kv.replaceChildren(...kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
+      head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
+      kv.dataset.heads = String(state.heads);
+    }
     kv.value = String(state.kv);
-    const head = $('head');
-    head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
     head.value = String(state.head);
     $('pair').max = String(state.hd / 2 - 1);
     $('qk').checked = !!state.qk;
@@ -332,8 +347,12 @@
     } else {
       rebuild(problems);
       // The walkthrough's text is not on screen with the charts: build it after they paint.
-      if (event.target.id === 'seed') setTimeout(buildWalkthrough, 0);
+      if (event.target.id === 'seed') afterPaint(buildWalkthrough);
     }
+  }
+
+  function afterPaint(fn) {
+    requestAnimationFrame(() => setTimeout(fn, 0));
   }
 
   function step() {

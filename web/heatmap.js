@@ -20,6 +20,13 @@
     const a = VIRIDIS[i], b = VIRIDIS[i + 1];
     return [a[0] + (b[0] - a[0]) * f, a[1] + (b[1] - a[1]) * f, a[2] + (b[2] - a[2]) * f];
   }
+  // The ramp sampled at 256 levels, packed as RGBA words, for painting.
+  const RAMP = new Uint32Array(256);
+  const LITTLE = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+  const pack = (c) => (LITTLE ? (255 << 24) | (Math.round(c[2]) << 16) | (Math.round(c[1]) << 8) | Math.round(c[0])
+    : (Math.round(c[0]) << 24) | (Math.round(c[1]) << 16) | (Math.round(c[2]) << 8) | 255) >>> 0;
+  for (let i = 0; i < 256; i++) RAMP[i] = pack(viridis(i / 255));
+  const MASKED_WORD = pack(MASKED);
 
   // Paints values[rows × cols] into a canvas of rows × cols pixels. Non-finite cells are
   // drawn in grey. lo/hi: the value range mapped to the ramp.
@@ -28,14 +35,13 @@
     canvas.height = Math.max(1, rows);
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(canvas.width, canvas.height);
-    const span = hi > lo ? hi - lo : 1;
+    const words = new Uint32Array(img.data.buffer);
+    const scale = hi > lo ? 255 / (hi - lo) : 0;
     for (let i = 0; i < rows * cols; i++) {
       const v = values[i];
-      const c = Number.isFinite(v) ? viridis((v - lo) / span) : MASKED;
-      img.data[4 * i] = c[0];
-      img.data[4 * i + 1] = c[1];
-      img.data[4 * i + 2] = c[2];
-      img.data[4 * i + 3] = 255;
+      if (!Number.isFinite(v)) { words[i] = MASKED_WORD; continue; }
+      const level = (v - lo) * scale;
+      words[i] = RAMP[level <= 0 ? 0 : level >= 255 ? 255 : Math.round(level)];
     }
     ctx.putImageData(img, 0, 0);
   }
@@ -60,9 +66,10 @@
   };
 
   // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, title, xLabel, yLabel,
-  // format(v) for the tooltip, highlightRow}. `tooltip` is a DOM element to position on hover.
+  // format(v) for the tooltip, highlightRow, image: the canvas to paint the cells into (one per
+  // chart, reused)}. `tooltip` is a DOM element to position on hover.
   function heatmapConfig(m, tooltip) {
-    const image = typeof document !== 'undefined' ? document.createElement('canvas') : null;
+    const image = m.image || (typeof document !== 'undefined' ? document.createElement('canvas') : null);
     if (image) paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
     const axis = (label, n, reverse) => ({
       type: 'linear', min: -0.5, max: n - 0.5, reverse,

@@ -7,7 +7,7 @@
   // d: {mask: Float32Array[len*len], len, newestRow, t (strings)}
   function maskConfig(d, tooltip) {
     return H.heatmapConfig({
-      values: d.mask, rows: d.len, cols: d.len, lo: -1, hi: 0,
+      values: d.mask, rows: d.len, cols: d.len, lo: -1, hi: 0, image: d.image,
       title: `${d.t.maskTitle} — ${d.t.allowed} / ${d.t.masked}`,
       xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow,
       format: (v) => (Number.isFinite(v) ? `${d.t.allowed}` : `${d.t.masked}`),

@@ -10,7 +10,7 @@
     let lo = Infinity, hi = -Infinity;
     for (const v of d.angles) { if (v < lo) lo = v; if (v > hi) hi = v; }
     return H.heatmapConfig({
-      values: d.angles, rows: d.positions, cols: d.pairs, lo, hi,
+      values: d.angles, rows: d.positions, cols: d.pairs, lo, hi, image: d.image,
       title: `${d.t.ropeTitle} — ${d.t.angle}`,
       xLabel: d.t.pairIndex, yLabel: d.t.position,
       format: (v) => `${v.toPrecision(6)} rad`,
