@@ -60,14 +60,11 @@ void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *f
 
 al_status al_rope_table(float *cos_out, float *sin_out, int64_t end, int64_t head_dim,
                         double base) {
-    if (!cos_out || !sin_out || end < 0 || head_dim > AL_MAX_HEAD_DIM) return AL_ERR_ARG;
-    float freq[AL_MAX_HEAD_DIM / 2];
-    al_status st = al_rope_freqs(freq, head_dim, base);
+    if (!cos_out || !sin_out) return AL_ERR_ARG;
+    /* The angle table [end, head_dim/2] goes into the start of cos_out, then both are spread. */
+    al_status st = al_rope_angles(cos_out, end, head_dim, base);
     if (st != AL_OK) return st;
-    const int64_t half = head_dim / 2;
-    for (int64_t m = 0; m < end; m++)
-        for (int64_t i = 0; i < half; i++) cos_out[m * half + i] = rope_angle(m, freq[i]);
-    tables_from_angles(cos_out, sin_out, end, half);
+    tables_from_angles(cos_out, sin_out, end, head_dim / 2);
     return AL_OK;
 }
 
