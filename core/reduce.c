@@ -70,13 +70,31 @@ static void row_sum(float *out, const float *x, int64_t n, int width, int square
     memcpy(out, partial, (size_t)width * sizeof(float));
 }
 
+/* Rows shorter than 16, which the attention layer's QK-Norm meets for every head of small
+ * models, spelled out: the same additions in the same order as the general code below gives
+ * for them (its zero accumulators included, so even the sign of a zero sum is the same). */
+static float short_row_sum(const float *x, int64_t n, int square) {
+    if (n < ILP) { /* row_sum over scalars, no full row of ILP: one accumulator */
+        float s = 0.0f;
+        for (int64_t i = 0; i < n; i++) s += load(x, i, square);
+        return ((s + 0.0f) + 0.0f) + 0.0f;
+    }
+    if (n < LANES) { /* one row of ILP accumulators, the rest into the first, then folded */
+        float p[ILP];
+        for (int k = 0; k < ILP; k++) p[k] = 0.0f + load(x, k, square);
+        for (int64_t i = ILP; i < n; i++) p[0] += load(x, i, square);
+        return ((p[0] + p[1]) + p[2]) + p[3];
+    }
+    /* one vector of 8 lanes (each 0 + x, plus three zero accumulators), the tail first */
+    float total = 0.0f;
+    for (int64_t i = LANES; i < n; i++) total += load(x, i, square);
+    for (int l = 0; l < LANES; l++) total += (((0.0f + load(x, l, square)) + 0.0f) + 0.0f) + 0.0f;
+    return total;
+}
+
 /* Σ x (square = 0) or Σ x² with each square rounded to float first (square = 1). */
 static float torch_row_sum(const float *x, int64_t n, int square) {
-    if (n < LANES) {
-        float s;
-        row_sum(&s, x, n, 1, square);
-        return s;
-    }
+    if (n < 2 * LANES) return short_row_sum(x, n, square);
     const int64_t vectors = n / LANES;
     float lanes[LANES];
     row_sum(lanes, x, vectors, LANES, square);
