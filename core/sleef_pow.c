@@ -11,7 +11,7 @@
  * code is written anew.
  *
  *   pow(x, y) = exp(y · log|x|), both log and exp carried in "double-float" (an unevaluated sum
- *   hi + lo of two floats, about 48 significant bits):
+ *   hi + lo of two floats, about 48 significant bits; the operations are in double_float.h):
  *   - log: |x| = m · 2^e with m in [0.75, 1.5); z = (m − 1)/(m + 1) as a double-float;
  *     log|x| = e·ln2 + 2z + z³·(c + z²·P(z²)).
  *   - exp: q = round(v / ln2); r = v − q·ln2 (ln2 split in two parts);
@@ -26,30 +26,14 @@
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "double_float.h" /* bits, to_i32_trunc, double-float ops; FLT_EVAL_METHOD check */
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
 #endif
 
-/* Every float operation must round to float32 once (no x87 excess precision). */
-#if defined(FLT_EVAL_METHOD) && FLT_EVAL_METHOD != 0 && FLT_EVAL_METHOD != -1
-#error "sleef_pow.c needs FLT_EVAL_METHOD 0 (on 32-bit x86 build with -msse2 -mfpmath=sse)"
-#endif
-
-/* ---- bit access and the integer steps of the AVX2 code, with two's-complement wrap ---- */
-
-static uint32_t f2u(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float u2f(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
+/* ---- the integer steps of the AVX2 code, with two's-complement wrap ---- */
 
 static int32_t u2i(uint32_t u) {
     return u < 0x80000000u ? (int32_t)u : (int32_t)(u - 0x80000000u) - INT32_MAX - 1;
@@ -59,16 +43,12 @@ static int32_t wsub(int32_t a, int32_t b) { return u2i((uint32_t)a - (uint32_t)b
 static int32_t shl(int32_t a, int k) { return u2i((uint32_t)a << k); }
 static int32_t sar(int32_t a, int k) { return a >= 0 ? a >> k : -1 - ((-1 - a) >> k); }
 
-/* cvtps2dq / cvttps2dq: NaN and values outside int32 give INT32_MIN ("integer indefinite"). */
+/* cvtps2dq: NaN and values outside int32 give INT32_MIN ("integer indefinite"); cvttps2dq is
+ * to_i32_trunc in double_float.h. */
 static int32_t to_i32_nearest(float f) {
     if (!(f >= -2147483648.0f && f < 2147483648.0f)) return INT32_MIN;
     const float r = nearbyintf(f); /* default rounding mode: nearest, ties to even */
     return (int32_t)r;
-}
-
-static int32_t to_i32_trunc(float f) {
-    if (!(f >= -2147483648.0f && f < 2147483648.0f)) return INT32_MIN;
-    return (int32_t)f;
 }
 
 /* x · 2^q for any int32 q, as SLEEF's vldexp: four equal power-of-two factors (each clamped to
@@ -80,82 +60,9 @@ static float scale_pow2(float x, int32_t q) {
     m = wadd(m, 0x7f);
     if (m < 0) m = 0;
     if (m > 0xff) m = 0xff;
-    const float f = u2f((uint32_t)m << 23);
+    const float f = float_of((uint32_t)m << 23);
     x = x * f * f * f * f;
-    return x * u2f((uint32_t)wadd(q, 0x7f) << 23);
-}
-
-/* ---- double-float arithmetic: value = hi + lo, |lo| <= ulp(hi)/2 or so ---- */
-
-typedef struct {
-    float hi, lo;
-} dfloat;
-
-static dfloat df(float hi, float lo) {
-    dfloat r = {hi, lo};
-    return r;
-}
-
-/* a + b, exact, no ordering assumption. */
-static dfloat df_sum_ff(float a, float b) {
-    const float s = a + b, v = s - a;
-    return df(s, (a - (s - v)) + (b - v));
-}
-
-/* A + b, no ordering assumption. */
-static dfloat df_sum_df_f(dfloat a, float b) {
-    const float s = a.hi + b, v = s - a.hi;
-    float lo = (a.hi - (s - v)) + (b - v);
-    return df(s, lo + a.lo);
-}
-
-/* A + B, no ordering assumption. */
-static dfloat df_sum_df_df(dfloat a, dfloat b) {
-    const float s = a.hi + b.hi, v = s - a.hi;
-    float lo = (a.hi - (s - v)) + (b.hi - v);
-    return df(s, lo + (a.lo + b.lo));
-}
-
-/* A + B assuming |A| >= |B|. */
-static dfloat df_fastsum_df_df(dfloat a, dfloat b) {
-    const float s = a.hi + b.hi;
-    return df(s, (((a.hi - s) + b.hi) + a.lo) + b.lo);
-}
-
-/* a + B assuming |a| >= |B|. */
-static dfloat df_fastsum_f_df(float a, dfloat b) {
-    const float s = a + b.hi;
-    return df(s, ((a - s) + b.hi) + b.lo);
-}
-
-static dfloat df_renorm(dfloat a) {
-    const float s = a.hi + a.lo;
-    return df(s, (a.hi - s) + a.lo);
-}
-
-static dfloat df_scale(dfloat a, float k) { return df(a.hi * k, a.lo * k); }
-
-static dfloat df_mul_df_f(dfloat a, float b) {
-    const float p = a.hi * b;
-    return df(p, fmaf(a.lo, b, fmaf(a.hi, b, -p)));
-}
-
-static dfloat df_mul_df_df(dfloat a, dfloat b) {
-    const float p = a.hi * b.hi;
-    return df(p, fmaf(a.hi, b.lo, fmaf(a.lo, b.hi, fmaf(a.hi, b.hi, -p))));
-}
-
-static dfloat df_square(dfloat a) {
-    const float p = a.hi * a.hi;
-    return df(p, fmaf(a.hi + a.hi, a.lo, fmaf(a.hi, a.hi, -p)));
-}
-
-static dfloat df_div(dfloat n, dfloat d) {
-    const float r = 1.0f / d.hi;
-    const float q = n.hi * r;
-    const float err = fmaf(r, n.hi, -q);
-    const float corr = fmaf(-d.lo, r, fmaf(-d.hi, r, 1.0f));
-    return df(q, fmaf(q, corr, fmaf(n.lo, r, err)));
+    return x * float_of((uint32_t)wadd(q, 0x7f) << 23);
 }
 
 /* ---- log and exp kernels ---- */
@@ -165,21 +72,21 @@ static dfloat log_df(float d) {
     const int tiny = d < FLT_MIN;
     if (tiny) d *= 0x1p64f;
     /* exponent of d·(4/3), so that the reduced m = d·2^-e lies in [0.75, 1.5) */
-    int32_t e = (int32_t)((f2u(d * 0x1.555556p+0f) >> 23) & 0xff) - 0x7f;
-    const float m = u2f(f2u(d) + ((uint32_t)wsub(0, e) << 23));
+    int32_t e = (int32_t)((bits_of(d * 0x1.555556p+0f) >> 23) & 0xff) - 0x7f;
+    const float m = float_of(bits_of(d) + ((uint32_t)wsub(0, e) << 23));
     if (tiny) e -= 64;
 
-    const dfloat z = df_div(df_sum_ff(-1.0f, m), df_sum_ff(1.0f, m));
+    const dfloat z = df_div_dd(df_add_ff(-1.0f, m), df_add_ff(1.0f, m));
     const dfloat z2 = df_square(z);
 
     float p = 0x1.ec2d14p-3f;
     p = fmaf(p, z2.hi, 0x1.23f494p-2f);
     p = fmaf(p, z2.hi, 0x1.999bb2p-2f);
-    const dfloat c = df(0x1.555554p-1f, 0x1.fb6706p-29f); /* ~2/3 */
+    const dfloat c = df_make(0x1.555554p-1f, 0x1.fb6706p-29f); /* ~2/3 */
 
-    dfloat s = df_mul_df_f(df(0x1.62e43p-1f, -0x1.05c61p-29f), (float)e); /* e · ln 2 */
-    s = df_fastsum_df_df(s, df_scale(z, 2.0f));
-    s = df_fastsum_df_df(s, df_mul_df_df(df_mul_df_df(z2, z), df_sum_df_df(df_mul_df_f(z2, p), c)));
+    dfloat s = df_mul_df(df_make(0x1.62e43p-1f, -0x1.05c61p-29f), (float)e); /* e · ln 2 */
+    s = df_fastadd_dd(s, df_scale_df(z, 2.0f));
+    s = df_fastadd_dd(s, df_mul_dd(df_mul_dd(z2, z), df_add_dd(df_mul_df(z2, p), c)));
     return s;
 }
 
@@ -188,8 +95,8 @@ static float exp_df(dfloat v) {
     const int32_t q = to_i32_nearest((v.hi + v.lo) * 0x1.715476p+0f); /* v / ln 2 */
     const float qf = (float)q;
 
-    dfloat r = df_sum_df_f(v, qf * -0x1.62e4p-1f);       /* ln 2, high part */
-    r = df_sum_df_f(r, qf * -0x1.7f7d1cp-20f);            /* ln 2, low part */
+    dfloat r = df_add_df(v, qf * -0x1.62e4p-1f);  /* ln 2, high part */
+    r = df_add_df(r, qf * -0x1.7f7d1cp-20f);       /* ln 2, low part */
     r = df_renorm(r);
 
     float p = 0x1.655decp-10f;
@@ -198,8 +105,8 @@ static float exp_df(dfloat v) {
     p = fmaf(p, r.hi, 0x1.5554bcp-3f);
     p = fmaf(p, r.hi, 0x1.fffff6p-2f);
 
-    dfloat t = df_fastsum_df_df(r, df_mul_df_f(df_square(r), p));
-    t = df_fastsum_f_df(1.0f, t);
+    dfloat t = df_fastadd_dd(r, df_mul_df(df_square(r), p));
+    t = df_fastadd_fd(1.0f, t);
     const float y = scale_pow2(t.hi + t.lo, q);
     return v.hi < -104.0f ? 0.0f : y;
 }
@@ -211,28 +118,28 @@ float al_powf_torch(float x, float y) {
     const int y_int = truncf(y) == y || ay > 0x1p24f;
     const int y_odd = (to_i32_trunc(y) & 1) != 0 && y_int && ay < 0x1p24f;
 
-    float r = exp_df(df_mul_df_f(log_df(fabsf(x)), y));
+    float r = exp_df(df_mul_df(log_df(fabsf(x)), y));
     if (isnan(r)) r = INFINITY;
 
     if (!(x > 0.0f)) {
-        if (!y_int) r = u2f(0x7fc00000u); /* r · NaN on x86 gives that default quiet NaN */
+        if (!y_int) r = float_of(0x7fc00000u); /* r · NaN on x86 gives that default quiet NaN */
         else if (y_odd) r = -r;
     }
 
     if (isinf(y)) {
         /* |x| − 1 with the sign of y flipped when y is negative */
-        const float efx = u2f(f2u(fabsf(x) - 1.0f) ^ (f2u(y) & 0x80000000u));
+        const float efx = flip_sign_by(fabsf(x) - 1.0f, y);
         r = efx < 0.0f ? 0.0f : efx == 0.0f ? 1.0f : INFINITY;
     }
 
     if (isinf(x) || x == 0.0f) {
-        const int zero_result = ((f2u(y) >> 31) != 0) != (x == 0.0f);
+        const int zero_result = ((bits_of(y) >> 31) != 0) != (x == 0.0f);
         const float mag = zero_result ? 0.0f : INFINITY;
         const float sign_src = y_odd ? x : 1.0f;
-        r = u2f(f2u(mag) ^ (f2u(sign_src) & 0x80000000u));
+        r = flip_sign_by(mag, sign_src);
     }
 
-    if (isnan(x) || isnan(y)) r = u2f(0xffffffffu);
+    if (isnan(x) || isnan(y)) r = float_of(0xffffffffu);
     if (y == 0.0f || x == 1.0f) r = 1.0f;
     return r;
 }

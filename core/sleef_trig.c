@@ -8,7 +8,8 @@
  *   - every float operation is one IEEE binary32 operation (the project builds with
  *     -ffp-contract=off; clang also gets the pragma below);
  *   - fmaf() stands exactly where the AVX2 build uses a fused multiply-add (SLEEF's mla /
- *     fma helpers and its FMA double-float products), nowhere else;
+ *     fma helpers and its FMA double-float products, the latter in double_float.h), nowhere
+ *     else;
  *   - rintf() is the vector round-to-nearest-even, and float-to-int conversions follow the
  *     x86 ones (NaN or out of range gives INT32_MIN, the "integer indefinite").
  *
@@ -28,116 +29,12 @@
 
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
+
+#include "double_float.h" /* bits, flip_sign_by, to_i32_trunc, the double-float operations */
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF
 #endif
-
-/* ---- bits and x86-style conversions ------------------------------------------------------ */
-
-static uint32_t f2u(float f) {
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static float u2f(uint32_t u) {
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-/* x86 cvtps2dq / cvttps2dq on a value that is already integral (or to be truncated). */
-static int32_t to_i32_trunc(float v) {
-    if (!(v >= -2147483648.0f && v < 2147483648.0f)) return INT32_MIN;
-    return (int32_t)v;
-}
-
-/* x with its sign flipped when s has its sign bit set (SLEEF's mulsign). */
-static float flip_sign_by(float x, float s) { return u2f(f2u(x) ^ (f2u(s) & 0x80000000u)); }
-
-/* ---- double-float ("df") arithmetic: value = hi + lo, |lo| <= ulp(hi)/2 ------------------ */
-
-typedef struct {
-    float hi, lo;
-} df;
-
-static df df_make(float hi, float lo) {
-    df r = {hi, lo};
-    return r;
-}
-
-/* hi + lo re-split so that hi is the rounded sum. */
-static df df_renorm(df a) {
-    float s = a.hi + a.lo;
-    return df_make(s, (a.hi - s) + a.lo);
-}
-
-/* Fast two-sum of floats; exact when |a| >= |b|. */
-static df df_fast_sum(float a, float b) {
-    float s = a + b;
-    return df_make(s, (a - s) + b);
-}
-
-/* Exact two-sum of floats, whatever their magnitudes. */
-static df df_two_sum(float a, float b) {
-    float s = a + b;
-    float bb = s - a;
-    return df_make(s, (a - (s - bb)) + (b - bb));
-}
-
-/* df + float, fast form (|a| >= |b|). */
-static df df_fast_add_f(df a, float b) {
-    float s = a.hi + b;
-    return df_make(s, ((a.hi - s) + b) + a.lo);
-}
-
-/* float + df, fast form (|a| >= |b|). */
-static df df_f_fast_add(float a, df b) {
-    float s = a + b.hi;
-    return df_make(s, ((a - s) + b.hi) + b.lo);
-}
-
-/* df + float, two-sum form. */
-static df df_add_f(df a, float b) {
-    float s = a.hi + b;
-    float bb = s - a.hi;
-    float t = (a.hi - (s - bb)) + (b - bb);
-    return df_make(s, t + a.lo);
-}
-
-/* df + df, two-sum form. */
-static df df_add(df a, df b) {
-    float s = a.hi + b.hi;
-    float bb = s - a.hi;
-    float t = (a.hi - (s - bb)) + (b.hi - bb);
-    return df_make(s, t + (a.lo + b.lo));
-}
-
-/* Products with FMA, as the AVX2 build computes them. */
-static df df_mul_ff(float a, float b) {
-    float p = a * b;
-    return df_make(p, fmaf(a, b, -p));
-}
-
-static df df_mul_f(df a, float b) {
-    float p = a.hi * b;
-    return df_make(p, fmaf(a.lo, b, fmaf(a.hi, b, -p)));
-}
-
-static df df_mul(df a, df b) {
-    float p = a.hi * b.hi;
-    return df_make(p, fmaf(a.hi, b.lo, fmaf(a.lo, b.hi, fmaf(a.hi, b.hi, -p))));
-}
-
-/* a * b rounded to one float. */
-static float df_mul_to_f(df a, df b) { return fmaf(a.hi, b.hi, fmaf(a.lo, b.hi, a.hi * b.lo)); }
-
-static df df_square(df a) {
-    float p = a.hi * a.hi;
-    return df_make(p, fmaf(a.hi + a.hi, a.lo, fmaf(a.hi, a.hi, -p)));
-}
 
 /* ---- constants ---------------------------------------------------------------------------- */
 
@@ -270,7 +167,7 @@ static const float rempi_tab[103][4] = {
 /* ---- Payne–Hanek reduction ----------------------------------------------------------------- */
 
 typedef struct {
-    df r;      /* x - q' (pi/2), |r| <= pi/4 (as a double-float) */
+    dfloat r;  /* x - q' (pi/2), |r| <= pi/4 (as a double-float) */
     int32_t q; /* quarter turns, modulo 4 at least */
 } reduced;
 
@@ -283,24 +180,24 @@ static float split_quarters(float v, int32_t *quarters) {
 }
 
 static reduced payne_hanek(float a) {
-    uint32_t bits = f2u(a);
+    uint32_t bits = bits_of(a);
     int32_t e = (int32_t)((bits >> 23) & 0xffu) - 0x7f - 25;
     if (e > 65) bits += (uint32_t)(-64) << 23; /* a · 2^-64, the table compensates */
-    a = u2f(bits);
+    a = float_of(bits);
     if (e < 0) e = 0;
     const float *t = rempi_tab[e];
     int32_t q, dq;
 
-    df x = df_mul_ff(a, t[0]);
+    dfloat x = df_mul_ff(a, t[0]);
     x.hi = split_quarters(x.hi, &q);
     x = df_renorm(x);
-    x = df_add(x, df_mul_ff(a, t[1]));
+    x = df_add_dd(x, df_mul_ff(a, t[1]));
     x.hi = split_quarters(x.hi, &dq);
     q += dq;
     x = df_renorm(x);
-    x = df_add(x, df_mul_f(df_make(t[2], t[3]), a));
+    x = df_add_dd(x, df_mul_df(df_make(t[2], t[3]), a));
     x = df_renorm(x);
-    x = df_mul(x, df_make(PI_F_HI * 2, PI_F_LO * 2));
+    x = df_mul_dd(x, df_make(PI_F_HI * 2, PI_F_LO * 2));
     if (fabsf(a) < 0.7f) x = df_make(a, 0.0f); /* small lanes of a wide vector: no reduction */
     reduced r = {x, q};
     return r;
@@ -308,13 +205,13 @@ static reduced payne_hanek(float a) {
 
 /* ---- the shared tail: sin of the reduced argument d (a double-float) ----------------------- */
 
-static float sin_poly(df d) {
-    df s = df_square(d);
+static float sin_poly(dfloat d) {
+    dfloat s = df_square(d);
     float u = C9;
     u = fmaf(u, s.hi, C7);
     u = fmaf(u, s.hi, C5);
-    df x = df_f_fast_add(1.0f, df_mul(df_fast_sum(C3, u * s.hi), s));
-    return df_mul_to_f(d, x);
+    dfloat x = df_fastadd_fd(1.0f, df_mul_dd(df_fastadd_ff(C3, u * s.hi), s));
+    return df_mul_dd_to_f(d, x);
 }
 
 /* torch returns the NaN with every bit set for any NaN or infinite input: SLEEF ORs an
@@ -324,49 +221,49 @@ static float sin_poly(df d) {
 
 float al_sinf_torch_lane(float x, int wide) {
     int32_t q;
-    df d;
+    dfloat d;
     if (!wide && fabsf(x) < SMALL_LIMIT) {
         float k = rintf(x * INV_PI);
         q = to_i32_trunc(k);
         float v = fmaf(k, -PI_HI, x);
-        d = df_two_sum(v, k * -PI_MID);
-        d = df_fast_add_f(d, k * -PI_LO);
+        d = df_add_ff(v, k * -PI_MID);
+        d = df_fastadd_df(d, k * -PI_LO);
     } else {
-        if (isnan(x) || isinf(x)) return u2f(NAN_ALL_ONES);
+        if (isnan(x) || isinf(x)) return float_of(NAN_ALL_ONES);
         reduced r = payne_hanek(x);
         q = (((r.q & 3) * 2) + (r.r.hi > 0 ? 2 : 1)) >> 2;
         if ((r.q & 1) == 1) {
-            df half = df_make(flip_sign_by(PI_F_HI * -0.5f, r.r.hi),
-                              flip_sign_by(PI_F_LO * -0.5f, r.r.hi));
-            r.r = df_add(r.r, half);
+            dfloat half = df_make(flip_sign_by(PI_F_HI * -0.5f, r.r.hi),
+                                  flip_sign_by(PI_F_LO * -0.5f, r.r.hi));
+            r.r = df_add_dd(r.r, half);
         }
         d = df_renorm(r.r);
     }
     float u = sin_poly(d);
     if (q & 1) u = -u;
-    if (f2u(x) == 0x80000000u) u = x; /* sin(-0) = -0 */
+    if (bits_of(x) == 0x80000000u) u = x; /* sin(-0) = -0 */
     return u;
 }
 
 float al_cosf_torch_lane(float x, int wide) {
     int32_t q;
-    df d;
+    dfloat d;
     if (!wide && fabsf(x) < SMALL_LIMIT) {
         /* odd multiples of pi/2: dq = 2 round(x/pi - 1/2) + 1 */
         float dq = fmaf(rintf(fmaf(x, INV_PI, -0.5f)), 2.0f, 1.0f);
         q = to_i32_trunc(dq);
-        d = df_two_sum(x, dq * (-PI_HI * 0.5f));
-        d = df_add_f(d, dq * (-PI_MID * 0.5f));
-        d = df_add_f(d, dq * (-PI_LO * 0.5f));
+        d = df_add_ff(x, dq * (-PI_HI * 0.5f));
+        d = df_add_df(d, dq * (-PI_MID * 0.5f));
+        d = df_add_df(d, dq * (-PI_LO * 0.5f));
     } else {
-        if (isnan(x) || isinf(x)) return u2f(NAN_ALL_ONES);
+        if (isnan(x) || isinf(x)) return float_of(NAN_ALL_ONES);
         reduced r = payne_hanek(x);
         q = (((r.q & 3) * 2) + (r.r.hi > 0 ? 8 : 7)) >> 1;
         if ((r.q & 1) == 0) {
             float sgn = r.r.hi > 0 ? 0.0f : -1.0f;
-            df half = df_make(flip_sign_by(PI_F_HI * -0.5f, sgn),
-                              flip_sign_by(PI_F_LO * -0.5f, sgn));
-            r.r = df_add(r.r, half);
+            dfloat half = df_make(flip_sign_by(PI_F_HI * -0.5f, sgn),
+                                  flip_sign_by(PI_F_LO * -0.5f, sgn));
+            r.r = df_add_dd(r.r, half);
         }
         d = df_renorm(r.r);
     }

@@ -11,6 +11,7 @@
  * Usage: test_pow [tests/fixtures/pow/pow_golden.txt]    (exit status 0 only if all pass) */
 
 #include "check.h"
+#include "golden.h"
 #include "sleef_pow.h"
 
 #include <inttypes.h>
@@ -22,85 +23,16 @@
 #define SHOW_MAX 10
 #define MAX_N 4096
 
-static uint32_t bits_of(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-static float float_of(uint32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-/* FNV-1a over each word's bytes, least significant first (as gen_pow.py hashes). */
-static uint32_t fnv1a32(const float *v, int64_t n) {
-    uint32_t h = 0x811c9dc5u;
-    for (int64_t i = 0; i < n; i++) {
-        const uint32_t w = bits_of(v[i]);
-        for (int shift = 0; shift < 32; shift += 8) {
-            h ^= (w >> shift) & 0xffu;
-            h *= 0x01000193u;
-        }
-    }
-    return h;
-}
-
-static uint64_t fnv1a64_update(uint64_t h, const float *v, int64_t n) {
-    for (int64_t i = 0; i < n; i++) {
-        const uint32_t w = bits_of(v[i]);
-        for (int shift = 0; shift < 32; shift += 8) {
-            h ^= (w >> shift) & 0xffu;
-            h *= UINT64_C(0x100000001b3);
-        }
-    }
-    return h;
-}
-
-/* Reads one whitespace-separated token; 0 at end of file. Skips '#' comment lines. */
-static int read_token(FILE *f, char *tok, size_t cap) {
-    int c;
-    for (;;) {
-        c = fgetc(f);
-        while (c == ' ' || c == '\t' || c == '\n' || c == '\r') c = fgetc(f);
-        if (c != '#') break;
-        while (c != '\n' && c != EOF) c = fgetc(f);
-    }
-    if (c == EOF) return 0;
-    size_t len = 0;
-    while (c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-        if (len + 1 < cap) tok[len++] = (char)c;
-        c = fgetc(f);
-    }
-    tok[len] = '\0';
-    return 1;
-}
-
-static int read_hex(FILE *f, uint64_t *out) {
-    char tok[64], *end;
-    if (!read_token(f, tok, sizeof tok)) return 0;
-    *out = strtoull(tok, &end, 16);
-    return *tok != '\0' && *end == '\0';
-}
-
-static int read_long(FILE *f, long *out) {
-    char tok[64], *end;
-    if (!read_token(f, tok, sizeof tok)) return 0;
-    *out = strtol(tok, &end, 10);
-    return *tok != '\0' && *end == '\0';
-}
-
 static long total_pairs = 0, total_rope = 0;
 
-static int check_pairs(FILE *f) {
+static int check_pairs(golden_src *in) {
     long count;
     char tag[128];
-    if (!read_long(f, &count) || count < 0 || !read_token(f, tag, sizeof tag)) return 0;
+    if (!golden_long(in, &count) || count < 0 || !golden_token(in, tag, sizeof tag)) return 0;
     long bad = 0;
     for (long k = 0; k < count; k++) {
         uint64_t xb, yb, rb;
-        if (!read_hex(f, &xb) || !read_hex(f, &yb) || !read_hex(f, &rb)) return 0;
+        if (!golden_hex(in, &xb) || !golden_hex(in, &yb) || !golden_hex(in, &rb)) return 0;
         const float x = float_of((uint32_t)xb), y = float_of((uint32_t)yb);
         const uint32_t got = bits_of(al_powf_torch(x, y));
         if (got != (uint32_t)rb) {
@@ -119,26 +51,26 @@ static int check_pairs(FILE *f) {
     return 1;
 }
 
-static int check_rope(FILE *f) {
+static int check_rope(golden_src *in) {
     uint64_t base_bits, prefix_want;
     long d_min, d_max;
-    if (!read_hex(f, &base_bits) || !read_long(f, &d_min) || !read_long(f, &d_max) ||
-        !read_hex(f, &prefix_want) || d_min < 2 || d_max > 2 * MAX_N || d_min % 2 || d_max % 2)
+    if (!golden_hex(in, &base_bits) || !golden_long(in, &d_min) || !golden_long(in, &d_max) ||
+        !golden_hex(in, &prefix_want) || d_min < 2 || d_max > 2 * MAX_N || d_min % 2 || d_max % 2)
         return 0;
     const float base = float_of((uint32_t)base_bits);
     static float e[MAX_N], out[MAX_N], lane[MAX_N];
-    uint64_t prefix = UINT64_C(0xcbf29ce484222325);
+    uint64_t prefix = GOLDEN_FNV64_BASIS;
     long bad = 0;
     for (long d = d_min; d <= d_max; d += 2) {
         uint64_t want;
-        if (!read_hex(f, &want)) return 0;
+        if (!golden_hex(in, &want)) return 0;
         const int64_t n = d / 2, vec = n - n % 16;
         /* torch.arange(0, d, 2).float() / d: exact even integers, one float32 division */
         for (int64_t i = 0; i < n; i++) e[i] = (float)(2 * i) / (float)d;
         al_powf_torch_scalar_tensor(out, base, e, n);
         for (int64_t i = 0; i < vec; i++) lane[i] = al_powf_torch(base, e[i]);
-        prefix = fnv1a64_update(prefix, lane, vec);
-        const uint32_t got = fnv1a32(out, n);
+        prefix = fnv1a64_floats_update(prefix, lane, vec);
+        const uint32_t got = fnv1a32_floats(out, n);
         if (got != (uint32_t)want) {
             if (bad < SHOW_MAX) {
                 fprintf(stderr,
@@ -167,11 +99,12 @@ static void check_file(const char *path) {
     FILE *f = fopen(path, "r");
     CHECK(f != NULL, "cannot open %s", path);
     if (!f) return;
+    golden_src in = golden_stream(f);
     char tok[64];
     int ok = 1;
-    while (ok && read_token(f, tok, sizeof tok)) {
-        if (strcmp(tok, "pairs") == 0) ok = check_pairs(f);
-        else if (strcmp(tok, "rope") == 0) ok = check_rope(f);
+    while (ok && golden_token(&in, tok, sizeof tok)) {
+        if (strcmp(tok, "pairs") == 0) ok = check_pairs(&in);
+        else if (strcmp(tok, "rope") == 0) ok = check_rope(&in);
         else ok = 0;
     }
     CHECK(ok, "%s: malformed near token '%s'", path, tok);

@@ -7,6 +7,7 @@
 
 #include "attnlab.h"
 #include "check.h"
+#include "golden.h"
 
 #include <inttypes.h>
 #include <stdint.h>
@@ -15,77 +16,6 @@
 
 #define DEFAULT_FIXTURE "tests/fixtures/rng/rng_golden.txt"
 #define NAME_MAX_LEN 128
-
-static uint32_t bits_of(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-static float float_of(uint32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-/* 64-bit FNV-1a over each word's bytes, least significant first (as gen_rng.py hashes). */
-static uint64_t fnv1a64(const uint32_t *words, int64_t n) {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (int64_t i = 0; i < n; i++) {
-        for (int shift = 0; shift < 32; shift += 8) {
-            h ^= (words[i] >> shift) & 0xffu;
-            h *= UINT64_C(0x100000001b3);
-        }
-    }
-    return h;
-}
-
-/* Reads one whitespace-separated token; 0 at end of file. Skips '#' comment lines. */
-static int read_token(FILE *f, char *tok, size_t cap) {
-    int c;
-    for (;;) {
-        c = fgetc(f);
-        while (c == ' ' || c == '\t' || c == '\n' || c == '\r') c = fgetc(f);
-        if (c != '#') break;
-        while (c != '\n' && c != EOF) c = fgetc(f);
-    }
-    if (c == EOF) return 0;
-    size_t len = 0;
-    while (c != EOF && c != ' ' && c != '\t' && c != '\n' && c != '\r') {
-        if (len + 1 < cap) tok[len++] = (char)c;
-        c = fgetc(f);
-    }
-    tok[len] = '\0';
-    return 1;
-}
-
-static int read_u64(FILE *f, uint64_t *v, int base) {
-    char tok[64], *end;
-    if (!read_token(f, tok, sizeof tok)) return 0;
-    *v = strtoull(tok, &end, base);
-    return *end == '\0';
-}
-
-static int read_i64(FILE *f, int64_t *v) {
-    char tok[64], *end;
-    if (!read_token(f, tok, sizeof tok)) return 0;
-    *v = strtoll(tok, &end, 10);
-    return *end == '\0';
-}
-
-static int read_f32_bits(FILE *f, float *v) {
-    uint64_t b;
-    if (!read_u64(f, &b, 16) || b > 0xffffffffu) return 0;
-    *v = float_of((uint32_t)b);
-    return 1;
-}
-
-static int read_double(FILE *f, double *v) {
-    char tok[64], *end;
-    if (!read_token(f, tok, sizeof tok)) return 0;
-    *v = strtod(tok, &end);
-    return *end == '\0';
-}
 
 /* Compares got[0..count) with the stored head and tail and with the hash of all values.
  * Prints the case, step, index and both values of the first few differences. */
@@ -103,7 +33,7 @@ static void compare_record(const char *case_name, int step, const char *op, cons
                         float_of(stored[k]));
         }
     }
-    uint64_t got_hash = fnv1a64(got, count);
+    uint64_t got_hash = fnv1a64_words(got, count);
     CHECK(bad == 0 && got_hash == want_hash,
           "%s step %d (%s, %" PRId64 " values): %" PRId64 " of the stored values differ, "
           "hash %016" PRIx64 " want %016" PRIx64,
@@ -117,18 +47,20 @@ static int replay_fixture(const char *path) {
         fprintf(stderr, "cannot open %s\n", path);
         return -1;
     }
+    golden_src in = golden_stream(f);
     char case_name[NAME_MAX_LEN] = "", prev_case[NAME_MAX_LEN] = "", op[32];
     al_rng *rng = NULL;
     float *values = NULL;
     uint32_t *got = NULL, *stored = NULL;
     int records = 0, step = 0, ok = 1;
 
-    while (ok && read_token(f, case_name, sizeof case_name)) {
+    while (ok && golden_token(&in, case_name, sizeof case_name)) {
         int64_t count, n_head, n_tail;
         uint64_t hash;
-        ok = read_token(f, op, sizeof op) && read_i64(f, &count) && read_u64(f, &hash, 16) &&
-             read_i64(f, &n_head) && read_i64(f, &n_tail) && count >= 0 && n_head >= 0 &&
-             n_tail >= 0 && n_head + n_tail <= count && count <= (INT64_C(1) << 24);
+        ok = golden_token(&in, op, sizeof op) && golden_i64(&in, &count) &&
+             golden_hex(&in, &hash) && golden_i64(&in, &n_head) && golden_i64(&in, &n_tail) &&
+             count >= 0 && n_head >= 0 && n_tail >= 0 && n_head + n_tail <= count &&
+             count <= (INT64_C(1) << 24);
         if (!ok) break;
         step = strcmp(case_name, prev_case) == 0 ? step + 1 : 0;
         snprintf(prev_case, sizeof prev_case, "%s", case_name);
@@ -142,7 +74,7 @@ static int replay_fixture(const char *path) {
 
         if (strcmp(op, "seed") == 0) {
             uint64_t seed;
-            ok = read_u64(f, &seed, 10);
+            ok = golden_u64(&in, &seed, 10);
             if (!ok) break;
             if (step == 0) { /* a new case: a fresh generator, as after torch.manual_seed */
                 al_rng_free(rng);
@@ -158,23 +90,24 @@ static int replay_fixture(const char *path) {
             for (int64_t i = 0; i < count; i++) got[i] = al_rng_u32(rng);
         } else if (strcmp(op, "uniform") == 0) {
             float from, to;
-            ok = read_f32_bits(f, &from) && read_f32_bits(f, &to);
+            ok = golden_f32_bits(&in, &from) && golden_f32_bits(&in, &to);
             if (ok) al_rng_uniform(rng, values, count, from, to);
         } else if (strcmp(op, "randn") == 0) {
             al_rng_randn(rng, values, count);
         } else if (strcmp(op, "normal") == 0) {
             float mean, std;
-            ok = read_f32_bits(f, &mean) && read_f32_bits(f, &std);
+            ok = golden_f32_bits(&in, &mean) && golden_f32_bits(&in, &std);
             if (ok) al_rng_normal(rng, values, count, mean, std);
         } else if (strcmp(op, "linear") == 0) {
             int64_t out_dim, in_dim;
-            ok = read_i64(f, &out_dim) && read_i64(f, &in_dim) && out_dim * in_dim == count;
+            ok = golden_i64(&in, &out_dim) && golden_i64(&in, &in_dim) &&
+                 out_dim * in_dim == count;
             if (ok) al_rng_linear_init(rng, values, out_dim, in_dim);
         } else if (strcmp(op, "xavier") == 0) {
             int64_t out_dim, in_dim;
             double gain;
-            ok = read_i64(f, &out_dim) && read_i64(f, &in_dim) && read_double(f, &gain) &&
-                 out_dim * in_dim == count;
+            ok = golden_i64(&in, &out_dim) && golden_i64(&in, &in_dim) &&
+                 golden_double(&in, &gain) && out_dim * in_dim == count;
             if (ok) al_rng_xavier_uniform(rng, values, out_dim, in_dim, gain);
         } else {
             fprintf(stderr, "%s: unknown op '%s'\n", path, op);
@@ -184,7 +117,7 @@ static int replay_fixture(const char *path) {
 
         for (int64_t k = 0; ok && k < n_head + n_tail; k++) {
             uint64_t b;
-            ok = read_u64(f, &b, 16) && b <= 0xffffffffu;
+            ok = golden_hex(&in, &b) && b <= 0xffffffffu;
             stored[k] = (uint32_t)b;
         }
         if (!ok) break;

@@ -12,6 +12,7 @@
 
 #include "sleef_trig.h"
 #include "check.h"
+#include "golden.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -24,81 +25,6 @@
 #define MAX_LINE 8192
 #define MAX_HALF 512
 #define SHOW 10 /* mismatches printed per section */
-
-static uint32_t bits_of(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-static float float_of(uint32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
-/* 64-bit FNV-1a over each value's bit pattern, least significant byte first (as gen_trig.py). */
-static uint64_t fnv1a64(const float *v, int64_t n) {
-    uint64_t h = UINT64_C(0xcbf29ce484222325);
-    for (int64_t i = 0; i < n; i++) {
-        uint32_t w = bits_of(v[i]);
-        for (int shift = 0; shift < 32; shift += 8) {
-            h ^= (w >> shift) & 0xffu;
-            h *= UINT64_C(0x100000001b3);
-        }
-    }
-    return h;
-}
-
-/* A whitespace-separated token reader over one line. */
-typedef struct {
-    const char *p;
-} cursor;
-
-static int next_tok(cursor *c, char *tok, size_t cap) {
-    while (*c->p == ' ' || *c->p == '\t' || *c->p == '\n' || *c->p == '\r') c->p++;
-    size_t n = 0;
-    while (*c->p && *c->p != ' ' && *c->p != '\t' && *c->p != '\n' && *c->p != '\r') {
-        if (n + 1 < cap) tok[n++] = *c->p;
-        c->p++;
-    }
-    tok[n] = '\0';
-    return n > 0;
-}
-
-static int next_long(cursor *c, long *out) {
-    char tok[64], *end;
-    if (!next_tok(c, tok, sizeof tok)) return 0;
-    *out = strtol(tok, &end, 10);
-    return *end == '\0';
-}
-
-static int next_hex32(cursor *c, uint32_t *out) {
-    char tok[64], *end;
-    if (!next_tok(c, tok, sizeof tok)) return 0;
-    unsigned long v = strtoul(tok, &end, 16);
-    if (*end != '\0' || strlen(tok) != 8) return 0;
-    *out = (uint32_t)v;
-    return 1;
-}
-
-static int next_hex64(cursor *c, uint64_t *out) {
-    char tok[64], *end;
-    if (!next_tok(c, tok, sizeof tok)) return 0;
-    unsigned long long v = strtoull(tok, &end, 16);
-    if (*end != '\0' || strlen(tok) != 16) return 0;
-    *out = (uint64_t)v;
-    return 1;
-}
-
-static int next_floats(cursor *c, float *out, long n) {
-    for (long i = 0; i < n; i++) {
-        uint32_t w;
-        if (!next_hex32(c, &w)) return 0;
-        out[i] = float_of(w);
-    }
-    return 1;
-}
 
 /* ---- per-section mismatch bookkeeping --------------------------------------------------- */
 
@@ -137,17 +63,17 @@ static void table_free(rope_table *t) {
     memset(t, 0, sizeof *t);
 }
 
-static int table_load(rope_table *t, cursor *c, char *base, size_t base_cap) {
+static int table_load(rope_table *t, golden_src *c, char *base, size_t base_cap) {
     float freq[MAX_HALF];
     table_free(t);
-    if (!next_long(c, &t->head_dim) || !next_tok(c, base, base_cap) || !next_long(c, &t->end) ||
-        !next_long(c, &t->block))
+    if (!golden_long(c, &t->head_dim) || !golden_token(c, base, base_cap) ||
+        !golden_long(c, &t->end) || !golden_long(c, &t->block))
         return 0;
     t->half = t->head_dim / 2;
     if (t->head_dim <= 0 || t->half > MAX_HALF || t->end <= 0 || t->block <= 0 ||
         t->end > (1L << 20))
         return 0;
-    if (!next_floats(c, freq, t->half)) return 0;
+    if (!golden_f32_words(c, freq, t->half)) return 0;
     size_t n = (size_t)t->end * (size_t)t->half;
     t->angles = malloc(n * sizeof(float));
     t->cos_t = malloc(n * sizeof(float));
@@ -169,7 +95,8 @@ static void table_block(section *s, const rope_table *t, const char *base, long 
     }
     const int64_t off = (int64_t)first * t->half, n = (int64_t)rows * t->half;
     s->values += 2 * n;
-    const uint64_t gc = fnv1a64(t->cos_t + off, n), gs = fnv1a64(t->sin_t + off, n);
+    const uint64_t gc = fnv1a64_floats(t->cos_t + off, n);
+    const uint64_t gs = fnv1a64_floats(t->sin_t + off, n);
     if (gc != hc || gs != hs) {
         s->bad++;
         if (s->bad <= SHOW)
@@ -259,8 +186,8 @@ int main(int argc, char **argv) {
 
     while (fgets(line, sizeof line, f)) {
         lineno++;
-        cursor c = {line};
-        if (!next_tok(&c, tok, sizeof tok) || tok[0] == '#') continue;
+        golden_src c = golden_line(line);
+        if (!golden_token(&c, tok, sizeof tok) || tok[0] == '#') continue;
         int ok = 1;
         if (strcmp(tok, "T") == 0) {
             ok = have_table = table_load(&table, &c, base, sizeof base);
@@ -268,15 +195,17 @@ int main(int argc, char **argv) {
         } else if (strcmp(tok, "H") == 0) {
             long b;
             uint64_t hc, hs;
-            ok = have_table && next_long(&c, &b) && next_hex64(&c, &hc) && next_hex64(&c, &hs);
+            ok = have_table && golden_long(&c, &b) && golden_hex64(&c, &hc) &&
+                 golden_hex64(&c, &hs);
             if (ok) table_block(&sec_table, &table, base, b, hc, hs);
             n_h++;
         } else if (strcmp(tok, "V") == 0) {
             char tag[32];
             long n;
             float x[8], wc[8], ws[8], gc[8], gs[8];
-            ok = next_tok(&c, tag, sizeof tag) && next_long(&c, &n) && n >= 1 && n <= 8 &&
-                 next_floats(&c, x, n) && next_floats(&c, wc, n) && next_floats(&c, ws, n);
+            ok = golden_token(&c, tag, sizeof tag) && golden_long(&c, &n) && n >= 1 && n <= 8 &&
+                 golden_f32_words(&c, x, n) && golden_f32_words(&c, wc, n) &&
+                 golden_f32_words(&c, ws, n);
             if (ok) {
                 al_cosf_torch_n(gc, x, n);
                 al_sinf_torch_n(gs, x, n);
@@ -287,8 +216,8 @@ int main(int argc, char **argv) {
         } else if (strcmp(tok, "S") == 0) {
             char tag[32];
             float x, wc, ws;
-            ok = next_tok(&c, tag, sizeof tag) && next_floats(&c, &x, 1) &&
-                 next_floats(&c, &wc, 1) && next_floats(&c, &ws, 1);
+            ok = golden_token(&c, tag, sizeof tag) && golden_f32_words(&c, &x, 1) &&
+                 golden_f32_words(&c, &wc, 1) && golden_f32_words(&c, &ws, 1);
             if (ok) {
                 float gc = al_cosf_torch(x), gs = al_sinf_torch(x);
                 compare(&sec_scalar, "cos", tag, &x, &gc, &wc, 1);

@@ -24,7 +24,7 @@ static int parse_args(int argc, char **argv, forward_args *a) {
     a->layer = -1;
     a->rope_base = NAN;
     a->eps = NAN;
-    for (int i = 0; i < argc; i++) {
+    for (int i = 0; i < argc; i += 2) { /* every flag takes a value */
         const char *flag = argv[i];
         const char *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
@@ -47,7 +47,6 @@ static int parse_args(int argc, char **argv, forward_args *a) {
                                                                                  : "a file path");
             return 0;
         }
-        i++;
     }
     if (!a->weights || !a->input || !a->out) {
         cli_error("forward needs --weights, --input and --out");
