@@ -45,6 +45,8 @@ function chartState(page) {
       maskRows: img('chart-mask').rows,
       attnRows: img('chart-attn').rows,
       ropeRows: img('chart-rope').rows,
+      ropeNewest: img('chart-rope').highlightRow,
+      attnNewest: img('chart-attn').highlightRow,
       kvPoints: get('chart-kv').data.labels.length,
       kvLast: get('chart-kv').data.datasets[0].data.at(-1),
       colours: Object.fromEntries(['chart-mask', 'chart-rope', 'chart-attn', 'chart-kv'].map((id) => [id, colours(id)])),
@@ -70,6 +72,8 @@ for (const [label, url] of [['served page', () => `${served}#lang=en`], ['dist/a
     assert.equal(after1.maskRows, s.maskRows + 1, 'Step adds a row to the mask');
     assert.equal(after1.kvPoints, s.kvPoints + 1, 'Step grows the KV chart by one token');
     assert.ok(after1.kvLast > s.kvLast);
+    assert.equal(after1.ropeNewest, s.ropeNewest + 1, 'Step moves the RoPE chart to the new position');
+    assert.equal(after1.attnNewest, after1.maskRows - 1, 'Step adds the new query row to the attention chart');
     await page.keyboard.press('ArrowRight');
     assert.equal((await chartState(page)).maskRows, s.maskRows + 2, 'the arrow key steps too');
 

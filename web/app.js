@@ -153,8 +153,8 @@
     const pairs = state.hd / 2;
     const angles = core.ropeAngles(total, state.hd, state.base, !!state.wrap);
     const ropeKey = `${total}|${state.hd}|${state.base}|${state.lang}`;
-    drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}`,
-      () => window.AttnLabRopeChart.ropeAngleConfig({ angles, positions: total, pairs, t, image: imageFor('chart-rope') }, $('tip-rope')));
+    drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}|${len}`, () => window.AttnLabRopeChart.ropeAngleConfig(
+      { angles, positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')));
     const ones = new Float32Array(state.hd).fill(1);
     const points = core.ropePairTrace(ones, state.pair, total, state.hd, state.base);
     drawIfChanged('chart-rope-pair', `${ropeKey}|${state.pair}`,
