@@ -1,0 +1,41 @@
+// cli-bench.test.mjs — `attnlab bench` prints one JSON line with the times the benchmark
+// scripts read, and refuses bad flags with one line and exit 2.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { VARIANTS, run } from './lib/run.mjs';
+
+test('attnlab bench prints prefill, decode and GFLOP/s as one JSON line', () => {
+  const r = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--hidden', '64', '--heads', '4', '--kv-heads', '2',
+    '--head-dim', '16', '--seq', '32', '--decode-at', '40', '--repeats', '3', '--threads', '1']);
+  assert.equal(r.status, 0, r.stderr);
+  const lines = r.stdout.trim().split('\n');
+  assert.equal(lines.length, 1);
+  const j = JSON.parse(lines[0]);
+  for (const k of ['prefill_ms', 'decode_ms', 'prefill_gflops', 'decode_recompute_ms']) {
+    assert.ok(Number.isFinite(j[k]) && j[k] > 0, `${k} = ${j[k]}`);
+  }
+  assert.equal(j.seq, 32);
+  assert.equal(j.decode_at, 40);
+});
+
+const BAD = [
+  [['--threads', '2'], /only --threads 1/],
+  [['--heads', '4', '--kv-heads', '3'], /multiple of n_kv_heads/],
+  [['--head-dim', '7'], /head_dim must be even/],
+  [['--seq', '0', '--decode-at', '0'], /sequence length and\/or a decode position/],
+  [['--hidden', '16384', '--heads', '128', '--kv-heads', '128', '--head-dim', '128', '--seq', '4096'], /MiB/],
+  [['--seq', 'many'], /--seq expects a whole number/],
+  [['--fast'], /unknown option '--fast'/],
+];
+for (const [args, message] of BAD) {
+  test(`attnlab bench refuses ${args.join(' ')}`, () => {
+    for (const v of VARIANTS) {
+      const r = run(join(v.dir, 'attnlab'), ['bench', ...args]);
+      assert.equal(r.status, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.equal(r.stdout, '');
+    }
+  });
+}
