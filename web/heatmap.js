@@ -31,8 +31,9 @@
   // Paints values[rows × cols] into a canvas of rows × cols pixels. Non-finite cells are
   // drawn in grey. lo/hi: the value range mapped to the ramp.
   function paint(canvas, values, rows, cols, lo, hi) {
-    canvas.width = Math.max(1, cols);
-    canvas.height = Math.max(1, rows);
+    // Resizing a canvas reallocates it: only when the matrix changed shape.
+    if (canvas.width !== Math.max(1, cols)) canvas.width = Math.max(1, cols);
+    if (canvas.height !== Math.max(1, rows)) canvas.height = Math.max(1, rows);
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(canvas.width, canvas.height);
     const words = new Uint32Array(img.data.buffer);
