@@ -28,7 +28,10 @@ int al_mul_ok(int64_t a, int64_t b, int64_t *out);
 float al_sum_squares_f32(const float *x, int64_t n);
 
 /* ‖x‖₂ in float32 as torch.Tensor.norm() computes it for a contiguous row (AVX2 build):
- * 8 lanes of fused x·x + acc, lanes added left to right, tail added last, then sqrt. */
+ * 8 lanes of fused x·x + acc, lanes added left to right, tail added last, then sqrt.
+ * Bit-identical to PyTorch for rows of whole 8-float vectors (the demos print head_dim 8);
+ * with a tail of n % 8 values the last bit differs for a few percent of rows — PyTorch's tail
+ * order there is not reproduced yet. */
 float al_norm2_f32(const float *x, int64_t n);
 
 /* Row m of the RoPE cos/sin tables from precomputed frequencies [head_dim/2]. */
