@@ -148,14 +148,39 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int m, int64_t kc, c
             acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);                            \
         }                                                                              \
     }
-        /* A constant row count lets the compiler keep all accumulators in registers. */
-        switch (rows) {
-        case 6: AVX2_ROWS(6) break;
-        case 5: AVX2_ROWS(5) break;
-        case 4: AVX2_ROWS(4) break;
-        case 3: AVX2_ROWS(3) break;
-        case 2: AVX2_ROWS(2) break;
-        default: AVX2_ROWS(1) break;
+        /* A constant row count lets the compiler keep all accumulators in registers; the
+         * full 6-row block, the common case, names them so none is spilled in the loop. */
+        if (rows == 6) {
+            __m256 c00 = acc[0][0], c01 = acc[0][1], c10 = acc[1][0], c11 = acc[1][1];
+            __m256 c20 = acc[2][0], c21 = acc[2][1], c30 = acc[3][0], c31 = acc[3][1];
+            __m256 c40 = acc[4][0], c41 = acc[4][1], c50 = acc[5][0], c51 = acc[5][1];
+            for (int64_t kk = 0; kk < kc; kk++) {
+                const __m256 b0 = _mm256_loadu_ps(b + kk * ldb);
+                const __m256 b1 = _mm256_loadu_ps(b + kk * ldb + 8);
+                __m256 ai = _mm256_broadcast_ss(ap + kk);
+                c00 = _mm256_fmadd_ps(ai, b0, c00), c01 = _mm256_fmadd_ps(ai, b1, c01);
+                ai = _mm256_broadcast_ss(ap + lda + kk);
+                c10 = _mm256_fmadd_ps(ai, b0, c10), c11 = _mm256_fmadd_ps(ai, b1, c11);
+                ai = _mm256_broadcast_ss(ap + 2 * lda + kk);
+                c20 = _mm256_fmadd_ps(ai, b0, c20), c21 = _mm256_fmadd_ps(ai, b1, c21);
+                ai = _mm256_broadcast_ss(ap + 3 * lda + kk);
+                c30 = _mm256_fmadd_ps(ai, b0, c30), c31 = _mm256_fmadd_ps(ai, b1, c31);
+                ai = _mm256_broadcast_ss(ap + 4 * lda + kk);
+                c40 = _mm256_fmadd_ps(ai, b0, c40), c41 = _mm256_fmadd_ps(ai, b1, c41);
+                ai = _mm256_broadcast_ss(ap + 5 * lda + kk);
+                c50 = _mm256_fmadd_ps(ai, b0, c50), c51 = _mm256_fmadd_ps(ai, b1, c51);
+            }
+            acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
+            acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
+            acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
+        } else {
+            switch (rows) {
+            case 5: AVX2_ROWS(5) break;
+            case 4: AVX2_ROWS(4) break;
+            case 3: AVX2_ROWS(3) break;
+            case 2: AVX2_ROWS(2) break;
+            default: AVX2_ROWS(1) break;
+            }
         }
 #undef AVX2_ROWS
         for (int i = 0; i < rows; i++) {
