@@ -2,7 +2,8 @@
  * against a cache of a given length, and the same step done by recomputing the sequence
  * without a cache. Weights are nn.Linear's default init and inputs randn, drawn with PyTorch's
  * generator, so a PyTorch benchmark seeded the same way runs on the same numbers. Each time is
- * the median of `repeats` runs after one warm-up run. */
+ * the median of `repeats` runs after a warm-up of at least WARMUP_MS (caches filled, and the
+ * CPU's clock up from idle: a single warm-up run of a few microseconds is not enough). */
 #define _POSIX_C_SOURCE 199309L
 #include "internal.h"
 
@@ -15,6 +16,8 @@ static double now_ms(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
+
+enum { WARMUP_MS = 100, WARMUP_MAX_RUNS = 100000 };
 
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -58,10 +61,13 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
     al_rng_randn(rng, x, n * cfg.hidden);
 
     if (b->seq > 0) {
-        for (int64_t r = -1; r < b->repeats; r++) { /* r = -1: warm-up */
+        const double warm_until = now_ms() + WARMUP_MS;
+        for (int64_t w = 0; w < WARMUP_MAX_RUNS && (w == 0 || now_ms() < warm_until); w++)
+            if ((st = al_attn_forward(attn, NULL, y, NULL, 0, x, 1, b->seq, err)) != AL_OK) goto done;
+        for (int64_t r = 0; r < b->repeats; r++) {
             const double t0 = now_ms();
             if ((st = al_attn_forward(attn, NULL, y, NULL, 0, x, 1, b->seq, err)) != AL_OK) goto done;
-            if (r >= 0) times[r] = now_ms() - t0;
+            times[r] = now_ms() - t0;
         }
         out->prefill_ms = median(times, b->repeats);
         out->prefill_gflops = (double)al_attn_flops(&cfg, b->seq, b->seq) / (out->prefill_ms * 1e6);
@@ -70,10 +76,15 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
         const int64_t C = b->decode_at;
         const float *token = x + C * cfg.hidden; /* the token at position C */
         if ((st = al_attn_forward(attn, cache, y, NULL, 0, x, 1, C, err)) != AL_OK) goto done;
-        for (int64_t r = -1; r < b->repeats; r++) {
+        const double warm_until = now_ms() + WARMUP_MS;
+        for (int64_t w = 0; w < WARMUP_MAX_RUNS && (w == 0 || now_ms() < warm_until); w++) {
+            if ((st = al_attn_forward(attn, cache, y, NULL, 0, token, 1, 1, err)) != AL_OK) goto done;
+            al_kv_cache_truncate(cache, C);
+        }
+        for (int64_t r = 0; r < b->repeats; r++) {
             const double t0 = now_ms();
             if ((st = al_attn_forward(attn, cache, y, NULL, 0, token, 1, 1, err)) != AL_OK) goto done;
-            if (r >= 0) times[r] = now_ms() - t0;
+            times[r] = now_ms() - t0;
             al_kv_cache_truncate(cache, C); /* the next run decodes the same step again */
         }
         out->decode_ms = median(times, b->repeats);

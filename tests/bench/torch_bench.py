@@ -1,7 +1,8 @@
 """PyTorch side of the benchmark: the tutorial's own SimpleAttention (from
 tests/reference/03-attention-demo.py) on one thread, the same sizes and the same weights and
 inputs as `attnlab bench` (torch.manual_seed(seed), the layer's nn.Linear init, then randn),
-timed as the median of repeated runs after a warm-up. Prints one JSON line per case.
+timed as the median of repeated runs after a warm-up of at least 0.1 s. Prints one JSON line
+per case.
 
     /usr/bin/python3 tests/bench/torch_bench.py '[{"hidden":768,"heads":8,"kv_heads":4,
         "head_dim":96,"rope_base":1e6,"seq":512,"decode_at":2048,"repeats":10}]'
@@ -21,7 +22,11 @@ SimpleAttention, precompute = ns["SimpleAttention"], ns["precompute_freqs_cis"]
 
 
 def median_ms(fn, repeats):
-    fn()  # warm-up
+    # Warm-up for at least 0.1 s, as `attnlab bench` does (caches, allocator, CPU clock).
+    start = time.perf_counter()
+    fn()
+    while time.perf_counter() - start < 0.1:
+        fn()
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()
