@@ -224,7 +224,58 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
     for (int i = 0; i < m; i++) _mm512_storeu_ps(tile[i], acc[i]);
     tile_store(tile, m, c, ldc, cols);
 }
+
+/* AVX-512, two panels side by side (32 columns): up to 12 rows × 2 vectors = 24 accumulators
+ * of AVX-512's 32 registers. Each step loads 2 vectors of B and broadcasts 12 values of A for
+ * 24 fused multiply-adds, so the loads no longer limit the multiply-adds (the one-panel kernel
+ * needs 13 loads for 12). b1 is the second panel; cols1 of its columns are stored. */
+__attribute__((target("avx512f"))) static void kernel_avx512_pair(
+    int m, int64_t kc, const float *a, int64_t lda, const float *b0, const float *b1,
+    int64_t ldb, float *c, int64_t ldc, int cols1, int accumulate) {
+    float tile0[MR_MAX][NR], tile1[MR_MAX][NR];
+    tile_load(tile0, m, c, ldc, NR, accumulate);
+    tile_load(tile1, m, c + NR, ldc, cols1, accumulate);
+    __m512 acc0[MR_MAX], acc1[MR_MAX];
+    for (int i = 0; i < m; i++) acc0[i] = _mm512_loadu_ps(tile0[i]), acc1[i] = _mm512_loadu_ps(tile1[i]);
+#define AVX512_PAIR_ROWS(R)                                                            \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk0 = _mm512_loadu_ps(b0 + kk * ldb);                             \
+        const __m512 bk1 = _mm512_loadu_ps(b1 + kk * ldb);                             \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
+            const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);                         \
+            acc0[i] = _mm512_fmadd_ps(ai, bk0, acc0[i]);                               \
+            acc1[i] = _mm512_fmadd_ps(ai, bk1, acc1[i]);                               \
+        }                                                                              \
+    }
+    switch (m) {
+    case 12: AVX512_PAIR_ROWS(12) break;
+    case 11: AVX512_PAIR_ROWS(11) break;
+    case 10: AVX512_PAIR_ROWS(10) break;
+    case 9: AVX512_PAIR_ROWS(9) break;
+    case 8: AVX512_PAIR_ROWS(8) break;
+    case 7: AVX512_PAIR_ROWS(7) break;
+    case 6: AVX512_PAIR_ROWS(6) break;
+    case 5: AVX512_PAIR_ROWS(5) break;
+    case 4: AVX512_PAIR_ROWS(4) break;
+    case 3: AVX512_PAIR_ROWS(3) break;
+    case 2: AVX512_PAIR_ROWS(2) break;
+    default: AVX512_PAIR_ROWS(1) break;
+    }
+#undef AVX512_PAIR_ROWS
+    for (int i = 0; i < m; i++) _mm512_storeu_ps(tile0[i], acc0[i]), _mm512_storeu_ps(tile1[i], acc1[i]);
+    tile_store(tile0, m, c, ldc, NR);
+    tile_store(tile1, m, c + NR, ldc, cols1);
+}
 #endif
+
+static kernel_fn g_kernel;
+static int g_mr;
+
+/* A kernel over two adjacent panels at once, where the machine has the registers for it. */
+typedef void (*pair_kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const float *b0,
+                               const float *b1, int64_t ldb, float *c, int64_t ldc, int cols1,
+                               int accumulate);
+static pair_kernel_fn g_pair_kernel;
 
 /* The kernel for this machine and its row block, chosen once. */
 static kernel_fn pick_kernel(int *mr) {
@@ -235,6 +286,7 @@ static kernel_fn pick_kernel(int *mr) {
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) {
         *mr = 12;
+        g_pair_kernel = kernel_avx512_pair;
         return kernel_avx512;
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -249,8 +301,6 @@ static kernel_fn pick_kernel(int *mr) {
 #endif
 }
 
-static kernel_fn g_kernel;
-static int g_mr;
 
 /* ------------------------------------------------------------------------------------------
  * Driver
@@ -269,10 +319,23 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
     for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int64_t kc = k - k0 < KC ? k - k0 : KC;
         const int acc = accumulate || k0 > 0;
-        for (int64_t j = 0; j < n; j += NR) {
+        for (int64_t j = 0; j < n;) {
             const int cols = n - j < NR ? (int)(n - j) : NR;
             const float *bp = b.p + (j / NR) * b.panel_stride + k0 * b.row_stride;
             int64_t ldb = b.row_stride;
+            /* Two full-or-padded panels side by side, when the kernel exists and the second
+             * panel can be read as it is. */
+            const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
+            if (g_pair_kernel && n - j > NR && (b.padded || cols1 == NR)) {
+                const float *bp1 = bp + b.panel_stride;
+                for (int64_t i = 0; i < m; i += g_mr) {
+                    const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
+                    g_pair_kernel(rows, kc, a + i * lda + k0, lda, bp, bp1, ldb, c + i * ldc + j,
+                                  ldc, cols1, acc);
+                }
+                j += 2 * NR;
+                continue;
+            }
             if (cols < NR && !b.padded) {
                 for (int64_t kk = 0; kk < kc; kk++)
                     for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
@@ -283,6 +346,7 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
                 const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
                 g_kernel(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc + j, ldc, cols, acc);
             }
+            j += NR;
         }
     }
 }
