@@ -51,8 +51,10 @@ typedef void (*kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const 
 /* Loads the C tile as the starting accumulator (or zeros), and stores it back. */
 static void tile_load(float acc[MR_MAX][NR], int m, const float *c, int64_t ldc, int cols,
                       int accumulate) {
-    for (int i = 0; i < m; i++)
-        for (int l = 0; l < NR; l++) acc[i][l] = accumulate && l < cols ? c[i * ldc + l] : 0.0f;
+    for (int i = 0; i < m; i++) {
+        memset(acc[i], 0, sizeof acc[i]);
+        if (accumulate) memcpy(acc[i], c + i * ldc, (size_t)cols * sizeof(float));
+    }
 }
 static void tile_store(float acc[MR_MAX][NR], int m, float *c, int64_t ldc, int cols) {
     for (int i = 0; i < m; i++) memcpy(c + i * ldc, acc[i], (size_t)cols * sizeof(float));
@@ -196,10 +198,11 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
                                                               int64_t lda, const float *b,
                                                               int64_t ldb, float *c, int64_t ldc,
                                                               int cols, int accumulate) {
-    float tile[MR_MAX][NR];
-    tile_load(tile, m, c, ldc, cols, accumulate);
+    /* Masked loads and stores cover a partial tile at the right edge: C is used in place. */
+    const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
     __m512 acc[MR_MAX];
-    for (int i = 0; i < m; i++) acc[i] = _mm512_loadu_ps(tile[i]);
+    for (int i = 0; i < m; i++)
+        acc[i] = accumulate ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
 #define AVX512_ROWS(R)                                                                 \
     for (int64_t kk = 0; kk < kc; kk++) {                                              \
         const __m512 bk = _mm512_loadu_ps(b + kk * ldb);                               \
@@ -221,8 +224,7 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
     default: AVX512_ROWS(1) break;
     }
 #undef AVX512_ROWS
-    for (int i = 0; i < m; i++) _mm512_storeu_ps(tile[i], acc[i]);
-    tile_store(tile, m, c, ldc, cols);
+    for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
 }
 
 /* AVX-512, two panels side by side (32 columns): up to 12 rows × 2 vectors = 24 accumulators
@@ -232,11 +234,12 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
 __attribute__((target("avx512f"))) static void kernel_avx512_pair(
     int m, int64_t kc, const float *a, int64_t lda, const float *b0, const float *b1,
     int64_t ldb, float *c, int64_t ldc, int cols1, int accumulate) {
-    float tile0[MR_MAX][NR], tile1[MR_MAX][NR];
-    tile_load(tile0, m, c, ldc, NR, accumulate);
-    tile_load(tile1, m, c + NR, ldc, cols1, accumulate);
+    const __mmask16 keep1 = (__mmask16)((1u << cols1) - 1u);
     __m512 acc0[MR_MAX], acc1[MR_MAX];
-    for (int i = 0; i < m; i++) acc0[i] = _mm512_loadu_ps(tile0[i]), acc1[i] = _mm512_loadu_ps(tile1[i]);
+    for (int i = 0; i < m; i++) {
+        acc0[i] = accumulate ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+        acc1[i] = accumulate ? _mm512_maskz_loadu_ps(keep1, c + i * ldc + NR) : _mm512_setzero_ps();
+    }
 #define AVX512_PAIR_ROWS(R)                                                            \
     for (int64_t kk = 0; kk < kc; kk++) {                                              \
         const __m512 bk0 = _mm512_loadu_ps(b0 + kk * ldb);                             \
@@ -262,9 +265,10 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
     default: AVX512_PAIR_ROWS(1) break;
     }
 #undef AVX512_PAIR_ROWS
-    for (int i = 0; i < m; i++) _mm512_storeu_ps(tile0[i], acc0[i]), _mm512_storeu_ps(tile1[i], acc1[i]);
-    tile_store(tile0, m, c, ldc, NR);
-    tile_store(tile1, m, c + NR, ldc, cols1);
+    for (int i = 0; i < m; i++) {
+        _mm512_storeu_ps(c + i * ldc, acc0[i]);
+        _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
+    }
 }
 #endif
 
