@@ -50,16 +50,6 @@
   }
 
   // ---------------------------------------------------------------- charts
-  // Copies the leaves of `source` into `target` (Chart.js re-resolves a replaced options object
-  // from scratch; changing only the values that differ keeps an update cheap).
-  function assignLeaves(target, source) {
-    for (const [k, v] of Object.entries(source)) {
-      const plain = v && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype;
-      if (plain && target[k] && typeof target[k] === 'object') assignLeaves(target[k], v);
-      else if (target[k] !== v) target[k] = v;
-    }
-  }
-
   // Draws a chart unless it already shows exactly this: `key` names everything its data was
   // computed from, so an unchanged chart is not redrawn (a seed change leaves the mask, RoPE and
   // KV charts as they are).
@@ -74,7 +64,7 @@
     const existing = charts[canvasId];
     if (existing && existing.config.type === config.type) {
       existing.data = config.data;
-      assignLeaves(existing.options, config.options);
+      existing.options = config.options;
       existing.update('none');
       return existing;
     }
