@@ -92,9 +92,9 @@
   }
 
   // Builds the session for `state` (KV heads snapped to a divisor of heads, as the core lists
-  // them) and runs it to state.at tokens. On a refused configuration, shows the core's message
-  // and returns to the last good state.
-  function rebuild(problems = []) {
+  // them) and runs it to state.at tokens. On a refused configuration, returns to the last good
+  // state (or the defaults) and shows the core's message.
+  function rebuild(problems = [], refusal = '') {
     const choices = kvChoices(state.heads);
     if (!choices.includes(state.kv)) {
       const nearest = choices.reduce((a, b) => (Math.abs(b - state.kv) < Math.abs(a - state.kv) ? b : a));
@@ -110,18 +110,19 @@
       while (next.length < target) next.step();
     } catch (e) {
       if (next) next.free();
-      showMessage(t.errorPrefix + e.message, true);
-      if (lastGood && JSON.stringify(lastGood) !== JSON.stringify(state)) {
-        state = { ...lastGood };
-        syncControls();
-        return rebuild([]);
+      const fallback = lastGood || { ...S.defaults(), lang: state.lang };
+      if (JSON.stringify(fallback) === JSON.stringify(state)) {
+        showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
+        return;
       }
-      return;
+      state = { ...fallback };
+      return rebuild([], t.errorPrefix + e.message);
     }
     if (session) session.free();
     session = next;
     lastGood = { ...state };
-    showMessage(problems.length ? describeProblems(problems) : '', false);
+    if (refusal) showMessage(refusal, true);
+    else showMessage(problems.length ? describeProblems(problems) : '', false);
     syncControls();
     render();
   }
