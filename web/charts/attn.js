@@ -1,5 +1,5 @@
-// attn.js — chart 3: attention weights of the chosen head (rows: queries, columns: keys),
-// (the page also paints every head as a small image and shows the GQA map beside it).
+// attn.js — chart 3: attention weights of the chosen head (rows: queries, columns: keys). The
+// page also paints every head as a small image and shows the GQA map beside it (app.js).
 (function (root) {
   'use strict';
   const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
