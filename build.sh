@@ -3,7 +3,7 @@
 #   bash build.sh          native CLI and tests, their ASan+UBSan variants, and the web build
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
-#   bash build.sh wasm     web/attnlab.js (+ .wasm) with Emscripten, and dist/attnlab.html
+#   bash build.sh wasm     web/gen/attnlab.wasm with Emscripten, and dist/attnlab.html
 #   bash build.sh fuzz     build/fuzz/fuzz_safetensors, the libFuzzer harness (clang, ASan+UBSan)
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
@@ -70,6 +70,7 @@ wasm() {
     local exports
     exports=$(printf '"_%s",' "${WASM_EXPORTS[@]}")
     mkdir -p web/gen build/wasm
+    rm -f web/gen/attnlab.js
     # Emscripten 3.1.6's JS optimizer needs Debian's node modules (acorn) on NODE_PATH.
     export NODE_PATH=/usr/share/nodejs
     local objs=()
@@ -77,16 +78,15 @@ wasm() {
         local name opt=-Oz
         name=$(basename "${src%.c}")
         [[ " ${WASM_HOT[*]} " == *" $name "* ]] && opt=-O3
-        emcc -std=c11 "$opt" -msimd128 -ffp-contract=off "${WARN[@]}" -Icore -c "$src" -o "build/wasm/$name.o"
+        emcc -std=c11 "$opt" -msimd128 -ffp-contract=off -DNDEBUG "${WARN[@]}" -Icore -c "$src" -o "build/wasm/$name.o"
         objs+=("build/wasm/$name.o")
     done
-    emcc -O3 -msimd128 "${objs[@]}" -o web/gen/attnlab.js \
-        -sMODULARIZE=1 -sEXPORT_NAME=createAttnLabModule -sENVIRONMENT=web \
-        -sWASM_BIGINT=1 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
-        -sFILESYSTEM=0 -sEXIT_RUNTIME=0 -sTOTAL_STACK=1MB \
-        -sEXPORTED_FUNCTIONS="[${exports%,}]" \
-        -sEXPORTED_RUNTIME_METHODS='["HEAPU8","HEAP32","HEAPF32","HEAPF64","UTF8ToString"]'
-    echo "built web/gen/attnlab.js and web/gen/attnlab.wasm"
+    # A standalone module with no Emscripten JS runtime: web/wasm-loader.js instantiates it.
+    # emmalloc is a small allocator (the core allocates only when a session or file changes).
+    emcc -Oz -msimd128 "${objs[@]}" -o web/gen/attnlab.wasm --no-entry -sSTANDALONE_WASM=1 \
+        -sMALLOC=emmalloc -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
+        -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS="[${exports%,}]"
+    echo "built web/gen/attnlab.wasm"
     # Front-end packages are vendored from node_modules: the page loads nothing from the network.
     mkdir -p web/vendor
     cp node_modules/chart.js/dist/chart.umd.js web/vendor/chart.umd.js

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 
 const require = createRequire(import.meta.url);
-const factory = require(join(ROOT, 'web', 'gen', 'attnlab.js'));
+const factory = require(join(ROOT, 'web', 'wasm-loader.js'));
 const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
 const core = await AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
 

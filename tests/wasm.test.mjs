@@ -12,7 +12,7 @@ import { ROOT, run } from './lib/run.mjs';
 import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
 
 const require = createRequire(import.meta.url);
-const factory = require(join(ROOT, 'web', 'gen', 'attnlab.js'));
+const factory = require(join(ROOT, 'web', 'wasm-loader.js'));
 const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
 const core = await AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
 

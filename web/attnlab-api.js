@@ -74,12 +74,17 @@
       throw new AttnLabError(msg || this.statusText(status), status);
     }
 
-    // --- diagnostics: bytes currently allocated on the wasm heap (dlmalloc's mallinfo) and
-    // the heap's size, for leak checks.
+    // --- diagnostics: bytes currently allocated on the wasm heap and the heap's size, for
+    // leak checks. emmalloc's mallinfo counts in uordblks every allocated region whole and the
+    // 8-byte header of every free region (ordblks + smblks of them); both are taken out, and
+    // so is this probe's own region (64 bytes + its header).
     heapStats() {
+      const REGION_HEADER = 8;
       return this.withAllocs([64], (p) => {
         this.m._mallinfo(p);
-        return { inUse: this.m.HEAP32[(p >> 2) + 7] - 64 - 8, heapBytes: this.m.HEAPU8.length };
+        const i = p >> 2, h = this.m.HEAP32;
+        const freeRegions = h[i + 1] + h[i + 2];
+        return { inUse: h[i + 7] - REGION_HEADER * freeRegions - (64 + REGION_HEADER), heapBytes: this.m.HEAPU8.length };
       });
     }
 
@@ -331,10 +336,10 @@
   }
 
   // Loads the module: in a browser from the script-provided factory, in Node with the wasm
-  // bytes passed in (Emscripten 3.1.6 cannot fetch a file path under Node).
+  // bytes passed in: the page fetches them (or decodes them from the single-file page).
   async function load(options = {}) {
     const factory = options.factory || root.createAttnLabModule;
-    if (typeof factory !== 'function') throw new AttnLabError('attnlab.js is not loaded', 1);
+    if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', 1);
     const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
     return new Core(module);
   }
