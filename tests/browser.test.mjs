@@ -182,3 +182,48 @@ test('the Content-Security-Policy blocks inline scripts on both pages', async ()
     await page.close();
   }
 });
+
+// A seed change repaints the attention heatmap without a Chart.js update (same axes): the hover
+// must then read the new weights. The expected value comes from a second instance of the core
+// in the page, built from the configuration in the URL.
+test('served page: after a seed change the attention hover shows the new weights', async () => {
+  const { page, problems } = await openPage(browser.context, `${served}#lang=en&prompt=8&steps=0&seed=3`);
+  const hoverLastRowFirstKey = async () => {
+    const at = await page.evaluate(() => {
+      const chart = window.Chart.getChart(document.getElementById('chart-attn'));
+      const box = chart.canvas.getBoundingClientRect();
+      const rows = chart.options.plugins.matrixImage.rows;
+      return { x: box.left + chart.scales.x.getPixelForValue(0), y: box.top + chart.scales.y.getPixelForValue(rows - 1) };
+    });
+    await page.mouse.move(at.x, at.y);
+    await page.waitForFunction(() => !document.getElementById('tip-attn').hidden);
+    const text = await page.textContent('#tip-attn');
+    await page.mouse.move(1, 1);
+    return text;
+  };
+  const expected = () => page.evaluate(async () => {
+    const { state } = window.AttnLabState.parseHash(location.hash);
+    const bytes = new Uint8Array(await (await fetch('gen/attnlab.wasm')).arrayBuffer());
+    const core = await window.AttnLab.load({ wasmBinary: bytes });
+    const s = core.createSession({ hidden: state.hidden, heads: state.heads, kvHeads: state.kv, headDim: state.hd,
+      ropeBase: state.base, qkNorm: !!state.qk, seed: state.seed, promptLen: state.prompt, decodeSteps: state.steps });
+    try {
+      s.prefill();
+      const w = s.weights(state.head);
+      return w[(state.prompt - 1) * state.prompt].toPrecision(6);
+    } finally {
+      s.free();
+    }
+  });
+  const before = await hoverLastRowFirstKey();
+  await page.waitForFunction(() => /seed=3/.test(location.hash));
+  assert.ok(before.endsWith(`: ${await expected()}`), before);
+  await page.fill('#seed', '4');
+  await page.dispatchEvent('#seed', 'change');
+  await page.waitForFunction(() => /seed=4/.test(location.hash));
+  const after = await hoverLastRowFirstKey();
+  assert.notEqual(after, before);
+  assert.ok(after.endsWith(`: ${await expected()}`), after);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

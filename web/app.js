@@ -52,12 +52,18 @@
   // ---------------------------------------------------------------- charts
   // Draws a chart unless it already shows exactly this: `key` names everything its data was
   // computed from, so an unchanged chart is not redrawn (a seed change leaves the mask, RoPE and
-  // KV charts as they are).
+  // KV charts as they are). For a heatmap, `layout` names what its axes, title and outline come
+  // from: when only the cells changed, makeConfig has repainted its image and the chart is
+  // redrawn as it stands, without Chart.js's update and layout.
   const drawnKeys = {};
-  function drawIfChanged(canvasId, key, makeConfig) {
-    if (drawnKeys[canvasId] === key && charts[canvasId]) return;
-    draw(canvasId, makeConfig());
+  const drawnLayouts = {};
+  function drawIfChanged(canvasId, key, makeConfig, layout = null) {
+    if (key !== null && drawnKeys[canvasId] === key && charts[canvasId]) return;
+    const config = makeConfig();
+    if (layout !== null && drawnLayouts[canvasId] === layout && charts[canvasId]) charts[canvasId].draw();
+    else draw(canvasId, config);
     drawnKeys[canvasId] = key;
+    drawnLayouts[canvasId] = layout;
   }
 
   function draw(canvasId, config) {
@@ -145,7 +151,8 @@
     const angles = core.ropeAngles(total, state.hd, state.base, !!state.wrap);
     const ropeKey = `${total}|${state.hd}|${state.base}|${state.lang}`;
     drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}|${len}`, () => window.AttnLabRopeChart.ropeAngleConfig(
-      { angles, positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')));
+      { angles, positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')),
+    `${total}|${pairs}|${len}|${state.lang}`);
     const ones = new Float32Array(state.hd).fill(1);
     const points = core.ropePairTrace(ones, state.pair, total, state.hd, state.base);
     drawIfChanged('chart-rope-pair', `${ropeKey}|${state.pair}`,
@@ -156,8 +163,9 @@
 
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.weights(state.head);
-    draw('chart-attn', window.AttnLabAttnChart.attnConfig(
-      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn') }, $('tip-attn')));
+    drawIfChanged('chart-attn', null, () => window.AttnLabAttnChart.attnConfig(
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn') }, $('tip-attn')),
+    `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
     renderHeadGrid(len, kvMap);
     renderGqaMap(kvMap);

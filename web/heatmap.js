@@ -69,9 +69,15 @@
   // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, title, xLabel, yLabel,
   // format(v) for the tooltip, highlightRow, image: the canvas to paint the cells into (one per
   // chart, reused)}. `tooltip` is a DOM element to position on hover.
+  // The image also carries the matrix it shows (image.cells), which the hover reads: a chart
+  // whose axes and title stay the same is then brought up to date by repainting the image and
+  // redrawing (chart.draw()), without Chart.js's update and layout.
   function heatmapConfig(m, tooltip) {
     const image = m.image || (typeof document !== 'undefined' ? document.createElement('canvas') : null);
-    if (image) paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
+    if (image) {
+      paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
+      image.cells = m;
+    }
     const axis = (label, n, reverse) => ({
       type: 'linear', min: -0.5, max: n - 0.5, reverse,
       title: { display: true, text: label },
@@ -96,14 +102,15 @@
         },
         onHover(event, _els, chart) {
           if (!tooltip) return;
+          const c = (image && image.cells) || m;
           const x = Math.round(chart.scales.x.getValueForPixel(event.x));
           const y = Math.round(chart.scales.y.getValueForPixel(event.y));
-          if (event.type === 'mouseout' || x < 0 || y < 0 || x >= m.cols || y >= m.rows) {
+          if (event.type === 'mouseout' || x < 0 || y < 0 || x >= c.cols || y >= c.rows) {
             tooltip.hidden = true;
             return;
           }
           tooltip.hidden = false;
-          tooltip.textContent = `${m.yLabel} ${y}, ${m.xLabel} ${x}: ${m.format(m.values[y * m.cols + x])}`;
+          tooltip.textContent = `${c.yLabel} ${y}, ${c.xLabel} ${x}: ${c.format(c.values[y * c.cols + x])}`;
           tooltip.style.left = `${event.x + 12}px`;
           tooltip.style.top = `${event.y + 12}px`;
         },

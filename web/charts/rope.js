@@ -34,15 +34,20 @@
     };
   }
 
-  // d: {dots: Float32Array[n], t}
+  // d: {dots: Float32Array[n], t}. A linear x axis over {x, y} points, given in Chart.js's
+  // internal form (parsing: false): a category axis would measure one label per distance.
   function ropeRelativeConfig(d) {
+    const data = Array.from(d.dots, (y, x) => ({ x, y }));
     return {
       type: 'line',
-      data: { labels: Array.from(d.dots, (_, i) => i), datasets: [{ label: d.t.dot, data: Array.from(d.dots), pointRadius: 0, borderColor: '#3b528b' }] },
+      data: { datasets: [{ label: d.t.dot, data, pointRadius: 0, borderColor: '#3b528b' }] },
       options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
+        animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         plugins: { title: { display: true, text: d.t.relTitle }, legend: { display: false } },
-        scales: { x: { title: { display: true, text: d.t.distance }, ticks: { maxTicksLimit: 10 } }, y: { title: { display: true, text: d.t.dot } } },
+        scales: {
+          x: { type: 'linear', min: 0, max: d.dots.length - 1, title: { display: true, text: d.t.distance }, ticks: { maxTicksLimit: 10, precision: 0 } },
+          y: { title: { display: true, text: d.t.dot } },
+        },
       },
     };
   }
