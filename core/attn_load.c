@@ -4,7 +4,6 @@
  * shapes, checks that all six agree, and loads them as float32. */
 #include "internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 enum { NAME_MAX_LEN = 512 };
@@ -13,7 +12,7 @@ enum { NAME_MAX_LEN = 512 };
 static al_status find_param(const al_safetensors *st, const char *prefix, al_attn_param p,
                             int ndim, al_st_tensor *info, char name[NAME_MAX_LEN],
                             al_error *err) {
-    int len = snprintf(name, NAME_MAX_LEN, "%s%s", prefix, al_attn_param_name(p));
+    int len = al_snprintf(name, NAME_MAX_LEN, "%s%s", prefix, al_attn_param_name(p));
     if (len < 0 || len >= NAME_MAX_LEN)
         return al_fail(err, AL_ERR_ARG, "tensor name prefix is too long");
     if (al_st_find(st, name, info) != AL_OK)

@@ -5,7 +5,6 @@
 #include "demo.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,11 +42,11 @@ static void example_projections(al_text *o, al_lang lang, al_attn *attn, al_rng 
     al_text_printf(o, "\n");
     print_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3,
                 "  # [batch, seq, hidden_size]");
-    snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim=%d]", N_HEADS,
-             HEAD_DIM);
+    al_snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim=%d]", N_HEADS,
+                HEAD_DIM);
     print_shape(o, "Q shape: ", q_shape, 4, comment);
-    snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]",
-             N_KV_HEADS, HEAD_DIM);
+    al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]",
+                N_KV_HEADS, HEAD_DIM);
     print_shape(o, "K shape: ", kv_shape, 4, comment);
     print_shape(o, "V shape: ", kv_shape, 4, comment);
     al_text_printf(o, L("\nGQA 配置：Q 头数 %d 是 KV 头数 %d 的 %d 倍\n",
@@ -88,9 +87,9 @@ static void example_repeat_kv(al_text *o, al_lang lang, const float *k /* [2, 5,
     const int64_t k_exp_shape[4] = {B, S, N_HEADS, HEAD_DIM};
     char comment[128];
     al_text_printf(o, "\n");
-    snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim]", N_KV_HEADS);
+    al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim]", N_KV_HEADS);
     print_shape(o, L("原始 K shape: ", "Original K shape: "), k_shape, 4, comment);
-    snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim]", N_HEADS);
+    al_snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim]", N_HEADS);
     print_shape(o, L("repeat_kv 后 K shape: ", "K shape after repeat_kv: "), k_exp_shape, 4,
                 comment);
     const int same = heads_allclose(k_expanded, B, S, N_HEADS, 0, 1);
@@ -212,13 +211,13 @@ static al_status example_forward(al_text *o, al_lang lang, al_attn *attn, al_rng
                                  HEAD_DIM};
     char comment[128];
     al_text_printf(o, "\n");
-    snprintf(comment, sizeof comment, "  # [batch=%d, seq=%d, hidden_size=%d]", B, S, HIDDEN);
+    al_snprintf(comment, sizeof comment, "  # [batch=%d, seq=%d, hidden_size=%d]", B, S, HIDDEN);
     print_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3, comment);
     print_shape(o, L("输出 shape: ", "Output shape: "), x_shape, 3,
                 L("  # [batch, seq, hidden_size]（与输入相同）",
                   "  # [batch, seq, hidden_size] (same as the input)"));
-    snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]", N_KV_HEADS,
-             HEAD_DIM);
+    al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]", N_KV_HEADS,
+                HEAD_DIM);
     print_shape(o, L("KV Cache K shape: ", "KV cache K shape: "), kv_shape, 4, comment);
     print_shape(o, L("KV Cache V shape: ", "KV cache V shape: "), kv_shape, 4, comment);
     al_text_printf(o, "\n%s\n\n", L("验证通过：前向输出 shape 与输入一致，KV Cache 已保存",
@@ -295,10 +294,10 @@ static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al
     }
     const int64_t shape[3] = {1, OVERLAP, HIDDEN};
     char label[160];
-    snprintf(label, sizeof label,
-             L("\n无 cache 一次性前向（位置 %d~%d）shape: ",
-               "\nNo cache, single forward pass (positions %d to %d) shape: "),
-             PROMPT - 1, TOTAL - 1);
+    al_snprintf(label, sizeof label,
+                L("\n无 cache 一次性前向（位置 %d~%d）shape: ",
+                  "\nNo cache, single forward pass (positions %d to %d) shape: "),
+                PROMPT - 1, TOTAL - 1);
     print_shape(o, label, shape, 3, "");
     print_shape(o, L("有 cache 分步前向输出 shape: ", "With cache, step-by-step forward output shape: "),
                 shape, 3, "");

@@ -6,7 +6,6 @@
 #include "internal.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,14 +98,14 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
 
     char prefix[64] = "";
     if (opt->layer >= 0)
-        snprintf(prefix, sizeof prefix, "model.layers.%lld.self_attn.", (long long)opt->layer);
+        al_snprintf(prefix, sizeof prefix, "model.layers.%lld.self_attn.", (long long)opt->layer);
     if ((st = al_attn_from_safetensors(r->weights, prefix, &cfg, &r->attn, err)) != AL_OK) {
         al_st_tensor probe;
         if (opt->layer < 0 && st == AL_ERR_MISSING &&
             al_st_find(r->weights, "model.layers.0.self_attn.q_proj.weight", &probe) == AL_OK) {
             const size_t used = strlen(err->msg);
-            snprintf(err->msg + used, sizeof err->msg - used,
-                     " (this is a MiniMind checkpoint: choose a layer with --layer N)");
+            al_snprintf(err->msg + used, sizeof err->msg - used,
+                        " (this is a MiniMind checkpoint: choose a layer with --layer N)");
         }
         return in_file(sum, AL_FILE_WEIGHTS, st);
     }
@@ -162,12 +161,12 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
 
     /* The result, with the resolved configuration as metadata. */
     char vals[6][32];
-    snprintf(vals[0], 32, "%lld", (long long)cfg.hidden);
-    snprintf(vals[1], 32, "%lld", (long long)cfg.n_heads);
-    snprintf(vals[2], 32, "%lld", (long long)cfg.n_kv_heads);
-    snprintf(vals[3], 32, "%lld", (long long)cfg.head_dim);
-    snprintf(vals[4], 32, "%.17g", cfg.rope_base);
-    snprintf(vals[5], 32, "%.9g", (double)cfg.eps);
+    al_snprintf(vals[0], 32, "%lld", (long long)cfg.hidden);
+    al_snprintf(vals[1], 32, "%lld", (long long)cfg.n_heads);
+    al_snprintf(vals[2], 32, "%lld", (long long)cfg.n_kv_heads);
+    al_snprintf(vals[3], 32, "%lld", (long long)cfg.head_dim);
+    al_snprintf(vals[4], 32, "%.17g", cfg.rope_base);
+    al_snprintf(vals[5], 32, "%.9g", (double)cfg.eps);
     const char *meta[] = {"hidden", vals[0], "n_heads", vals[1], "n_kv_heads", vals[2],
                           "head_dim", vals[3], "rope_base", vals[4], "eps", vals[5]};
     const al_st_entry entries[5] = {

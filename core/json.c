@@ -3,9 +3,9 @@
  * header cannot exhaust the C stack), and a cursor that decodes strings and integers on demand.
  * Strings are checked byte by byte for UTF-8 validity, since names end up in messages and UIs. */
 #include "json.h"
+#include "internal.h"
 
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
 const char *json_type_name(json_type t) {
@@ -232,7 +232,7 @@ static int fail(char *msg, size_t cap, const char *fmt, ...) {
     if (msg && cap) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(msg, cap, fmt, ap);
+        al_vsnprintf(msg, cap, fmt, ap);
         va_end(ap);
     }
     return -1;
@@ -241,8 +241,8 @@ static int fail(char *msg, size_t cap, const char *fmt, ...) {
 /* "'x'" for a printable ASCII byte, "byte 0xNN" otherwise. */
 static const char *describe(char c, char buf[16]) {
     unsigned char u = (unsigned char)c;
-    if (u > 0x20 && u < 0x7F) snprintf(buf, 16, "'%c'", c);
-    else snprintf(buf, 16, "byte 0x%02x", u);
+    if (u > 0x20 && u < 0x7F) al_snprintf(buf, 16, "'%c'", c);
+    else al_snprintf(buf, 16, "byte 0x%02x", u);
     return buf;
 }
 

@@ -2,13 +2,12 @@
  * JSON describing each tensor, then the raw data) and writes float32 ones. Files come from
  * downloads, so every field is checked before use: the header against a strict JSON parser
  * (json.c) and the schema, every size for overflow, every byte range against the data section. */
-#include "attnlab.h"
+#include "internal.h"
 #include "json.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,7 +64,7 @@ static al_status st_fail(al_error *err, al_status s, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        al_vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         err->status = s;
     }
@@ -119,10 +118,10 @@ static const char *show(char out[ST_SHOWN_BUF], const char *s, size_t len, int c
 static const char *shape_str(char *buf, size_t cap, const int64_t *shape, int ndim) {
     size_t o = 0;
     buf[0] = '\0';
-    o += (size_t)snprintf(buf, cap, "[");
+    o += (size_t)al_snprintf(buf, cap, "[");
     for (int i = 0; i < ndim && o < cap; i++)
-        o += (size_t)snprintf(buf + o, cap - o, "%s%" PRId64, i ? ", " : "", shape[i]);
-    if (o < cap) snprintf(buf + o, cap - o, "]");
+        o += (size_t)al_snprintf(buf + o, cap - o, "%s%" PRId64, i ? ", " : "", shape[i]);
+    if (o < cap) al_snprintf(buf + o, cap - o, "]");
     return buf;
 }
 
@@ -726,10 +725,10 @@ static void describe_index(char *buf, size_t cap, const struct st_tensor *t, int
         rest = t->shape[d] ? rest / t->shape[d] : 0;
     }
     if (t->ndim >= 2)
-        snprintf(buf, cap, "element %" PRId64 " (index %s)", i,
-                 shape_str(shp, sizeof shp, idx, t->ndim));
+        al_snprintf(buf, cap, "element %" PRId64 " (index %s)", i,
+                    shape_str(shp, sizeof shp, idx, t->ndim));
     else
-        snprintf(buf, cap, "element %" PRId64, i);
+        al_snprintf(buf, cap, "element %" PRId64, i);
 }
 
 al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out, int64_t cap,
@@ -781,7 +780,7 @@ static void w_bytes(st_writer *w, const void *p, size_t n) {
 static void w_str(st_writer *w, const char *s) { w_bytes(w, s, strlen(s)); }
 static void w_int(st_writer *w, int64_t v) {
     char tmp[24];
-    snprintf(tmp, sizeof tmp, "%" PRId64, v);
+    al_snprintf(tmp, sizeof tmp, "%" PRId64, v);
     w_str(w, tmp);
 }
 
@@ -802,7 +801,7 @@ static void w_json_string(st_writer *w, const char *s) {
         case '\f': w_str(w, "\\f"); break;
         default:
             if (c < 0x20) {
-                snprintf(esc, sizeof esc, "\\u%04x", c);
+                al_snprintf(esc, sizeof esc, "\\u%04x", c);
                 w_str(w, esc);
             } else {
                 w_bytes(w, s, 1);

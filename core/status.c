@@ -2,10 +2,7 @@
  * hand back to its caller (the CLI prints them, the page shows them). */
 #include "internal.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
 
 const char *al_status_str(al_status s) {
     switch (s) {
@@ -29,7 +26,7 @@ al_status al_fail(al_error *err, al_status status, const char *fmt, ...) {
     if (err) {
         va_list ap;
         va_start(ap, fmt);
-        vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+        al_vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         err->status = status;
     }
@@ -44,11 +41,9 @@ int al_mul_ok(int64_t a, int64_t b, int64_t *out) {
 }
 
 int al_parse_finite(const char *s, double *out) {
-    if (!s || !*s) return 0;
-    char *end = NULL;
-    errno = 0;
-    const double v = strtod(s, &end);
-    if (errno != 0 || *end != '\0' || !isfinite(v)) return 0;
+    double v;
+    const char *end = s ? al_decimal_parse(s, &v) : NULL;
+    if (!end || *end != '\0' || !isfinite(v)) return 0;
     *out = v;
     return 1;
 }

@@ -10,10 +10,9 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
-#include "attnlab.h"
+#include "internal.h"
 
 /* torch.set_printoptions(profile="default") */
 #define PRINT_PRECISION 4    /* digits after the point, in fixed and scientific notation */
@@ -87,22 +86,22 @@ typedef struct {
 } tensor_formatter;
 
 /* The element's text before padding, as Python's str.format would write it; returns its
- * length. glibc's printf, like Python's float formatting, rounds the exact binary value
+ * length. al_snprintf (print.c), like Python's float formatting, rounds the exact binary value
  * correctly (ties to even), so "%.4f" / "%.4e" on the double agree with '{:.4f}' / '{:.4e}'. */
 static int format_element_text(const tensor_formatter *fmt, int64_t index,
                                char text[ELEMENT_TEXT_MAX]) {
     int n;
     if (!fmt->values) {
-        n = snprintf(text, ELEMENT_TEXT_MAX, "%" PRId64, fmt->ints[index]);
+        n = al_snprintf(text, ELEMENT_TEXT_MAX, "%" PRId64, fmt->ints[index]);
     } else {
         double v = (double)fmt->values[index];
         /* Python writes "nan" whatever the sign bit, where glibc would write "-nan". */
-        if (isnan(v)) n = snprintf(text, ELEMENT_TEXT_MAX, "nan");
-        else if (isinf(v)) n = snprintf(text, ELEMENT_TEXT_MAX, v < 0 ? "-inf" : "inf");
-        else if (fmt->sci_mode) n = snprintf(text, ELEMENT_TEXT_MAX, "%.*e", PRINT_PRECISION, v);
+        if (isnan(v)) n = al_snprintf(text, ELEMENT_TEXT_MAX, "nan");
+        else if (isinf(v)) n = al_snprintf(text, ELEMENT_TEXT_MAX, v < 0 ? "-inf" : "inf");
+        else if (fmt->sci_mode) n = al_snprintf(text, ELEMENT_TEXT_MAX, "%.*e", PRINT_PRECISION, v);
         /* The '.' marks a float tensor whose values happen to be integers ("1., 0."). */
-        else if (fmt->int_mode) n = snprintf(text, ELEMENT_TEXT_MAX, "%.0f.", v);
-        else n = snprintf(text, ELEMENT_TEXT_MAX, "%.*f", PRINT_PRECISION, v);
+        else if (fmt->int_mode) n = al_snprintf(text, ELEMENT_TEXT_MAX, "%.0f.", v);
+        else n = al_snprintf(text, ELEMENT_TEXT_MAX, "%.*f", PRINT_PRECISION, v);
     }
     if (n < 0) n = 0;
     if (n >= ELEMENT_TEXT_MAX) n = ELEMENT_TEXT_MAX - 1; /* unreachable, see ELEMENT_TEXT_MAX */
@@ -356,11 +355,11 @@ size_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t 
          * when that is not the default float32, since no element reveals it. */
         if (ndim != 1) {
             char size_text[32 + MAX_PRINT_DIMS * 24];
-            size_t n = (size_t)snprintf(size_text, sizeof size_text, "size=(");
+            size_t n = (size_t)al_snprintf(size_text, sizeof size_text, "size=(");
             for (int d = 0; d < ndim; d++)
-                n += (size_t)snprintf(size_text + n, sizeof size_text - n, "%s%" PRId64,
-                                      d > 0 ? ", " : "", shape[d]);
-            n += (size_t)snprintf(size_text + n, sizeof size_text - n, ")");
+                n += (size_t)al_snprintf(size_text + n, sizeof size_text - n, "%s%" PRId64,
+                                         d > 0 ? ", " : "", shape[d]);
+            n += (size_t)al_snprintf(size_text + n, sizeof size_text - n, ")");
             write_suffix(&sink, &last_line_len, size_text, n);
         }
         if (ints) write_suffix(&sink, &last_line_len, "dtype=torch.int64", 17);
@@ -392,7 +391,7 @@ size_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim) {
     for (int d = 0; d < ndim; d++) {
         char number[24];
         if (d > 0) sink_puts(&sink, ", ");
-        snprintf(number, sizeof number, "%" PRId64, shape[d]);
+        al_snprintf(number, sizeof number, "%" PRId64, shape[d]);
         sink_puts(&sink, number);
     }
     sink_puts(&sink, "])");

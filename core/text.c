@@ -1,7 +1,6 @@
 /* text.c — the bounded text writer behind the demos (see text.h). */
 #include "text.h"
 
-#include <stdio.h>
 
 void al_text_init(al_text *t, char *buf, size_t cap) {
     t->buf = buf;
@@ -25,7 +24,7 @@ void al_text_printf(al_text *t, const char *fmt, ...) {
     char *tail = text_tail(t, &room);
     va_list ap;
     va_start(ap, fmt);
-    int n = vsnprintf(tail, room, fmt, ap);
+    int n = al_vsnprintf(tail, room, fmt, ap);
     va_end(ap);
     if (n > 0) t->len += (size_t)n;
 }

@@ -15,6 +15,7 @@ const PROGRAMS = {
   test_pow: ['tests/fixtures/pow/pow_golden.txt'],
   test_trig: ['tests/fixtures/trig/trig_golden.txt'],
   test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
+  test_print: [],
 };
 
 test('both builds exist', () => {

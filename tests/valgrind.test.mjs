@@ -2,8 +2,8 @@
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
 // demos, forward on good and malformed files) and the C test programs — all but the two
 // long arithmetic sweeps (test_trig, test_pow), which allocate next to nothing and take
-// minutes under valgrind. valgrind hides AVX-512 from the program, so this also runs the AVX2
-// kernels.
+// minutes under valgrind; test_print, a sweep too, runs with a small count. valgrind hides
+// AVX-512 from the program, so this also runs the AVX2 kernels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -48,6 +48,7 @@ const PROGRAMS = {
   test_format: ['tests/fixtures/format/tensor_repr.txt'],
   test_safetensors: ['tests/malformed'],
   test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
+  test_print: ['1000'], // 1000 random values per sweep; native.test.mjs runs the full count
 };
 for (const [name, args] of Object.entries(PROGRAMS)) {
   test(`valgrind: ${name}`, () => memcheck(join(ROOT, 'build', 'tests', name), args));
