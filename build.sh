@@ -62,10 +62,13 @@ WASM_EXPORTS=(
     malloc free
 )
 
-# Files of the forward pass are built for speed (-O2: -O3's extra unrolling bought nothing
-# measurable under V8 and cost 6 KB); the rest (loaders, demos, text formatting, checks,
-# torch's summation order for the checks) for size, to keep the download small.
-WASM_HOT=(gemm softmax attention norm rope kv_cache)
+# The forward pass's two inner loops, the GEMM and the softmax, are built for speed (-O2;
+# -O3's extra unrolling bought nothing measurable under V8 and cost 6 KB); the rest of the
+# forward pass (attention, norm, rope, kv_cache) at -Os, which costs a few percent on tiny
+# layers and nothing measurable at MiniMind sizes, and saves 7 KB; everything else (loaders,
+# demos, text, checks) at -Oz. The download stays under 100 KB.
+WASM_SPEED=(gemm softmax)
+WASM_FORWARD=(attention norm rope kv_cache)
 
 wasm() {
     local exports
@@ -78,7 +81,8 @@ wasm() {
     for src in "${CORE_SRC[@]}"; do
         local name opt=-Oz
         name=$(basename "${src%.c}")
-        [[ " ${WASM_HOT[*]} " == *" $name "* ]] && opt=-O2
+        [[ " ${WASM_SPEED[*]} " == *" $name "* ]] && opt=-O2
+        [[ " ${WASM_FORWARD[*]} " == *" $name "* ]] && opt=-Os
         emcc -std=c11 "$opt" -msimd128 -ffp-contract=off -DNDEBUG "${WARN[@]}" -Icore -c "$src" -o "build/wasm/$name.o"
         objs+=("build/wasm/$name.o")
     done

@@ -25,7 +25,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 static double median(double *v, int64_t n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    al_sort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 

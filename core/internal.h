@@ -53,6 +53,10 @@ void al_decimal_round(al_decimal *d, int keep);
  * start with one. */
 const char *al_decimal_parse(const char *s, double *out);
 
+/* Sorts n elements of `size` bytes in place (heapsort, sort.c): O(n log n) in every case, no
+ * allocation. Not stable: give cmp a tie-break where the order of equal elements matters. */
+void al_sort(void *array, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* a·b into *out; returns 0 (and leaves *out alone) if it overflows or an input is negative. */
 int al_mul_ok(int64_t a, int64_t b, int64_t *out);
 

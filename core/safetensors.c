@@ -427,7 +427,7 @@ static int cmp_by_offset(const void *a, const void *b) {
     const struct st_tensor *y = *(const struct st_tensor *const *)b;
     if (x->begin != y->begin) return x->begin < y->begin ? -1 : 1;
     if (x->end != y->end) return x->end < y->end ? -1 : 1;
-    return 0;
+    return strcmp(x->name, y->name); /* a total order: the overlap reported never depends on the sort */
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -455,7 +455,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
             p += strlen(p) + 1;
             p += strlen(p) + 1;
         }
-        qsort(keys, (size_t)st->n_meta, sizeof *keys, cmp_str);
+        al_sort(keys, (size_t)st->n_meta, sizeof *keys, cmp_str);
         for (int i = 0; i + 1 < st->n_meta; i++)
             if (strcmp(keys[i], keys[i + 1]) == 0)
                 return st_fail(err, AL_ERR_FORMAT, "duplicate __metadata__ key '%s'",
@@ -468,7 +468,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
     int m = 0;
     for (int i = 0; i < n; i++)
         if (st->tensors[i].end > st->tensors[i].begin) by_off[m++] = &st->tensors[i];
-    qsort(by_off, (size_t)m, sizeof *by_off, cmp_by_offset);
+    al_sort(by_off, (size_t)m, sizeof *by_off, cmp_by_offset);
     const struct st_tensor *furthest = NULL;
     int64_t covered = 0, max_end = 0;
     for (int i = 0; i < m; i++) {
@@ -611,7 +611,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
         st->data = block + off_data;
         st->data_size = (int64_t)data_size;
         for (size_t i = 0; i < nt; i++) st->by_name[i] = &st->tensors[i];
-        qsort(st->by_name, nt, sizeof *st->by_name, cmp_by_name);
+        al_sort(st->by_name, nt, sizeof *st->by_name, cmp_by_name);
         s = check_tensors(st, scratch, err);
     }
     free(scratch);
@@ -827,7 +827,7 @@ static int find_duplicate(const char *const *strs, int n, const char **dup) {
     const char **sorted = malloc((size_t)n * sizeof *sorted);
     if (!sorted) return -1;
     memcpy(sorted, strs, (size_t)n * sizeof *sorted);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_str);
+    al_sort(sorted, (size_t)n, sizeof *sorted, cmp_str);
     int found = 0;
     for (int i = 0; i + 1 < n && !found; i++)
         if (strcmp(sorted[i], sorted[i + 1]) == 0) {

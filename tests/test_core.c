@@ -4,6 +4,7 @@
  * usage: test_core [tests/fixtures/kernels.safetensors] */
 #include "attnlab.h"
 #include "check.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -359,6 +360,41 @@ static void test_views(void) {
     CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
 }
 
+/* al_sort against libc's qsort: sizes 0..300 and 5000, many equal keys or none, already sorted
+ * and reversed inputs, 8-byte and 3-byte elements. */
+static int cmp_int(const void *a, const void *b) {
+    const int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+static int cmp_3bytes(const void *a, const void *b) { return memcmp(a, b, 3); }
+
+static void test_sort(void) {
+    static int got[5000], want[5000];
+    static unsigned char got3[3 * 5000], want3[3 * 5000];
+    uint32_t state = 12345;
+    for (int n = 0; n <= 5000; n = n < 300 ? n + 1 : 5000) {
+        for (int kind = 0; kind < 4; kind++) {
+            for (int i = 0; i < n; i++) {
+                state = state * 1664525u + 1013904223u;
+                got[i] = kind == 0 ? (int)(state >> 8) : kind == 1 ? (int)(state >> 28) : kind == 2 ? i : n - i;
+            }
+            memcpy(want, got, sizeof(int) * (size_t)n);
+            qsort(want, (size_t)n, sizeof(int), cmp_int);
+            al_sort(got, (size_t)n, sizeof(int), cmp_int);
+            CHECK(memcmp(got, want, sizeof(int) * (size_t)n) == 0, "al_sort of %d ints (kind %d) differs from qsort", n, kind);
+        }
+        for (int i = 0; i < 3 * n; i++) {
+            state = state * 1664525u + 1013904223u;
+            got3[i] = (unsigned char)(state >> 29);
+        }
+        memcpy(want3, got3, (size_t)(3 * n));
+        qsort(want3, (size_t)n, 3, cmp_3bytes);
+        al_sort(got3, (size_t)n, 3, cmp_3bytes);
+        CHECK(memcmp(got3, want3, (size_t)(3 * n)) == 0, "al_sort of %d 3-byte elements differs from qsort", n);
+        if (n == 5000) break;
+    }
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/fixtures/kernels.safetensors";
     FILE *f = fopen(path, "rb");
@@ -388,6 +424,7 @@ int main(int argc, char **argv) {
     test_layer_api();
     test_sessions();
     test_views();
+    test_sort();
     al_st_free(golden);
     CHECK_DONE();
 }
