@@ -149,3 +149,29 @@ test('wasm: the core\'s errors reach JS as thrown errors with its message', () =
       `${file} should be refused`);
   }
 });
+
+test('wasm: the loader refuses missing or broken bytes with a clear message', async () => {
+  await assert.rejects(factory({}), /wasmBinary \(the bytes of attnlab\.wasm\) is required/);
+  const bytes = readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm'));
+  await assert.rejects(factory({ wasmBinary: bytes.subarray(0, bytes.length >> 1) }), /^Error: attnlab\.wasm could not be started \(it needs WebAssembly with SIMD\): /);
+  await assert.rejects(factory({ wasmBinary: new Uint8Array([1, 2, 3]) }), /attnlab\.wasm could not be started/);
+});
+
+test('wasm: memory growth keeps the binding\'s views valid', () => {
+  // A session large enough to grow the 16 MiB initial memory; its outputs are then read
+  // through views made after the growth.
+  const before = core.heapStats().heapBytes;
+  const s = core.createSession({ hidden: 512, heads: 8, kvHeads: 2, headDim: 64, ropeBase: 1e6, qkNorm: true, seed: 7, promptLen: 1024, decodeSteps: 2 });
+  try {
+    s.prefill();
+    s.step();
+    assert.ok(core.heapStats().heapBytes > before, 'the heap grew');
+    const w = s.weights(0);
+    let rowSum = 0;
+    for (let j = 0; j < s.length; j++) rowSum += w[(s.length - 1) * s.length + j];
+    assert.ok(Math.abs(rowSum - 1) < 1e-5, `the last attention row sums to ${rowSum}`);
+    assert.ok(s.verify().every((c) => c.passed));
+  } finally {
+    s.free();
+  }
+});

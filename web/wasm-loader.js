@@ -56,7 +56,12 @@
     };
     const env = { emscripten_notify_memory_growth() { views = null; } };
 
-    const { instance } = await WebAssembly.instantiate(options.wasmBinary, { wasi_snapshot_preview1: wasi, env });
+    let instance;
+    try {
+      ({ instance } = await WebAssembly.instantiate(options.wasmBinary, { wasi_snapshot_preview1: wasi, env }));
+    } catch (e) {
+      throw new Error(`attnlab.wasm could not be started (it needs WebAssembly with SIMD): ${e.message}`);
+    }
     const ex = instance.exports;
     memory = ex.memory;
     if (typeof ex._initialize === 'function') ex._initialize();
