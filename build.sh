@@ -4,7 +4,7 @@
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
 #   bash build.sh wasm     web/gen/attnlab.wasm with Emscripten, and dist/attnlab.html
-#   bash build.sh fuzz     build/fuzz/fuzz_safetensors, the libFuzzer harness (clang, ASan+UBSan)
+#   bash build.sh fuzz     build/fuzz/fuzz_safetensors and fuzz_decimal, the libFuzzer harnesses (clang, ASan+UBSan)
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
 # IEEE operation, as the PyTorch kernels we reproduce do (no silent multiply-add fusion).
@@ -103,7 +103,10 @@ fuzz() {
     clang -std=c11 -O1 -g -ffp-contract=off "${WARN[@]}" -Icore \
         -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
         "${CORE_SRC[@]}" tests/fuzz/fuzz_safetensors.c -lm -o build/fuzz/fuzz_safetensors
-    echo "built build/fuzz/fuzz_safetensors"
+    clang -std=c11 -O1 -g -ffp-contract=off "${WARN[@]}" -Icore \
+        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+        "${CORE_SRC[@]}" tests/fuzz/fuzz_decimal.c -lm -o build/fuzz/fuzz_decimal
+    echo "built build/fuzz/fuzz_safetensors and build/fuzz/fuzz_decimal"
 }
 
 # Debian packages behind each command the build and the tests use.
