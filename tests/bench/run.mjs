@@ -10,6 +10,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
@@ -136,10 +137,13 @@ async function main() {
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
-  const payload = ['web/index.html', 'web/style.css', 'web/vendor/chart.umd.js', 'web/wasm-loader.js', 'web/gen/attnlab.wasm',
-    'web/attnlab-api.js', 'web/i18n.js', 'web/heatmap.js', 'web/charts/mask.js', 'web/charts/rope.js', 'web/charts/attn.js',
-    'web/charts/kv.js', 'web/state.js', 'web/app.js'];
-  const sizes = { wasm: size('web/gen/attnlab.wasm'), glue: size('web/wasm-loader.js'), page: payload.reduce((a, p) => a + size(p), 0), single_file: size('dist/attnlab.html') };
+  // The page's payload: index.html, everything it links (scripts, styles) and the .wasm it fetches.
+  const html = readFileSync(join(ROOT, 'web', 'index.html'), 'utf8');
+  const linked = [...html.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => `web/${m[1]}`);
+  const payload = ['web/index.html', ...linked, 'web/gen/attnlab.wasm'];
+  const gzipped = (paths) => paths.reduce((a, p) => a + gzipSync(readFileSync(join(ROOT, p)), { level: 9 }).length, 0);
+  const sizes = { wasm: size('web/gen/attnlab.wasm'), glue: size('web/wasm-loader.js'), page: payload.reduce((a, p) => a + size(p), 0), single_file: size('dist/attnlab.html'),
+    wasm_glue_gzip: gzipped(['web/gen/attnlab.wasm', 'web/wasm-loader.js']), page_gzip: gzipped(payload) };
 
   const ms = (r, kind) => (kind === 'prefill' ? r.prefill_ms : r.decode_ms);
   const key = (r) => `${r.size}|${r.kind}|${r.seq}|${r.decode_at}`;
@@ -187,7 +191,7 @@ async function main() {
   md.push('| sequence | median ms | p95 ms |', '|---:|---:|---:|');
   for (const [s, v] of Object.entries(pageSummary)) md.push(`| ${s} | ${fmt(v.median_ms)} | ${fmt(v.p95_ms)} |`);
   md.push(`| load → first chart | ${fmt(median(page.load))} | |`);
-  md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue ${(sizes.glue / 1024).toFixed(1)} KB, page payload ${(sizes.page / 1024).toFixed(1)} KB, dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
+  md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
   md.push('| target | measured | met |', '|---|---:|:---:|');
   for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');
