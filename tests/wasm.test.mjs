@@ -153,7 +153,7 @@ test('wasm: the core\'s errors reach JS as thrown errors with its message', () =
 test('wasm: the loader refuses missing or broken bytes with a clear message', async () => {
   await assert.rejects(factory({}), /wasmBinary \(the bytes of attnlab\.wasm\) is required/);
   const bytes = readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm'));
-  await assert.rejects(factory({ wasmBinary: bytes.subarray(0, bytes.length >> 1) }), /^Error: attnlab\.wasm could not be started \(it needs WebAssembly with SIMD\): /);
+  await assert.rejects(factory({ wasmBinary: bytes.subarray(0, bytes.length >> 1) }), /^Error: attnlab\.wasm could not be started: .+ \(the page needs WebAssembly with SIMD\)$/);
   await assert.rejects(factory({ wasmBinary: new Uint8Array([1, 2, 3]) }), /attnlab\.wasm could not be started/);
 });
 

@@ -3,17 +3,14 @@
 // binding the few things it needs: the exported C functions (as _name), views of the memory
 // that follow its growth, and C strings read as UTF-8.
 //
-// The module asks its host for four WASI calls and one Emscripten hook, no more:
-//   clock_time_get  the timer of the benchmark (nanoseconds, from performance.now())
-//   fd_write        text a C runtime error writes to stderr (shown on the console)
-//   fd_close, fd_seek  never reached here; answered "bad file descriptor"
-//   proc_exit       the C runtime giving up (abort): becomes a JS exception
+// The module asks its host for one WASI call and one Emscripten hook, no more (the core prints
+// nothing and never exits; a build that imported anything else would fail to instantiate, and
+// the tests would say so):
+//   clock_time_get  the benchmark's timer (nanoseconds, from performance.now())
 //   emscripten_notify_memory_growth  memory grew; the views are re-made on next use anyway
 // Works as a classic browser script (defines globalThis.createAttnLabModule) and in Node.
 (function (root) {
   'use strict';
-
-  const WASI_EBADF = 8;
 
   async function createAttnLabModule(options = {}) {
     if (!options.wasmBinary) throw new Error('createAttnLabModule: wasmBinary (the bytes of attnlab.wasm) is required');
@@ -28,7 +25,6 @@
       return views;
     };
     const decoder = new TextDecoder('utf-8');
-    const stderrLine = [];
 
     const wasi = {
       clock_time_get(_clockId, _precision, outPtr) {
@@ -36,23 +32,6 @@
         new DataView(memory.buffer).setBigUint64(outPtr, ns, true);
         return 0;
       },
-      fd_write(fd, iovs, iovsLen, writtenPtr) {
-        const dv = new DataView(memory.buffer);
-        let total = 0;
-        for (let i = 0; i < iovsLen; i++) {
-          const ptr = dv.getUint32(iovs + 8 * i, true);
-          const len = dv.getUint32(iovs + 8 * i + 4, true);
-          stderrLine.push(decoder.decode(new Uint8Array(memory.buffer, ptr, len)));
-          total += len;
-        }
-        const text = stderrLine.join('');
-        if (text.includes('\n')) { console.error(`attnlab.wasm (fd ${fd}): ${text.trimEnd()}`); stderrLine.length = 0; }
-        dv.setUint32(writtenPtr, total, true);
-        return 0;
-      },
-      fd_close() { return WASI_EBADF; },
-      fd_seek() { return WASI_EBADF; },
-      proc_exit(code) { throw new Error(`attnlab.wasm stopped (exit ${code})`); },
     };
     const env = { emscripten_notify_memory_growth() { views = null; } };
 
@@ -60,7 +39,7 @@
     try {
       ({ instance } = await WebAssembly.instantiate(options.wasmBinary, { wasi_snapshot_preview1: wasi, env }));
     } catch (e) {
-      throw new Error(`attnlab.wasm could not be started (it needs WebAssembly with SIMD): ${e.message}`);
+      throw new Error(`attnlab.wasm could not be started: ${e.message} (the page needs WebAssembly with SIMD)`);
     }
     const ex = instance.exports;
     memory = ex.memory;
