@@ -3,7 +3,7 @@
  * AVX2 (FMA) build of SLEEF routines in portable C.
  *
  * What it holds:
- *   - bit access to a float (bits_of / float_of) and SLEEF's mulsign (flip_sign_by);
+ *   - SLEEF's mulsign (flip_sign_by), on the float bit access of internal.h;
  *   - to_i32_trunc, the x86 float-to-int32 conversion both files need;
  *   - SLEEF's "double-float" arithmetic (src/libm/df.h of SLEEF — SLEEF by Naoki Shibata and
  *     contributors, Boost Software License 1.0, https://sleef.org): a value carried as the
@@ -27,10 +27,11 @@
 #ifndef ATTNLAB_DOUBLE_FLOAT_H
 #define ATTNLAB_DOUBLE_FLOAT_H
 
+#include "internal.h" /* al_bits_of_float, al_float_of_bits */
+
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
-#include <string.h>
 
 #ifdef __clang__
 #pragma STDC FP_CONTRACT OFF
@@ -43,22 +44,9 @@
 
 /* ---- bit access and x86-style conversion ------------------------------------------------- */
 
-/* The IEEE binary32 bit pattern of f, and the float with bit pattern b. */
-static inline uint32_t bits_of(float f) {
-    uint32_t b;
-    memcpy(&b, &f, sizeof b);
-    return b;
-}
-
-static inline float float_of(uint32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
 /* x with its sign flipped when s has its sign bit set (SLEEF's vmulsign_vf_vf_vf). */
 static inline float flip_sign_by(float x, float s) {
-    return float_of(bits_of(x) ^ (bits_of(s) & 0x80000000u));
+    return al_float_of_bits(al_bits_of_float(x) ^ (al_bits_of_float(s) & 0x80000000u));
 }
 
 /* x86 cvttps2dq: v truncated toward zero; NaN and values outside int32 give INT32_MIN (the

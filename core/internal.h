@@ -8,12 +8,28 @@
 #include "attnlab.h"
 
 #include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
 
 #if defined(__GNUC__)
 #define AL_PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
 #else
 #define AL_PRINTF(fmt_index, args_index)
 #endif
+
+/* The IEEE binary32 bit pattern of f, and the float with bit pattern b (through memcpy, the
+ * defined way to reinterpret bits in C). */
+static inline uint32_t al_bits_of_float(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static inline float al_float_of_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
 
 /* Fills err (if not NULL) with status and a printf-style one-line message; returns status so
  * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */

@@ -26,6 +26,7 @@
  * mode, which is how AttnLab is built). */
 
 #include "attnlab.h"
+#include "internal.h"
 
 #include <assert.h>
 #include <math.h>
@@ -168,18 +169,6 @@ static double normal_double(al_rng *r) {
  * on 2^20 draws.
  * ------------------------------------------------------------------------------------------ */
 
-static float float_from_bits(uint32_t bits) {
-    float f;
-    memcpy(&f, &bits, sizeof f);
-    return f;
-}
-
-static uint32_t bits_from_float(float f) {
-    uint32_t bits;
-    memcpy(&bits, &f, sizeof bits);
-    return bits;
-}
-
 /* Natural log of x > 0 for the radius (Cephes logf):
  * x = m · 2^e with m in [√½, √2), ln x = e·ln 2 + ln m, and with t = m - 1,
  * ln m ≈ t - t²/2 + t³·P(t), P a degree-8 polynomial. ln 2 is split as q2 + q1 with
@@ -196,18 +185,18 @@ static float log_avx2(float x) {
         0xbe7ffffcu, /* -2.4999993993e-1 */
         0x3eaaaaaau, /*  3.3333331174e-1 */
     };
-    const float sqrt_half = float_from_bits(0x3f3504f3u);  /* 0.707106781186547524 */
-    const float ln2_low = float_from_bits(0xb95e8083u);    /* -2.12194440e-4 */
-    const float ln2_high = float_from_bits(0x3f318000u);   /* 0.693359375 */
-    const float smallest_normal = float_from_bits(0x00800000u);
+    const float sqrt_half = al_float_of_bits(0x3f3504f3u);  /* 0.707106781186547524 */
+    const float ln2_low = al_float_of_bits(0xb95e8083u);    /* -2.12194440e-4 */
+    const float ln2_high = al_float_of_bits(0x3f318000u);   /* 0.693359375 */
+    const float smallest_normal = al_float_of_bits(0x00800000u);
 
     int non_positive = x <= 0.0f;                  /* the kernel returns NaN there */
     if (x < smallest_normal) x = smallest_normal;  /* max(x, FLT_MIN), denormals cut off */
 
     /* Split x into exponent and a mantissa m0 in [0.5, 1). */
-    uint32_t bits = bits_from_float(x);
+    uint32_t bits = al_bits_of_float(x);
     int32_t biased_exponent = (int32_t)(bits >> 23);
-    float m0 = float_from_bits((bits & ~0x7f800000u) | 0x3f000000u);
+    float m0 = al_float_of_bits((bits & ~0x7f800000u) | 0x3f000000u);
     float e = (float)(biased_exponent - 0x7f);
     e = e + 1.0f;
 
@@ -220,8 +209,8 @@ static float log_avx2(float x) {
     }
 
     float e_ln2_low = e * ln2_low;
-    float poly = float_from_bits(poly_bits[0]);
-    for (int k = 1; k < 9; k++) poly = fmaf(poly, t, float_from_bits(poly_bits[k])); /* Horner */
+    float poly = al_float_of_bits(poly_bits[0]);
+    for (int k = 1; k < 9; k++) poly = fmaf(poly, t, al_float_of_bits(poly_bits[k])); /* Horner */
     float t2 = t * t;
     float poly_t = poly * t;
     float y = fmaf(poly_t, t2, e_ln2_low);  /* t³·P(t) + e·q1 */
@@ -237,18 +226,18 @@ static float log_avx2(float x) {
  *   cos r ≈ 1 - r²/2 + r⁴·C(r²),   sin r ≈ r + r³·S(r²)
  * and the octant j picks which polynomial gives sin and cos and their signs. */
 static void sincos_avx2(float x, float *sin_out, float *cos_out) {
-    const float four_over_pi = float_from_bits(0x3fa2f983u);    /* 1.27323954473516 */
-    const float pio4_part1 = float_from_bits(0xbf490000u);      /* -0.78515625 */
-    const float pio4_part2 = float_from_bits(0xb97da000u);      /* -2.4187564849853515625e-4 */
-    const float pio4_part3 = float_from_bits(0xb3222169u);      /* -3.77489497744594108e-8 */
-    const float cos_c0 = float_from_bits(0x37ccf5ceu);          /*  2.443315711809948e-5 */
-    const float cos_c1 = float_from_bits(0xbab6061au);          /* -1.388731625493765e-3 */
-    const float cos_c2 = float_from_bits(0x3d2aaaa5u);          /*  4.166664568298827e-2 */
-    const float sin_s0 = float_from_bits(0xb94ca1f9u);          /* -1.9515295891e-4 */
-    const float sin_s1 = float_from_bits(0x3c08839eu);          /*  8.3321608736e-3 */
-    const float sin_s2 = float_from_bits(0xbe2aaaa3u);          /* -1.6666654611e-1 */
+    const float four_over_pi = al_float_of_bits(0x3fa2f983u);    /* 1.27323954473516 */
+    const float pio4_part1 = al_float_of_bits(0xbf490000u);      /* -0.78515625 */
+    const float pio4_part2 = al_float_of_bits(0xb97da000u);      /* -2.4187564849853515625e-4 */
+    const float pio4_part3 = al_float_of_bits(0xb3222169u);      /* -3.77489497744594108e-8 */
+    const float cos_c0 = al_float_of_bits(0x37ccf5ceu);          /*  2.443315711809948e-5 */
+    const float cos_c1 = al_float_of_bits(0xbab6061au);          /* -1.388731625493765e-3 */
+    const float cos_c2 = al_float_of_bits(0x3d2aaaa5u);          /*  4.166664568298827e-2 */
+    const float sin_s0 = al_float_of_bits(0xb94ca1f9u);          /* -1.9515295891e-4 */
+    const float sin_s1 = al_float_of_bits(0x3c08839eu);          /*  8.3321608736e-3 */
+    const float sin_s2 = al_float_of_bits(0xbe2aaaa3u);          /* -1.6666654611e-1 */
 
-    uint32_t sin_sign = bits_from_float(x) & 0x80000000u;
+    uint32_t sin_sign = al_bits_of_float(x) & 0x80000000u;
     float ax = fabsf(x);
 
     float scaled = ax * four_over_pi;
@@ -287,15 +276,15 @@ static void sincos_avx2(float x, float *sin_out, float *cos_out) {
     float sin_val = sin_from_s + sin_from_c;
     float cos_val = s_rest + c_rest;
 
-    *sin_out = float_from_bits(bits_from_float(sin_val) ^ sin_sign);
-    *cos_out = float_from_bits(bits_from_float(cos_val) ^ cos_sign);
+    *sin_out = al_float_of_bits(al_bits_of_float(sin_val) ^ sin_sign);
+    *cos_out = al_float_of_bits(al_bits_of_float(cos_val) ^ cos_sign);
 }
 
 /* normal_fill_16_AVX2 on data[0..15] holding U[0, 1) floats, for j < 8:
  *   r = √(-2 ln(1 - data[j])),  θ = float(2π) · data[j + 8],
  *   data[j] = fma(r cos θ, std, mean),  data[j + 8] = fma(r sin θ, std, mean). */
 static void normal_block16(float *data, float mean, float std) {
-    const float two_pi = float_from_bits(0x40c90fdbu); /* (float)(2.0f * pi<double>) */
+    const float two_pi = al_float_of_bits(0x40c90fdbu); /* (float)(2.0f * pi<double>) */
     for (int j = 0; j < NORMAL_BLOCK / 2; j++) {
         float u1 = 1.0f - data[j];
         float theta = two_pi * data[j + NORMAL_BLOCK / 2];

@@ -701,12 +701,6 @@ static uint32_t f16_bits_to_f32_bits(uint16_t h) {
     return sign | (uint32_t)(k + 103) << 23 | frac << 13;
 }
 
-static float f32_from_bits(uint32_t b) {
-    float f;
-    memcpy(&f, &b, sizeof f);
-    return f;
-}
-
 /* Element i as float32 bits: bfloat16 is the top half of a float32. */
 static uint32_t element_bits(al_dtype dt, const uint8_t *src, int64_t i) {
     switch (dt) {
@@ -760,7 +754,7 @@ al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out,
                            (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
         }
     }
-    for (int64_t i = 0; i < t->numel; i++) out[i] = f32_from_bits(element_bits(dt, src, i));
+    for (int64_t i = 0; i < t->numel; i++) out[i] = al_float_of_bits(element_bits(dt, src, i));
     return st_ok(err);
 }
 

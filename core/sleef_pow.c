@@ -60,9 +60,9 @@ static float scale_pow2(float x, int32_t q) {
     m = wadd(m, 0x7f);
     if (m < 0) m = 0;
     if (m > 0xff) m = 0xff;
-    const float f = float_of((uint32_t)m << 23);
+    const float f = al_float_of_bits((uint32_t)m << 23);
     x = x * f * f * f * f;
-    return x * float_of((uint32_t)wadd(q, 0x7f) << 23);
+    return x * al_float_of_bits((uint32_t)wadd(q, 0x7f) << 23);
 }
 
 /* ---- log and exp kernels ---- */
@@ -72,8 +72,8 @@ static dfloat log_df(float d) {
     const int tiny = d < FLT_MIN;
     if (tiny) d *= 0x1p64f;
     /* exponent of d·(4/3), so that the reduced m = d·2^-e lies in [0.75, 1.5) */
-    int32_t e = (int32_t)((bits_of(d * 0x1.555556p+0f) >> 23) & 0xff) - 0x7f;
-    const float m = float_of(bits_of(d) + ((uint32_t)wsub(0, e) << 23));
+    int32_t e = (int32_t)((al_bits_of_float(d * 0x1.555556p+0f) >> 23) & 0xff) - 0x7f;
+    const float m = al_float_of_bits(al_bits_of_float(d) + ((uint32_t)wsub(0, e) << 23));
     if (tiny) e -= 64;
 
     const dfloat z = df_div_dd(df_add_ff(-1.0f, m), df_add_ff(1.0f, m));
@@ -122,7 +122,7 @@ float al_powf_torch(float x, float y) {
     if (isnan(r)) r = INFINITY;
 
     if (!(x > 0.0f)) {
-        if (!y_int) r = float_of(0x7fc00000u); /* r · NaN on x86 gives that default quiet NaN */
+        if (!y_int) r = al_float_of_bits(0x7fc00000u); /* r · NaN on x86 gives that default quiet NaN */
         else if (y_odd) r = -r;
     }
 
@@ -133,13 +133,13 @@ float al_powf_torch(float x, float y) {
     }
 
     if (isinf(x) || x == 0.0f) {
-        const int zero_result = ((bits_of(y) >> 31) != 0) != (x == 0.0f);
+        const int zero_result = ((al_bits_of_float(y) >> 31) != 0) != (x == 0.0f);
         const float mag = zero_result ? 0.0f : INFINITY;
         const float sign_src = y_odd ? x : 1.0f;
         r = flip_sign_by(mag, sign_src);
     }
 
-    if (isnan(x) || isnan(y)) r = float_of(0xffffffffu);
+    if (isnan(x) || isnan(y)) r = al_float_of_bits(0xffffffffu);
     if (y == 0.0f || x == 1.0f) r = 1.0f;
     return r;
 }

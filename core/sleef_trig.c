@@ -180,10 +180,10 @@ static float split_quarters(float v, int32_t *quarters) {
 }
 
 static reduced payne_hanek(float a) {
-    uint32_t bits = bits_of(a);
+    uint32_t bits = al_bits_of_float(a);
     int32_t e = (int32_t)((bits >> 23) & 0xffu) - 0x7f - 25;
     if (e > 65) bits += (uint32_t)(-64) << 23; /* a · 2^-64, the table compensates */
-    a = float_of(bits);
+    a = al_float_of_bits(bits);
     if (e < 0) e = 0;
     const float *t = rempi_tab[e];
     int32_t q, dq;
@@ -229,7 +229,7 @@ float al_sinf_torch_lane(float x, int wide) {
         d = df_add_ff(v, k * -PI_MID);
         d = df_fastadd_df(d, k * -PI_LO);
     } else {
-        if (isnan(x) || isinf(x)) return float_of(NAN_ALL_ONES);
+        if (isnan(x) || isinf(x)) return al_float_of_bits(NAN_ALL_ONES);
         reduced r = payne_hanek(x);
         q = (((r.q & 3) * 2) + (r.r.hi > 0 ? 2 : 1)) >> 2;
         if ((r.q & 1) == 1) {
@@ -241,7 +241,7 @@ float al_sinf_torch_lane(float x, int wide) {
     }
     float u = sin_poly(d);
     if (q & 1) u = -u;
-    if (bits_of(x) == 0x80000000u) u = x; /* sin(-0) = -0 */
+    if (al_bits_of_float(x) == 0x80000000u) u = x; /* sin(-0) = -0 */
     return u;
 }
 
@@ -256,7 +256,7 @@ float al_cosf_torch_lane(float x, int wide) {
         d = df_add_df(d, dq * (-PI_MID * 0.5f));
         d = df_add_df(d, dq * (-PI_LO * 0.5f));
     } else {
-        if (isnan(x) || isinf(x)) return float_of(NAN_ALL_ONES);
+        if (isnan(x) || isinf(x)) return al_float_of_bits(NAN_ALL_ONES);
         reduced r = payne_hanek(x);
         q = (((r.q & 3) * 2) + (r.r.hi > 0 ? 8 : 7)) >> 1;
         if ((r.q & 1) == 0) {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "double_float.h" /* bits_of / float_of */
+#include "internal.h" /* al_bits_of_float / al_float_of_bits */
 
 /* ---- FNV-1a over float32 bit patterns ---------------------------------------------------------
  * Each 32-bit word is hashed as its 4 bytes, least significant first (as the generators do). */
@@ -40,13 +40,13 @@ static inline uint64_t fnv1a64_word(uint64_t h, uint32_t w) {
 /* 32-bit FNV-1a of n floats' bit patterns. */
 static inline uint32_t fnv1a32_floats(const float *v, int64_t n) {
     uint32_t h = GOLDEN_FNV32_BASIS;
-    for (int64_t i = 0; i < n; i++) h = fnv1a32_word(h, bits_of(v[i]));
+    for (int64_t i = 0; i < n; i++) h = fnv1a32_word(h, al_bits_of_float(v[i]));
     return h;
 }
 
 /* 64-bit FNV-1a state h carried on over n more floats (start from GOLDEN_FNV64_BASIS). */
 static inline uint64_t fnv1a64_floats_update(uint64_t h, const float *v, int64_t n) {
-    for (int64_t i = 0; i < n; i++) h = fnv1a64_word(h, bits_of(v[i]));
+    for (int64_t i = 0; i < n; i++) h = fnv1a64_word(h, al_bits_of_float(v[i]));
     return h;
 }
 
@@ -176,7 +176,7 @@ static inline int golden_hex64(golden_src *in, uint64_t *v) { return golden_hex_
 static inline int golden_f32_bits(golden_src *in, float *v) {
     uint64_t b;
     if (!golden_hex(in, &b) || b > 0xffffffffu) return 0;
-    *v = float_of((uint32_t)b);
+    *v = al_float_of_bits((uint32_t)b);
     return 1;
 }
 
@@ -185,7 +185,7 @@ static inline int golden_f32_words(golden_src *in, float *out, long n) {
     for (long i = 0; i < n; i++) {
         uint32_t w;
         if (!golden_hex32(in, &w)) return 0;
-        out[i] = float_of(w);
+        out[i] = al_float_of_bits(w);
     }
     return 1;
 }

@@ -33,15 +33,15 @@ static int check_pairs(golden_src *in) {
     for (long k = 0; k < count; k++) {
         uint64_t xb, yb, rb;
         if (!golden_hex(in, &xb) || !golden_hex(in, &yb) || !golden_hex(in, &rb)) return 0;
-        const float x = float_of((uint32_t)xb), y = float_of((uint32_t)yb);
-        const uint32_t got = bits_of(al_powf_torch(x, y));
+        const float x = al_float_of_bits((uint32_t)xb), y = al_float_of_bits((uint32_t)yb);
+        const uint32_t got = al_bits_of_float(al_powf_torch(x, y));
         if (got != (uint32_t)rb) {
             if (bad < SHOW_MAX)
                 fprintf(stderr,
                         "  %s: pow(%.9g [%08" PRIx32 "], %.9g [%08" PRIx32 "]) = %.9g [%08" PRIx32
                         "], torch %.9g [%08" PRIx32 "]\n",
-                        tag, x, (uint32_t)xb, y, (uint32_t)yb, float_of(got), got,
-                        float_of((uint32_t)rb), (uint32_t)rb);
+                        tag, x, (uint32_t)xb, y, (uint32_t)yb, al_float_of_bits(got), got,
+                        al_float_of_bits((uint32_t)rb), (uint32_t)rb);
             bad++;
         }
     }
@@ -57,7 +57,7 @@ static int check_rope(golden_src *in) {
     if (!golden_hex(in, &base_bits) || !golden_long(in, &d_min) || !golden_long(in, &d_max) ||
         !golden_hex(in, &prefix_want) || d_min < 2 || d_max > 2 * MAX_N || d_min % 2 || d_max % 2)
         return 0;
-    const float base = float_of((uint32_t)base_bits);
+    const float base = al_float_of_bits((uint32_t)base_bits);
     static float e[MAX_N], out[MAX_N], lane[MAX_N];
     uint64_t prefix = GOLDEN_FNV64_BASIS;
     long bad = 0;
@@ -79,7 +79,7 @@ static int check_rope(golden_src *in) {
                         base, d, got, (uint32_t)want, vec, n - vec);
                 for (int64_t i = 0; i < n && i < 4; i++)
                     fprintf(stderr, "    [%" PRId64 "] %.9g^%.9g = %.9g [%08" PRIx32 "]\n", i, base,
-                            e[i], out[i], bits_of(out[i]));
+                            e[i], out[i], al_bits_of_float(out[i]));
             }
             bad++;
         }
@@ -126,7 +126,7 @@ static double next_unit(void) { return (double)(next_u64() >> 11) * 0x1p-53; }
 
 /* Distance in ulps between two finite floats of the same sign. */
 static int64_t ulp_distance(float a, float b) {
-    return llabs((int64_t)(int32_t)bits_of(a) - (int64_t)(int32_t)bits_of(b));
+    return llabs((int64_t)(int32_t)al_bits_of_float(a) - (int64_t)(int32_t)al_bits_of_float(b));
 }
 
 static void check_properties(void) {
@@ -154,13 +154,13 @@ static void check_properties(void) {
 
     const float xs[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, -3.0f, INFINITY, -INFINITY, NAN, 1e-42f};
     for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
-        CHECK(bits_of(al_powf_torch(xs[i], 0.0f)) == bits_of(1.0f), "pow(%g, 0) != 1", xs[i]);
-        CHECK(bits_of(al_powf_torch(xs[i], -0.0f)) == bits_of(1.0f), "pow(%g, -0) != 1", xs[i]);
-        CHECK(bits_of(al_powf_torch(1.0f, xs[i])) == bits_of(1.0f), "pow(1, %g) != 1", xs[i]);
+        CHECK(al_bits_of_float(al_powf_torch(xs[i], 0.0f)) == al_bits_of_float(1.0f), "pow(%g, 0) != 1", xs[i]);
+        CHECK(al_bits_of_float(al_powf_torch(xs[i], -0.0f)) == al_bits_of_float(1.0f), "pow(%g, -0) != 1", xs[i]);
+        CHECK(al_bits_of_float(al_powf_torch(1.0f, xs[i])) == al_bits_of_float(1.0f), "pow(1, %g) != 1", xs[i]);
     }
     CHECK(al_powf_torch(-2.0f, 3.0f) == -8.0f, "pow(-2, 3) = %g", al_powf_torch(-2.0f, 3.0f));
     CHECK(isnan(al_powf_torch(-2.0f, 0.5f)), "pow(-2, 0.5) is not NaN");
-    CHECK(bits_of(al_powf_torch(-0.0f, -3.0f)) == bits_of(-INFINITY), "pow(-0, -3) != -inf");
+    CHECK(al_bits_of_float(al_powf_torch(-0.0f, -3.0f)) == al_bits_of_float(-INFINITY), "pow(-0, -3) != -inf");
 
     /* Block rule: the first 16*(n/16) elements are SLEEF lanes, the rest libm powf; in place
      * gives the same. 6539.0063^0.43122676 is a pair where the two differ on glibc. */
@@ -172,7 +172,7 @@ static void check_properties(void) {
     int block_ok = 1;
     for (int i = 0; i < N; i++) {
         const float want = i < 32 ? al_powf_torch(10000.0f, e[i]) : powf(10000.0f, e[i]);
-        block_ok &= bits_of(out[i]) == bits_of(want) && bits_of(inplace[i]) == bits_of(want);
+        block_ok &= al_bits_of_float(out[i]) == al_bits_of_float(want) && al_bits_of_float(inplace[i]) == al_bits_of_float(want);
     }
     CHECK(block_ok, "al_powf_torch_scalar_tensor does not follow the 16-element block rule");
 }

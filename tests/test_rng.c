@@ -29,8 +29,8 @@ static void compare_record(const char *case_name, int step, const char *op, cons
             bad++;
             if (shown++ < 5)
                 fprintf(stderr, "  %s step %d (%s) [%" PRId64 "]: got %08x (%.9g) want %08x (%.9g)\n",
-                        case_name, step, op, i, got[i], float_of(got[i]), stored[k],
-                        float_of(stored[k]));
+                        case_name, step, op, i, got[i], al_float_of_bits(got[i]), stored[k],
+                        al_float_of_bits(stored[k]));
         }
     }
     uint64_t got_hash = fnv1a64_words(got, count);
@@ -123,7 +123,7 @@ static int replay_fixture(const char *path) {
         if (!ok) break;
         if (strcmp(op, "seed") != 0) {
             if (strcmp(op, "u32") != 0)
-                for (int64_t i = 0; i < count; i++) got[i] = bits_of(values[i]);
+                for (int64_t i = 0; i < count; i++) got[i] = al_bits_of_float(values[i]);
             compare_record(case_name, step, op, got, count, hash, stored, n_head, n_tail);
         }
         records++;
@@ -167,7 +167,7 @@ static void check_properties(void) {
     CHECK(memcmp(a, b, sizeof a) == 0, "randn and normal(0, 1) differ");
     al_rng_seed(r, 5); al_rng_randn(r, &one, 1);
     al_rng_seed(r, 5); al_rng_randn(r, &again, 1);
-    CHECK(bits_of(one) == bits_of(again), "reseeding did not clear the cached normal");
+    CHECK(al_bits_of_float(one) == al_bits_of_float(again), "reseeding did not clear the cached normal");
 
     /* uniform_ stays within [from, to) here (the bounds are far apart relative to an ulp). */
     float u[1000];

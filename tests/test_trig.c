@@ -38,14 +38,14 @@ static void mismatch(section *s, const char *what, const char *tag, float x, flo
     s->bad++;
     if (s->bad <= SHOW)
         fprintf(stderr, "%s: %s(%s x=%08x %.9g) got %08x (%.9g) want %08x (%.9g)\n", s->name, what,
-                tag, bits_of(x), x, bits_of(got), got, bits_of(want), want);
+                tag, al_bits_of_float(x), x, al_bits_of_float(got), got, al_bits_of_float(want), want);
 }
 
 static void compare(section *s, const char *what, const char *tag, const float *x, const float *got,
                     const float *want, long n) {
     for (long i = 0; i < n; i++) {
         s->values++;
-        if (bits_of(got[i]) != bits_of(want[i])) mismatch(s, what, tag, x[i], got[i], want[i]);
+        if (al_bits_of_float(got[i]) != al_bits_of_float(want[i])) mismatch(s, what, tag, x[i], got[i], want[i]);
     }
 }
 
@@ -106,7 +106,7 @@ static void table_block(section *s, const rope_table *t, const char *base, long 
                     " want %016" PRIx64 "); first values x=%08x cos=%08x sin=%08x\n",
                     s->name, t->head_dim, base, first, first + rows - 1,
                     gc != hc ? (gs != hs ? "cos and sin" : "cos") : "sin", gc, hc, gs, hs,
-                    bits_of(t->angles[off]), bits_of(t->cos_t[off]), bits_of(t->sin_t[off]));
+                    al_bits_of_float(t->angles[off]), al_bits_of_float(t->cos_t[off]), al_bits_of_float(t->sin_t[off]));
     }
 }
 
@@ -149,9 +149,9 @@ static void properties(void) {
         if (k % 2) v *= 1.0f / 512.0f; /* many below 125 too */
         float c0 = al_cosf_torch_lane(v, 0), c1 = al_cosf_torch_lane(v, 1);
         float s0 = al_sinf_torch_lane(v, 0), s1 = al_sinf_torch_lane(v, 1);
-        if (bits_of(al_cosf_torch(v)) != bits_of(c0) || bits_of(al_sinf_torch(v)) != bits_of(s0))
+        if (al_bits_of_float(al_cosf_torch(v)) != al_bits_of_float(c0) || al_bits_of_float(al_sinf_torch(v)) != al_bits_of_float(s0))
             bad_lane++;
-        if (!(fabsf(v) < 125.0f) && (bits_of(c0) != bits_of(c1) || bits_of(s0) != bits_of(s1)))
+        if (!(fabsf(v) < 125.0f) && (al_bits_of_float(c0) != al_bits_of_float(c1) || al_bits_of_float(s0) != al_bits_of_float(s1)))
             bad_lane++;
         const double ec = ulp_error(c0, cos((double)v)), ec1 = ulp_error(c1, cos((double)v));
         const double es = ulp_error(s0, sin((double)v)), es1 = ulp_error(s1, sin((double)v));
@@ -159,7 +159,7 @@ static void properties(void) {
         if (e > worst) worst = e;
         if (e > 1.0) {
             if (++bad_ulp <= SHOW)
-                fprintf(stderr, "accuracy: x=%08x (%.9g) %.3f ULP\n", bits_of(v), v, e);
+                fprintf(stderr, "accuracy: x=%08x (%.9g) %.3f ULP\n", al_bits_of_float(v), v, e);
         }
     }
     CHECK(bad_lane == 0, "%ld lane-form disagreements", bad_lane);
@@ -228,9 +228,9 @@ int main(int argc, char **argv) {
                 al_cosf_torch_n(o8, x8, 8);
                 al_cosf_torch_n(&o1, &x, 1);
                 for (int i = 0; i < 8; i++)
-                    if (bits_of(o8[i]) != bits_of(wc))
+                    if (al_bits_of_float(o8[i]) != al_bits_of_float(wc))
                         mismatch(&sec_scalar, "cos_n8", tag, x, o8[i], wc);
-                if (bits_of(o1) != bits_of(wc)) mismatch(&sec_scalar, "cos_n1", tag, x, o1, wc);
+                if (al_bits_of_float(o1) != al_bits_of_float(wc)) mismatch(&sec_scalar, "cos_n1", tag, x, o1, wc);
             }
             n_s++;
         } else {
