@@ -7,7 +7,6 @@
 
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,20 +55,6 @@ struct al_safetensors {
 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static al_status st_fail(al_error *err, al_status s, const char *fmt, ...) {
-    if (err) {
-        va_list ap;
-        va_start(ap, fmt);
-        al_vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-        va_end(ap);
-        err->status = s;
-    }
-    return s;
-}
 
 static al_status st_ok(al_error *err) {
     if (err) {
@@ -166,14 +151,14 @@ static int arena_commit(st_arena *a, char *dst, size_t len) {
 }
 
 static al_status header_changed(al_error *err) {
-    return st_fail(err, AL_ERR_FORMAT, "header changed while it was being parsed");
+    return al_fail(err, AL_ERR_FORMAT, "header changed while it was being parsed");
 }
 
 static al_status read_metadata(json_cursor *c, st_build *b, al_error *err) {
     char scratch[256], shown[ST_SHOWN_BUF];
     json_type t = json_peek(c);
     if (t != JSON_OBJECT)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "\"__metadata__\" must be an object of strings, got %s",
                        json_type_name(t));
     json_enter(c);
@@ -184,17 +169,17 @@ static al_status read_metadata(json_cursor *c, st_build *b, al_error *err) {
         if (json_read_key(c, key, cap, &len, &nul) != 0) return header_changed(err);
         show(shown, key, len < cap ? len : cap, len > cap);
         if (nul)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "__metadata__ key '%s' contains a NUL character (\\u0000)", shown);
         if (arena_commit(&b->meta, key, len) != 0) return header_changed(err);
         t = json_peek(c);
         if (t != JSON_STRING)
-            return st_fail(err, AL_ERR_FORMAT, "__metadata__ key '%s': value must be a string, got %s",
+            return al_fail(err, AL_ERR_FORMAT, "__metadata__ key '%s': value must be a string, got %s",
                            shown, json_type_name(t));
         char *val = arena_dst(&b->meta, NULL, 0, &cap);
         if (json_read_string(c, val, cap, &vlen, &nul) != 0) return header_changed(err);
         if (nul)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "__metadata__ key '%s': value contains a NUL character (\\u0000)",
                            shown);
         if (arena_commit(&b->meta, val, vlen) != 0) return header_changed(err);
@@ -215,14 +200,14 @@ static al_status read_dim(json_cursor *c, const char *shown, const char *field, 
         *out = (int64_t)v;
         return AL_OK;
     case JSON_UINT_NOT_NUMBER:
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] must be a non-negative integer, got %s",
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] must be a non-negative integer, got %s",
                        shown, field, i, json_type_name(t));
     case JSON_UINT_NEGATIVE:
     case JSON_UINT_FRACTION:
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] must be a non-negative integer, got %.*s",
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] must be a non-negative integer, got %.*s",
                        shown, field, i, tok_len > 40 ? 40 : (int)tok_len, tok);
     case JSON_UINT_TOO_LARGE:
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] = %.*s%s is too large", shown,
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': %s[%d] = %.*s%s is too large", shown,
                        field, i, tok_len > 40 ? 40 : (int)tok_len, tok, tok_len > 40 ? "..." : "");
     }
     return header_changed(err);
@@ -235,7 +220,7 @@ static al_status read_dtype(json_cursor *c, const char *shown, struct st_tensor 
     int nul;
     json_type jt = json_peek(c);
     if (jt != JSON_STRING)
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': \"dtype\" must be a string, got %s",
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': \"dtype\" must be a string, got %s",
                        shown, json_type_name(jt));
     if (json_read_string(c, buf, sizeof buf, &len, &nul) != 0) return header_changed(err);
     for (size_t i = 0; i < sizeof st_dtypes / sizeof st_dtypes[0]; i++) {
@@ -244,7 +229,7 @@ static al_status read_dtype(json_cursor *c, const char *shown, struct st_tensor 
             return AL_OK;
         }
     }
-    return st_fail(err, AL_ERR_FORMAT, "tensor '%s': unknown dtype '%s'", shown,
+    return al_fail(err, AL_ERR_FORMAT, "tensor '%s': unknown dtype '%s'", shown,
                    show(sb, buf, len < sizeof buf ? len : sizeof buf, len > sizeof buf));
 }
 
@@ -252,13 +237,13 @@ static al_status read_shape(json_cursor *c, const char *shown, struct st_tensor 
                             al_error *err) {
     json_type jt = json_peek(c);
     if (jt != JSON_ARRAY)
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': \"shape\" must be an array, got %s",
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': \"shape\" must be an array, got %s",
                        shown, json_type_name(jt));
     json_enter(c);
     t->ndim = 0;
     while (json_more(c)) {
         if (t->ndim == AL_ST_MAX_DIMS)
-            return st_fail(err, AL_ERR_FORMAT, "tensor '%s': shape has more than %d dimensions",
+            return al_fail(err, AL_ERR_FORMAT, "tensor '%s': shape has more than %d dimensions",
                            shown, AL_ST_MAX_DIMS);
         al_status s = read_dim(c, shown, "shape", t->ndim, &t->shape[t->ndim], err);
         if (s != AL_OK) return s;
@@ -273,13 +258,13 @@ static al_status read_offsets(json_cursor *c, const char *shown, struct st_tenso
     int n = 0;
     json_type jt = json_peek(c);
     if (jt != JSON_ARRAY)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': \"data_offsets\" must be an array [begin, end], got %s",
                        shown, json_type_name(jt));
     json_enter(c);
     while (json_more(c)) {
         if (n == 2)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "tensor '%s': data_offsets must be [begin, end] but has more than 2 entries",
                            shown);
         al_status s = read_dim(c, shown, "data_offsets", n, &off[n], err);
@@ -287,7 +272,7 @@ static al_status read_offsets(json_cursor *c, const char *shown, struct st_tenso
         n++;
     }
     if (n != 2)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': data_offsets must be [begin, end] but has %d entr%s", shown,
                        n, n == 1 ? "y" : "ies");
     t->begin = off[0];
@@ -305,7 +290,7 @@ static al_status read_tensor(json_cursor *c, const char *shown, struct st_tensor
     char sb[ST_SHOWN_BUF], shp[200];
     json_type jt = json_peek(c);
     if (jt != JSON_OBJECT)
-        return st_fail(err, AL_ERR_FORMAT, "tensor '%s': entry must be an object, got %s", shown,
+        return al_fail(err, AL_ERR_FORMAT, "tensor '%s': entry must be an object, got %s", shown,
                        json_type_name(jt));
     json_enter(c);
     while (json_more(c)) {
@@ -316,10 +301,10 @@ static al_status read_tensor(json_cursor *c, const char *shown, struct st_tensor
         for (int i = 0; i < 3; i++)
             if (strlen(field_names[i]) == len && memcmp(field_names[i], key, len) == 0) f = 1 << i;
         if (f == 0)
-            return st_fail(err, AL_ERR_FORMAT, "tensor '%s': unknown field '%s'", shown,
+            return al_fail(err, AL_ERR_FORMAT, "tensor '%s': unknown field '%s'", shown,
                            show(sb, key, len < sizeof key ? len : sizeof key, len > sizeof key));
         if (seen & (unsigned)f)
-            return st_fail(err, AL_ERR_FORMAT, "tensor '%s': duplicate field \"%.*s\"", shown,
+            return al_fail(err, AL_ERR_FORMAT, "tensor '%s': duplicate field \"%.*s\"", shown,
                            (int)len, key);
         seen |= (unsigned)f;
         al_status s = f == F_DTYPE ? read_dtype(c, shown, t, err)
@@ -329,7 +314,7 @@ static al_status read_tensor(json_cursor *c, const char *shown, struct st_tensor
     }
     for (int i = 0; i < 3; i++)
         if (!(seen & (1u << i)))
-            return st_fail(err, AL_ERR_FORMAT, "tensor '%s': missing \"%s\"", shown,
+            return al_fail(err, AL_ERR_FORMAT, "tensor '%s': missing \"%s\"", shown,
                            field_names[i]);
 
     /* numel = Π shape; a zero anywhere makes it 0 whatever the other sizes are, otherwise
@@ -340,23 +325,23 @@ static al_status read_tensor(json_cursor *c, const char *shown, struct st_tensor
         if (t->shape[i] == 0) numel = 0;
     for (int i = 0; i < t->ndim && numel != 0; i++) {
         if (numel > INT64_MAX / t->shape[i])
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "tensor '%s': shape %s has more elements than fit in 64 bits", shown,
                            shp);
         numel *= t->shape[i];
     }
     if (numel > INT64_MAX / t->dt->size)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': shape %s of %s: %" PRId64 " elements x %d bytes overflows 64 bits",
                        shown, shp, t->dt->name, numel, t->dt->size);
     t->numel = numel;
     int64_t nbytes = numel * t->dt->size;
     if (t->begin > t->end)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': data_offsets [%" PRId64 ", %" PRId64 "] are reversed (begin > end)",
                        shown, t->begin, t->end);
     if (t->end - t->begin != nbytes)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': shape %s of %s needs %" PRId64 " bytes but data_offsets [%" PRId64
                        ", %" PRId64 "] span %" PRId64,
                        shown, shp, t->dt->name, nbytes, t->begin, t->end, t->end - t->begin);
@@ -370,7 +355,7 @@ static al_status walk_header(const char *hdr, size_t n, st_build *b, al_error *e
     json_cursor_init(&c, hdr, n);
     json_type t = json_peek(&c);
     if (t != JSON_OBJECT)
-        return st_fail(err, AL_ERR_FORMAT, "header is %s, not an object", json_type_name(t));
+        return al_fail(err, AL_ERR_FORMAT, "header is %s, not an object", json_type_name(t));
     json_enter(&c);
     while (json_more(&c)) {
         size_t cap, len;
@@ -383,14 +368,14 @@ static al_status walk_header(const char *hdr, size_t n, st_build *b, al_error *e
         show(shown, scratch, len < sizeof scratch ? len : sizeof scratch, len > sizeof scratch);
         if (len == 12 && memcmp(scratch, "__metadata__", 12) == 0) {
             if (seen_meta)
-                return st_fail(err, AL_ERR_FORMAT, "duplicate \"__metadata__\" entry");
+                return al_fail(err, AL_ERR_FORMAT, "duplicate \"__metadata__\" entry");
             seen_meta = 1;
             al_status s = read_metadata(&c, b, err);
             if (s != AL_OK) return s;
             continue;
         }
         if (nul)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "tensor name '%s' contains a NUL character (\\u0000)", shown);
         char *name = arena_dst(&b->names, scratch, sizeof scratch, &cap);
         if (b->names.base) {
@@ -443,7 +428,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
     for (int i = 0; i + 1 < n; i++)
         if (strcmp(st->by_name[i]->name, st->by_name[i + 1]->name) == 0) {
             const char *nm = st->by_name[i]->name;
-            return st_fail(err, AL_ERR_FORMAT, "duplicate tensor name '%s'",
+            return al_fail(err, AL_ERR_FORMAT, "duplicate tensor name '%s'",
                            show(a, nm, strlen(nm), 0));
         }
 
@@ -458,7 +443,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
         al_sort(keys, (size_t)st->n_meta, sizeof *keys, cmp_str);
         for (int i = 0; i + 1 < st->n_meta; i++)
             if (strcmp(keys[i], keys[i + 1]) == 0)
-                return st_fail(err, AL_ERR_FORMAT, "duplicate __metadata__ key '%s'",
+                return al_fail(err, AL_ERR_FORMAT, "duplicate __metadata__ key '%s'",
                                show(a, keys[i], strlen(keys[i]), 0));
     }
 
@@ -474,7 +459,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
     for (int i = 0; i < m; i++) {
         const struct st_tensor *t = by_off[i];
         if (furthest && t->begin < furthest->end)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "tensors '%s' (data_offsets [%" PRId64 ", %" PRId64 "]) and '%s' (data_offsets [%" PRId64
                            ", %" PRId64 "]) overlap",
                            show(a, furthest->name, strlen(furthest->name), 0), furthest->begin,
@@ -491,11 +476,11 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
         /* Ranges that tile [0, max_end) without gaps describe a well-formed file whose end is
          * missing (an interrupted download), which deserves its own message. */
         if (covered == max_end)
-            return st_fail(err, AL_ERR_FORMAT,
+            return al_fail(err, AL_ERR_FORMAT,
                            "data section truncated: the header describes %" PRId64
                            " bytes of tensor data but the file holds %" PRId64 " (tensor '%s' ends at %" PRId64 ")",
                            max_end, st->data_size, a, t->end);
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "tensor '%s': data_offsets [%" PRId64 ", %" PRId64 "] outside the %" PRId64
                        "-byte data section",
                        a, t->begin, t->end, st->data_size);
@@ -521,22 +506,22 @@ static int size_add(size_t *a, size_t b) {
 static int size_align16(size_t *a) { return size_add(a, (16 - *a % 16) % 16); }
 
 al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err) {
-    if (!out) return st_fail(err, AL_ERR_ARG, "al_st_parse: out is NULL");
+    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_parse: out is NULL");
     *out = NULL;
-    if (!bytes && size) return st_fail(err, AL_ERR_ARG, "al_st_parse: bytes is NULL");
-    if (size == 0) return st_fail(err, AL_ERR_FORMAT, "file is empty (0 bytes)");
+    if (!bytes && size) return al_fail(err, AL_ERR_ARG, "al_st_parse: bytes is NULL");
+    if (size == 0) return al_fail(err, AL_ERR_FORMAT, "file is empty (0 bytes)");
     if (size < 8)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "file is %zu bytes, shorter than the 8-byte header length field", size);
 
     uint64_t n = load_le64(bytes);
     if (n == 0)
-        return st_fail(err, AL_ERR_FORMAT, "header length is 0; the header must be a JSON object");
+        return al_fail(err, AL_ERR_FORMAT, "header length is 0; the header must be a JSON object");
     if (n > ST_MAX_HEADER_BYTES)
-        return st_fail(err, AL_ERR_FORMAT, "header length %" PRIu64 " exceeds the %u-byte limit",
+        return al_fail(err, AL_ERR_FORMAT, "header length %" PRIu64 " exceeds the %u-byte limit",
                        n, ST_MAX_HEADER_BYTES);
     if (n > size - 8)
-        return st_fail(err, AL_ERR_FORMAT,
+        return al_fail(err, AL_ERR_FORMAT,
                        "header length %" PRIu64 " runs past the end of the file (%zu bytes follow the length field)",
                        n, size - 8);
 
@@ -544,7 +529,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     size_t hlen = (size_t)n, data_size = size - 8 - hlen;
     char why[160];
     if (json_validate(hdr, hlen, why, sizeof why) != 0)
-        return st_fail(err, AL_ERR_FORMAT, "header is not valid JSON: %s", why);
+        return al_fail(err, AL_ERR_FORMAT, "header is not valid JSON: %s", why);
 
     /* Pass 1: validate the schema and count what must be stored. */
     st_build count;
@@ -553,7 +538,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     if (s != AL_OK) return s;
     if (count.n_tensors > INT_MAX || count.n_meta > INT_MAX ||
         (uint64_t)data_size > (uint64_t)INT64_MAX)
-        return st_fail(err, AL_ERR_LIMIT, "file holds more tensors or bytes than can be indexed");
+        return al_fail(err, AL_ERR_LIMIT, "file holds more tensors or bytes than can be indexed");
 
     /* One block: struct | tensors | by_name | names | meta | (pad to 16) data. */
     size_t nt = (size_t)count.n_tensors, nm = (size_t)count.n_meta;
@@ -575,7 +560,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     bad |= size_align16(&off_data);
     total = off_data;
     bad |= size_add(&total, data_size);
-    if (bad) return st_fail(err, AL_ERR_LIMIT, "file too large to index in this address space");
+    if (bad) return al_fail(err, AL_ERR_LIMIT, "file too large to index in this address space");
 
     size_t nscratch = nt > nm ? nt : nm;
     unsigned char *block = malloc(total);
@@ -583,7 +568,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     if (!block || !scratch) {
         free(block);
         free(scratch);
-        return st_fail(err, AL_ERR_NOMEM, "out of memory for a %zu-byte safetensors index",
+        return al_fail(err, AL_ERR_NOMEM, "out of memory for a %zu-byte safetensors index",
                        total);
     }
 
@@ -728,20 +713,20 @@ static void describe_index(char *buf, size_t cap, const struct st_tensor *t, int
 al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out, int64_t cap,
                          al_error *err) {
     char shown[ST_SHOWN_BUF], where[240];
-    if (!st || !name) return st_fail(err, AL_ERR_ARG, "al_st_read_f32: st or name is NULL");
+    if (!st || !name) return al_fail(err, AL_ERR_ARG, "al_st_read_f32: st or name is NULL");
     show(shown, name, strlen(name), 0);
     const struct st_tensor *t = find(st, name);
-    if (!t) return st_fail(err, AL_ERR_MISSING, "no tensor named '%s'", shown);
+    if (!t) return al_fail(err, AL_ERR_MISSING, "no tensor named '%s'", shown);
     al_dtype dt = t->dt->dtype;
     if (dt != AL_DTYPE_F32 && dt != AL_DTYPE_F16 && dt != AL_DTYPE_BF16)
-        return st_fail(err, AL_ERR_DTYPE,
+        return al_fail(err, AL_ERR_DTYPE,
                        "tensor '%s' has dtype %s; only F32, F16 and BF16 convert to float32",
                        shown, t->dt->name);
     if (cap < t->numel)
-        return st_fail(err, AL_ERR_CAPACITY,
+        return al_fail(err, AL_ERR_CAPACITY,
                        "tensor '%s' has %" PRId64 " elements but the buffer holds %" PRId64, shown,
                        t->numel, cap);
-    if (!out && t->numel > 0) return st_fail(err, AL_ERR_ARG, "al_st_read_f32: out is NULL");
+    if (!out && t->numel > 0) return al_fail(err, AL_ERR_ARG, "al_st_read_f32: out is NULL");
 
     /* Checked before anything is written, so a refused tensor leaves `out` untouched.
      * All three formats keep IEEE's layout after widening: exponent bits all ones = inf/NaN. */
@@ -750,7 +735,7 @@ al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out,
         uint32_t b = element_bits(dt, src, i);
         if ((b & 0x7F800000u) == 0x7F800000u) {
             describe_index(where, sizeof where, t, i);
-            return st_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
+            return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
                            (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
         }
     }
@@ -881,29 +866,29 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
     char shown[ST_SHOWN_BUF];
     if (needed) *needed = 0;
     if (n_entries < 0 || (n_entries > 0 && !entries))
-        return st_fail(err, AL_ERR_ARG, "al_st_serialize: bad entries or n_entries");
+        return al_fail(err, AL_ERR_ARG, "al_st_serialize: bad entries or n_entries");
     if (n_meta < 0 || (n_meta > 0 && !meta_kv))
-        return st_fail(err, AL_ERR_ARG, "al_st_serialize: bad meta_kv or n_meta");
+        return al_fail(err, AL_ERR_ARG, "al_st_serialize: bad meta_kv or n_meta");
     if (!buf && !needed)
-        return st_fail(err, AL_ERR_ARG, "al_st_serialize: both buf and needed are NULL");
+        return al_fail(err, AL_ERR_ARG, "al_st_serialize: both buf and needed are NULL");
 
     /* Everything a reader (ours or the reference) would refuse is refused here. */
     int64_t data_bytes = 0;
     for (int i = 0; i < n_entries; i++) {
         const al_st_entry *e = &entries[i];
-        if (!e->name) return st_fail(err, AL_ERR_ARG, "entry %d: name is NULL", i);
+        if (!e->name) return al_fail(err, AL_ERR_ARG, "entry %d: name is NULL", i);
         show(shown, e->name, strlen(e->name), 0);
         if (!utf8_valid(e->name))
-            return st_fail(err, AL_ERR_ARG, "entry '%s': name is not valid UTF-8", shown);
+            return al_fail(err, AL_ERR_ARG, "entry '%s': name is not valid UTF-8", shown);
         if (strcmp(e->name, "__metadata__") == 0)
-            return st_fail(err, AL_ERR_ARG, "entry '%s': the name is reserved", shown);
+            return al_fail(err, AL_ERR_ARG, "entry '%s': the name is reserved", shown);
         if (e->ndim < 0 || e->ndim > AL_ST_MAX_DIMS)
-            return st_fail(err, AL_ERR_ARG, "entry '%s': ndim %d outside [0, %d]", shown, e->ndim,
+            return al_fail(err, AL_ERR_ARG, "entry '%s': ndim %d outside [0, %d]", shown, e->ndim,
                            AL_ST_MAX_DIMS);
         int64_t numel = 1;
         for (int d = 0; d < e->ndim; d++)
             if (e->shape[d] < 0)
-                return st_fail(err, AL_ERR_ARG, "entry '%s': shape[%d] = %" PRId64 " is negative",
+                return al_fail(err, AL_ERR_ARG, "entry '%s': shape[%d] = %" PRId64 " is negative",
                                shown, d, e->shape[d]);
         for (int d = 0; d < e->ndim; d++) {
             if (e->shape[d] == 0) {
@@ -913,21 +898,21 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
         }
         for (int d = 0; d < e->ndim && numel != 0; d++) {
             if (numel > INT64_MAX / 4 / e->shape[d])
-                return st_fail(err, AL_ERR_LIMIT, "entry '%s': too many elements", shown);
+                return al_fail(err, AL_ERR_LIMIT, "entry '%s': too many elements", shown);
             numel *= e->shape[d];
         }
         if (numel > 0 && !e->data)
-            return st_fail(err, AL_ERR_ARG, "entry '%s': data is NULL", shown);
+            return al_fail(err, AL_ERR_ARG, "entry '%s': data is NULL", shown);
         if (4 * numel > INT64_MAX - data_bytes)
-            return st_fail(err, AL_ERR_LIMIT, "entries hold more data than fits in 64 bits");
+            return al_fail(err, AL_ERR_LIMIT, "entries hold more data than fits in 64 bits");
         data_bytes += 4 * numel;
     }
     for (int i = 0; i < 2 * n_meta; i++) {
         if (!meta_kv[i])
-            return st_fail(err, AL_ERR_ARG, "metadata %s %d is NULL", i % 2 ? "value" : "key",
+            return al_fail(err, AL_ERR_ARG, "metadata %s %d is NULL", i % 2 ? "value" : "key",
                            i / 2);
         if (!utf8_valid(meta_kv[i]))
-            return st_fail(err, AL_ERR_ARG, "metadata %s '%s' is not valid UTF-8",
+            return al_fail(err, AL_ERR_ARG, "metadata %s '%s' is not valid UTF-8",
                            i % 2 ? "value" : "key", show(shown, meta_kv[i], strlen(meta_kv[i]), 0));
     }
 
@@ -937,7 +922,7 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
     if ((n_entries > 1 && !names) || (n_meta > 1 && !keys)) {
         free(names);
         free(keys);
-        return st_fail(err, AL_ERR_NOMEM, "out of memory checking names");
+        return al_fail(err, AL_ERR_NOMEM, "out of memory checking names");
     }
     for (int i = 0; names && i < n_entries; i++) names[i] = entries[i].name;
     for (int i = 0; keys && i < n_meta; i++) keys[i] = meta_kv[2 * i];
@@ -946,10 +931,10 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
     int dk = keys ? find_duplicate(keys, n_meta, &dup_key) : 0;
     free(names);
     free(keys);
-    if (dn < 0 || dk < 0) return st_fail(err, AL_ERR_NOMEM, "out of memory checking names");
-    if (dn) return st_fail(err, AL_ERR_ARG, "duplicate entry name '%s'", show(shown, dup, strlen(dup), 0));
+    if (dn < 0 || dk < 0) return al_fail(err, AL_ERR_NOMEM, "out of memory checking names");
+    if (dn) return al_fail(err, AL_ERR_ARG, "duplicate entry name '%s'", show(shown, dup, strlen(dup), 0));
     if (dk)
-        return st_fail(err, AL_ERR_ARG, "duplicate metadata key '%s'",
+        return al_fail(err, AL_ERR_ARG, "duplicate metadata key '%s'",
                        show(shown, dup_key, strlen(dup_key), 0));
 
     /* Measure: header, padded with spaces so the data starts 8-byte aligned in the file. */
@@ -957,15 +942,15 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
     w_header(&w, entries, n_entries, meta_kv, n_meta);
     uint64_t hlen = w.len, pad = (8 - hlen % 8) % 8;
     if (hlen + pad > ST_MAX_HEADER_BYTES)
-        return st_fail(err, AL_ERR_LIMIT, "header would be %" PRIu64 " bytes, above the %u-byte limit of readers",
+        return al_fail(err, AL_ERR_LIMIT, "header would be %" PRIu64 " bytes, above the %u-byte limit of readers",
                        hlen + pad, ST_MAX_HEADER_BYTES);
     uint64_t total = 8 + hlen + pad + (uint64_t)data_bytes;
     if (total > SIZE_MAX)
-        return st_fail(err, AL_ERR_LIMIT, "file of %" PRIu64 " bytes exceeds this address space", total);
+        return al_fail(err, AL_ERR_LIMIT, "file of %" PRIu64 " bytes exceeds this address space", total);
     if (needed) *needed = (size_t)total;
     if (!buf && cap == 0) return st_ok(err);
     if (!buf || cap < total)
-        return st_fail(err, AL_ERR_CAPACITY, "the file needs %" PRIu64 " bytes but the buffer holds %zu",
+        return al_fail(err, AL_ERR_CAPACITY, "the file needs %" PRIu64 " bytes but the buffer holds %zu",
                        total, buf ? cap : (size_t)0);
 
     w.buf = buf;
@@ -990,5 +975,5 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
             w_bytes(&w, le, 4);
         }
     }
-    return w.len == total ? st_ok(err) : st_fail(err, AL_ERR_ARG, "size changed while writing");
+    return w.len == total ? st_ok(err) : al_fail(err, AL_ERR_ARG, "size changed while writing");
 }
