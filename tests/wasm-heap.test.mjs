@@ -4,15 +4,9 @@
 // session freed), and the heap must stop growing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
-import { ROOT } from './lib/run.mjs';
+import { AttnLab, loadCore } from './lib/wasm.mjs';
 
-const require = createRequire(import.meta.url);
-const factory = require(join(ROOT, 'web', 'wasm-loader.js'));
-const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
-const core = await AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
+const core = await loadCore();
 
 const base = { hidden: 32, heads: 4, kvHeads: 2, headDim: 8, ropeBase: 10000, qkNorm: true, seed: 1, promptLen: 8, decodeSteps: 100 };
 

@@ -4,17 +4,14 @@
 // errors carrying the core's message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
 import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
+import { AttnLab, factory, loadCore, wasmBytes } from './lib/wasm.mjs';
 
-const require = createRequire(import.meta.url);
-const factory = require(join(ROOT, 'web', 'wasm-loader.js'));
-const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
-const core = await AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
+const core = await loadCore();
 
 const work = mkdtempSync(join(tmpdir(), 'attnlab-wasm-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
@@ -52,7 +49,7 @@ for (const name of names) {
     const { bytes, summary } = core.forward(readFileSync(join(dir, 'weights.safetensors')),
       readFileSync(join(dir, 'input.safetensors')), options);
     const wasmFile = join(work, `${name}.wasm.safetensors`);
-    require('node:fs').writeFileSync(wasmFile, bytes);
+    writeFileSync(wasmFile, bytes);
     const got = readSafetensors(wasmFile).tensors;
     const want = readSafetensors(join(dir, 'expected.safetensors')).tensors;
     const nativeFile = join(work, `${name}.native.safetensors`);
@@ -152,7 +149,7 @@ test('wasm: the core\'s errors reach JS as thrown errors with its message', () =
 
 test('wasm: the loader refuses missing or broken bytes with a clear message', async () => {
   await assert.rejects(factory({}), /wasmBinary \(the bytes of attnlab\.wasm\) is required/);
-  const bytes = readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm'));
+  const bytes = wasmBytes();
   await assert.rejects(factory({ wasmBinary: bytes.subarray(0, bytes.length >> 1) }), /^Error: attnlab\.wasm could not be started: .+ \(the page needs WebAssembly with SIMD\)$/);
   await assert.rejects(factory({ wasmBinary: new Uint8Array([1, 2, 3]) }), /attnlab\.wasm could not be started/);
 });

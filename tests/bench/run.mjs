@@ -8,10 +8,10 @@
 //   - sizes of the .wasm, its JS glue and the page.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
+import { loadCore } from '../lib/wasm.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -46,13 +46,6 @@ function torchBench(list) {
   if (r.status !== 0) return { note: `PyTorch benchmark failed: ${r.stderr.trim().split('\n').pop()}` };
   const version = spawnSync('/usr/bin/python3', ['-c', 'import torch; print(torch.__version__)'], { encoding: 'utf8' }).stdout.trim();
   return { version, results: r.stdout.trim().split('\n').map((l) => JSON.parse(l)) };
-}
-
-async function wasmCore() {
-  const require = createRequire(import.meta.url);
-  const factory = require(join(ROOT, 'web', 'wasm-loader.js'));
-  const AttnLab = require(join(ROOT, 'web', 'attnlab-api.js'));
-  return AttnLab.load({ factory, wasmBinary: readFileSync(join(ROOT, 'web', 'gen', 'attnlab.wasm')) });
 }
 
 async function pageTimings() {
@@ -124,7 +117,7 @@ async function main() {
   console.error('PyTorch…');
   const torch = torchBench(cases.map((c) => ({ hidden: c.hidden, heads: c.heads, kv_heads: c.kv_heads, head_dim: c.head_dim, rope_base: c.rope_base, seq: c.seq, decode_at: c.decode_at, repeats: Math.min(c.repeats, 50) })));
   console.error('WebAssembly…');
-  const core = await wasmCore();
+  const core = await loadCore();
   const wasm = cases.map((c) => {
     const r = core.bench({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq: c.seq, decodeAt: c.decode_at, repeats: Math.max(3, Math.min(c.repeats, 50)) });
     return { ...c, prefill_ms: r.prefillMs, decode_ms: r.decodeMs };
