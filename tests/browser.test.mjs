@@ -227,3 +227,26 @@ test('served page: after a seed change the attention hover shows the new weights
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// The CSV export of the RoPE chart holds the angles the core computes for the page's state
+// (the export computes them when asked, not on every redraw).
+test('served page: the RoPE CSV export holds the core\'s angles', async () => {
+  const { page, problems } = await openPage(browser.context, `${served}#lang=en&prompt=5&steps=2&hd=8&base=500&wrap=1`);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="rope:csv"]')]);
+  const { readFile } = await import('node:fs/promises');
+  const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
+  const want = await page.evaluate(async () => {
+    const { state } = window.AttnLabState.parseHash(location.hash);
+    const bytes = new Uint8Array(await (await fetch('gen/attnlab.wasm')).arrayBuffer());
+    const core = await window.AttnLab.load({ wasmBinary: bytes });
+    const total = state.prompt + state.steps;
+    return { total, pairs: state.hd / 2, angles: Array.from(core.ropeAngles(total, state.hd, state.base, !!state.wrap)).map(String) };
+  });
+  assert.equal(download.suggestedFilename(), 'attnlab-rope.csv');
+  assert.equal(lines.length, want.total + 1, 'a header and one row per position');
+  assert.deepEqual(lines[0].split(',').slice(1), Array.from({ length: want.pairs }, (_, j) => String(j)));
+  const cells = lines.slice(1).flatMap((l) => l.split(',').slice(1));
+  assert.deepEqual(cells, want.angles);
+  assert.deepEqual(problems, []);
+  await page.close();
+});

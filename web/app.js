@@ -146,20 +146,19 @@
       () => window.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask') }, $('tip-mask')));
     exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
 
-    // 2. RoPE
-    const pairs = state.hd / 2;
-    const angles = core.ropeAngles(total, state.hd, state.base, !!state.wrap);
-    const ropeKey = `${total}|${state.hd}|${state.base}|${state.lang}`;
-    drawIfChanged('chart-rope', `${ropeKey}|${state.wrap}|${len}`, () => window.AttnLabRopeChart.ropeAngleConfig(
-      { angles, positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')),
+    // 2. RoPE (each computed only when its chart is redrawn or the export asks for it)
+    const pairs = state.hd / 2, hd = state.hd, base = state.base, wrap = !!state.wrap, pair = state.pair;
+    const angles = () => core.ropeAngles(total, hd, base, wrap);
+    const ropeKey = `${total}|${hd}|${base}|${state.lang}`;
+    drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => window.AttnLabRopeChart.ropeAngleConfig(
+      { angles: angles(), positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')),
     `${total}|${pairs}|${len}|${state.lang}`);
-    const ones = new Float32Array(state.hd).fill(1);
-    const points = core.ropePairTrace(ones, state.pair, total, state.hd, state.base);
-    drawIfChanged('chart-rope-pair', `${ropeKey}|${state.pair}`,
-      () => window.AttnLabRopeChart.ropePairConfig({ points, pair: state.pair, t }));
-    const dots = core.ropeRelativeDots(ones, 0, Math.max(64, total), state.hd, state.base);
-    drawIfChanged('chart-rope-rel', ropeKey, () => window.AttnLabRopeChart.ropeRelativeConfig({ dots, t }));
-    exports.rope = () => ({ csv: matrixCsv(angles, total, pairs, t.position, t.pairIndex), canvas: 'chart-rope' });
+    const ones = () => new Float32Array(hd).fill(1);
+    drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => window.AttnLabRopeChart.ropePairConfig(
+      { points: core.ropePairTrace(ones(), pair, total, hd, base), pair, t }));
+    drawIfChanged('chart-rope-rel', ropeKey, () => window.AttnLabRopeChart.ropeRelativeConfig(
+      { dots: core.ropeRelativeDots(ones(), 0, Math.max(64, total), hd, base), t }));
+    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope' });
 
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.weights(state.head);
