@@ -152,7 +152,7 @@ for (const [i, hash] of HOSTILE.entries()) {
     const message = await page.textContent('#message');
     assert.ok(message.length > 0 && !(await page.$eval('#message', (m) => m.hidden)), 'no visible message about the corrections');
     assert.ok(message.length < 2000, 'the message repeats the hostile input at length');
-    await page.click('#btn-step').catch(() => {}); // may be disabled with no decode steps
+    if (await page.isEnabled('#btn-step')) await page.click('#btn-step'); // disabled with no decode steps
     assert.deepEqual(problems, []);
     await page.close();
   });

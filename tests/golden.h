@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h" /* al_bits_of_float / al_float_of_bits */
+#include "base/internal.h" /* al_bits_of_float / al_float_of_bits */
 
 /* ---- FNV-1a over float32 bit patterns ---------------------------------------------------------
  * Each 32-bit word is hashed as its 4 bytes, least significant first (as the generators do). */

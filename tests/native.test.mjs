@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { VARIANTS, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, run } from './lib/run.mjs';
 
 const PROGRAMS = {
   test_core: ['tests/fixtures/kernels.safetensors'],
@@ -16,10 +16,20 @@ const PROGRAMS = {
   test_trig: ['tests/fixtures/trig/trig_golden.txt'],
   test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
   test_print: [],
+  test_abi: [],
 };
 
 test('both builds exist', () => {
   assert.deepEqual(VARIANTS.map((v) => v.name), ['native', 'asan']);
+});
+
+// The live checks against a core with deliberate bugs (build/faults: -DAL_FAULTS): each bug
+// must turn its check red.
+test('faults: each live check catches the bug it is meant to catch', () => {
+  const r = run(join(ROOT, 'build', 'faults', 'test_faults'), []);
+  assert.equal(r.signal, null, `test_faults killed by ${r.signal}\n${r.stderr}`);
+  assert.equal(r.status, 0, `test_faults failed:\n${r.stderr}\n${r.stdout}`);
+  assert.match(r.stdout, /0 failed/);
 });
 
 for (const variant of VARIANTS) {

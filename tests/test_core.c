@@ -4,7 +4,7 @@
  * usage: test_core [tests/fixtures/kernels.safetensors] */
 #include "attnlab.h"
 #include "check.h"
-#include "internal.h"
+#include "base/internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -141,7 +141,7 @@ static void test_rope(void) {
             CHECK(al_rope_table(c, s, end, hd, bases[j]) == AL_OK, "rope_table failed");
             check_close(tag, c, cos_w, end * hd, 1e-6);
             check_close(tag, s, sin_w, end * hd, 1e-6);
-            CHECK(al_rope_angles(ang, end, hd, bases[j]) == AL_OK, "rope_angles failed");
+            CHECK(al_rope_angles(ang, end, hd, bases[j], NULL) == AL_OK, "rope_angles failed");
             CHECK(memcmp(ang, ang_w, (size_t)(end * hd / 2) * sizeof(float)) == 0, "%s angles not bit-exact", tag);
 
             const char *roles[2][2] = {{"q", "q_rot"}, {"k", "k_rot"}};
@@ -190,32 +190,39 @@ static void test_sums(void) {
 /* The layer's contracts: config validation, capacities, cache sizes and reset. */
 static void test_layer_api(void) {
     al_error err = {0};
-    al_attn_config cfg = al_attn_config_default();
-    CHECK(al_attn_config_check(&cfg, &err) == AL_OK, "default config rejected: %s", err.msg);
-    al_attn_config bad = cfg;
+    const al_attn_hparams cfg = al_attn_hparams_default();
+    al_attn_capacity cap = {2, 64};
+    CHECK(al_attn_check(&cfg, &cap, &err) == AL_OK, "default config rejected: %s", err.msg);
+    al_attn_hparams bad = cfg;
     bad.n_kv_heads = 3;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "multiple"),
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "multiple"),
           "heads %% kv_heads not caught: %s", err.msg);
     bad = cfg, bad.head_dim = 7;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "even"), "odd head_dim: %s", err.msg);
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_CONFIG && strstr(err.msg, "even"), "odd head_dim: %s", err.msg);
     bad = cfg, bad.hidden = 0;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "hidden 0 accepted");
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_CONFIG, "hidden 0 accepted");
     bad = cfg, bad.hidden = AL_MAX_HIDDEN + 1;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_LIMIT, "hidden over limit accepted");
-    bad = cfg, bad.hidden = 8192, bad.n_heads = 64, bad.n_kv_heads = 64, bad.head_dim = 128, bad.max_seq = 65536, bad.max_batch = 8;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_LIMIT && strstr(err.msg, "MiB"), "memory limit: %s", err.msg);
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_LIMIT, "hidden over limit accepted");
+    bad = cfg, bad.hidden = 8192, bad.n_heads = 64, bad.n_kv_heads = 64, bad.head_dim = 128;
+    const al_attn_capacity big = {8, 65536};
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_OK, "big hyper-parameters within the limits: %s", err.msg);
+    CHECK(al_attn_check(&bad, &big, &err) == AL_ERR_LIMIT && strstr(err.msg, "MiB"), "memory limit: %s", err.msg);
+    const al_attn_capacity no_seq = {1, 0}, many = {AL_MAX_BATCH + 1, 1};
+    CHECK(al_attn_check(&cfg, &no_seq, &err) == AL_ERR_CONFIG && strstr(err.msg, "max_seq"), "max_seq 0: %s", err.msg);
+    CHECK(al_attn_check(&cfg, &many, &err) == AL_ERR_LIMIT && strstr(err.msg, "max_batch"), "max_batch: %s", err.msg);
+    CHECK(al_attn_bytes_needed(&cfg, &no_seq) == -1 && al_attn_bytes_needed(NULL, &cap) == -1, "bytes of a bad config");
     bad = cfg, bad.rope_base = INFINITY;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "infinite rope_base accepted");
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_CONFIG, "infinite rope_base accepted");
     bad = cfg, bad.eps = 0.0f;
-    CHECK(al_attn_config_check(&bad, &err) == AL_ERR_CONFIG, "eps 0 accepted");
+    CHECK(al_attn_hparams_check(&bad, &err) == AL_ERR_CONFIG, "eps 0 accepted");
     al_attn *none = (al_attn *)1;
-    CHECK(al_attn_create(&bad, &none, &err) != AL_OK && none == NULL, "create with bad config");
+    CHECK(al_attn_create(&bad, &cap, &none, &err) != AL_OK && none == NULL, "create with bad config");
 
-    cfg.max_seq = 8;
+    cap.max_seq = 8;
     al_attn *a = NULL;
     al_kv_cache *c = NULL;
-    CHECK(al_attn_create(&cfg, &a, &err) == AL_OK, "create: %s", err.msg);
-    CHECK(al_kv_cache_create(&cfg, &c, &err) == AL_OK, "cache: %s", err.msg);
+    CHECK(al_attn_create(&cfg, &cap, &a, &err) == AL_OK, "create: %s", err.msg);
+    CHECK(al_kv_cache_create(&cfg, &cap, &c, &err) == AL_OK, "cache: %s", err.msg);
     if (!a || !c) return;
     al_rng *r = al_rng_create(0);
     al_attn_init_torch(a, r);
@@ -242,7 +249,10 @@ static void test_layer_api(void) {
     CHECK(strcmp(al_status_str(AL_ERR_SHAPE), "shape mismatch") == 0, "status names");
     int64_t numel = 0;
     CHECK(al_attn_get_param(a, AL_PARAM_COUNT, &numel) == NULL, "bad param index");
+    CHECK(al_attn_param_for_write(a, AL_PARAM_COUNT, &numel) == NULL, "bad param index for writing");
     CHECK(al_attn_get_param(a, AL_PARAM_O_PROJ, &numel) != NULL && numel == 16 * 32, "o_proj numel");
+    CHECK(al_kv_cache_len(NULL) == -1 && al_kv_cache_bytes(NULL) == -1 && al_attn_get_hparams(NULL) == NULL,
+          "queries on NULL fail the documented way");
     al_rng_free(r);
     al_kv_cache_free(c);
     al_attn_free(a);
@@ -254,13 +264,13 @@ static void test_layer_api(void) {
 /* Sessions against PyTorch: the tutorial's example-6 draw order, prefill, decode steps. */
 static void test_sessions(void) {
     const struct { const char *tag; al_session_config cfg; } cases[] = {
-        {"session_seeds", {16, 4, 2, 8, 10000.0, 1, 42, 4, 3}},
-        {"session_mqa", {24, 6, 1, 4, 500000.0, 1, 7, 6, 5}},
-        {"session_mha", {16, 2, 2, 16, 100.0, 1, 123, 1, 6}},
+        {"session_seeds", {{16, 4, 2, 8, 10000.0, 1e-6f, 1}, 42, 4, 3}},
+        {"session_mqa", {{24, 6, 1, 4, 500000.0, 1e-6f, 1}, 7, 6, 5}},
+        {"session_mha", {{16, 2, 2, 16, 100.0, 1e-6f, 1}, 123, 1, 6}},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const al_session_config *cfg = &cases[i].cfg;
-        const int64_t total = cfg->prompt_len + cfg->decode_steps, hidden = cfg->hidden;
+        const int64_t total = cfg->prompt_len + cfg->decode_steps, hidden = cfg->hp.hidden;
         char name[96];
         al_error err = {0};
         al_session *s = NULL;
@@ -271,24 +281,27 @@ static void test_sessions(void) {
         for (int run = 0; run < 2; run++) { /* the second run after a reset must be identical */
             CHECK(al_session_prefill(s, &err) == AL_OK, "prefill: %s", err.msg);
             CHECK(al_session_len(s) == cfg->prompt_len, "length after prefill");
-            while (al_session_len(s) < total)
-                CHECK(al_session_step(s, &err) == AL_OK, "step: %s", err.msg);
+            while (al_session_len(s) < total) {
+                const al_status st = al_session_step(s, &err);
+                CHECK(st == AL_OK, "step %lld: %s", (long long)al_session_len(s), err.msg);
+                if (st != AL_OK) break; /* fail, do not spin */
+            }
             CHECK(al_session_step(s, &err) == AL_ERR_CAPACITY, "step past the end accepted");
             snprintf(name, sizeof name, "%s.x", cases[i].tag);
             float *out = malloc((size_t)(total * hidden) * sizeof(float));
             snprintf(name, sizeof name, "%s.out", cases[i].tag);
             float *want = get(name, NULL);
-            CHECK(al_session_outputs(s, out, total * hidden) == AL_OK, "outputs");
+            CHECK(al_session_outputs(s, out, total * hidden, NULL) == AL_OK, "outputs");
             check_close(name, out, want, total * hidden, TOL);
             free(out), free(want);
             snprintf(name, sizeof name, "%s.weights", cases[i].tag);
             float *want_w = get(name, NULL), *w = malloc((size_t)(total * total) * sizeof(float));
-            for (int64_t h = 0; h < cfg->n_heads; h++) {
-                CHECK(al_session_weights(s, h, w, total * total) == AL_OK, "weights");
+            for (int64_t h = 0; h < cfg->hp.n_heads; h++) {
+                CHECK(al_session_weights(s, h, w, total * total, NULL) == AL_OK, "weights");
                 check_close(name, w, want_w + h * total * total, total * total, TOL);
             }
-            CHECK(al_session_weights(s, cfg->n_heads, w, total * total) == AL_ERR_ARG, "bad head accepted");
-            CHECK(al_session_mask(s, w, total * total) == AL_OK, "mask");
+            CHECK(al_session_weights(s, cfg->hp.n_heads, w, total * total, &err) == AL_ERR_ARG && strstr(err.msg, "head"), "bad head accepted");
+            CHECK(al_session_mask(s, w, total * total, NULL) == AL_OK, "mask");
             int mask_ok = 1;
             for (int64_t q = 0; q < total; q++)
                 for (int64_t t = 0; t < total; t++) mask_ok &= (t <= q) ? w[q * total + t] == 0.0f : isinf(w[q * total + t]);
@@ -302,15 +315,15 @@ static void test_sessions(void) {
         }
         al_session_free(s);
     }
-    al_session_config bad = {16, 4, 3, 8, 10000.0, 1, 0, 4, 3};
+    al_session_config bad = {{16, 4, 3, 8, 10000.0, 1e-6f, 1}, 0, 4, 3};
     al_error err = {0};
     al_session *none = NULL;
     CHECK(al_session_create(&bad, &none, &err) == AL_ERR_CONFIG && none == NULL, "GQA 4/3 accepted");
-    bad.n_kv_heads = 2, bad.prompt_len = 0;
+    bad.hp.n_kv_heads = 2, bad.prompt_len = 0;
     CHECK(al_session_create(&bad, &none, &err) == AL_ERR_CONFIG, "empty prompt accepted");
     bad.prompt_len = 60000, bad.decode_steps = 60000;
     CHECK(al_session_create(&bad, &none, &err) == AL_ERR_LIMIT, "oversized session accepted");
-    bad.prompt_len = 4096, bad.decode_steps = 4096, bad.n_heads = 64, bad.n_kv_heads = 64;
+    bad.prompt_len = 4096, bad.decode_steps = 4096, bad.hp.n_heads = 64, bad.hp.n_kv_heads = 64;
     CHECK(al_session_create(&bad, &none, &err) == AL_ERR_LIMIT && strstr(err.msg, "MiB"), "attention maps over the memory limit: %s", err.msg);
     al_session_free(NULL);
 }
@@ -325,8 +338,8 @@ static void test_views(void) {
 
     enum { END = 300, HD = 16 };
     float raw[END * HD / 2], wrapped[END * HD / 2];
-    al_rope_angles(raw, END, HD, 10000.0);
-    CHECK(al_rope_angles_wrapped(wrapped, END, HD, 10000.0) == AL_OK, "wrapped angles");
+    al_rope_angles(raw, END, HD, 10000.0, NULL);
+    CHECK(al_rope_angles_wrapped(wrapped, END, HD, 10000.0, NULL) == AL_OK, "wrapped angles");
     int in_range = 1, same_rotation = 1;
     for (int i = 0; i < END * HD / 2; i++) {
         in_range &= wrapped[i] > -3.14159266f && wrapped[i] <= 3.14159266f;
@@ -337,25 +350,26 @@ static void test_views(void) {
 
     float v[HD], pts[END * 2], dots0[40], dots5[40];
     for (int i = 0; i < HD; i++) v[i] = (float)(i % 5) - 1.5f;
-    CHECK(al_rope_pair_trace(pts, v, 3, END, HD, 10000.0) == AL_OK, "pair trace");
+    CHECK(al_rope_pair_trace(pts, v, 3, END, HD, 10000.0, NULL) == AL_OK, "pair trace");
     CHECK(pts[0] == v[3] && pts[1] == v[3 + HD / 2], "position 0 is not rotated");
     const double r0 = hypot(v[3], v[3 + HD / 2]);
     double worst = 0;
     for (int m = 0; m < END; m++) worst = fmax(worst, fabs(hypot(pts[2 * m], pts[2 * m + 1]) - r0));
     CHECK(worst < 1e-5, "rotation changed the pair's length by %g", worst);
-    CHECK(al_rope_pair_trace(pts, v, HD / 2, END, HD, 10000.0) == AL_ERR_ARG, "pair out of range accepted");
-    CHECK(al_rope_relative_dots(dots0, v, 0, 40, HD, 10000.0) == AL_OK, "dots");
-    CHECK(al_rope_relative_dots(dots5, v, 5, 40, HD, 10000.0) == AL_OK, "dots");
+    CHECK(al_rope_pair_trace(pts, v, HD / 2, END, HD, 10000.0, NULL) == AL_ERR_ARG, "pair out of range accepted");
+    CHECK(al_rope_relative_dots(dots0, v, 0, 40, HD, 10000.0, NULL) == AL_OK, "dots");
+    CHECK(al_rope_relative_dots(dots5, v, 5, 40, HD, 10000.0, NULL) == AL_OK, "dots");
     check_close("relative-position invariance", dots5, dots0, 40, 1e-5);
     CHECK(dots0[0] == al_dot_f32(v, v, HD), "distance 0 is the squared norm");
 
     int32_t map[8], choices[16];
-    CHECK(al_gqa_map(map, 8, 2) == AL_OK && map[0] == 0 && map[3] == 0 && map[4] == 1 && map[7] == 1, "GQA map 8/2");
-    CHECK(al_gqa_map(map, 8, 3) == AL_ERR_CONFIG, "GQA 8/3 accepted");
+    CHECK(al_gqa_map(map, 8, 2, NULL) == AL_OK && map[0] == 0 && map[3] == 0 && map[4] == 1 && map[7] == 1, "GQA map 8/2");
+    CHECK(al_gqa_map(map, 8, 3, NULL) == AL_ERR_CONFIG, "GQA 8/3 accepted");
     CHECK(al_gqa_kv_choices(choices, 16, 12) == 6 && choices[0] == 1 && choices[5] == 12 && choices[3] == 4, "divisors of 12");
     CHECK(al_gqa_kv_choices(choices, 2, 12) == 6, "count beyond cap");
+    CHECK(al_gqa_kv_choices(choices, 16, 0) == -1 && al_gqa_kv_choices(NULL, 4, 12) == -1, "bad arguments");
 
-    al_attn_config c = al_attn_config_default(); /* 16 hidden, 4/2 heads, 8 dims */
+    const al_attn_hparams c = al_attn_hparams_default(); /* 16 hidden, 4/2 heads, 8 dims */
     CHECK(al_attn_flops(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
     CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
 }

@@ -1,4 +1,4 @@
-/* test_pow.c — checks core/sleef_pow.c against PyTorch 1.13: every record of the golden file
+/* test_pow.c — checks core/torch/sleef_pow.c against PyTorch 1.13: every record of the golden file
  * written by tests/fixtures/gen_pow.py is recomputed and compared bit for bit.
  *   pairs: single powers from torch's vectorised (SLEEF) path   -> al_powf_torch()
  *   rope:  base ** (arange(0, d, 2).float() / d) for every even head_dim d, hashed per d
@@ -12,7 +12,7 @@
 
 #include "check.h"
 #include "golden.h"
-#include "sleef_pow.h"
+#include "torch/sleef_pow.h"
 
 #include <inttypes.h>
 #include <stdint.h>

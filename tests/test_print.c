@@ -1,4 +1,4 @@
-/* test_print.c — the core's own snprintf (core/print.c) and decimal parser (core/decimal.c)
+/* test_print.c — the core's own snprintf (core/base/print.c) and decimal parser (core/base/decimal.c)
  * against glibc's snprintf and strtod, which convert exactly (correctly rounded, ties to even)
  * and so are an independent reference:
  *   floats    every floating-point conversion the core uses (and flags, widths, %.*f/e/g with
@@ -16,7 +16,7 @@
  * Exit status 0 only if every output is identical to glibc's. */
 
 #include "check.h"
-#include "internal.h"
+#include "base/internal.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -101,7 +101,7 @@ static void compare_double_star(sweep *sw, const char *fmt, int star, double v) 
 
 /* ---- floating point ----------------------------------------------------------------------- */
 
-/* The core's own float formats first (forward.c, attention.c, the demos, tensor_format.c), then
+/* The core's own float formats first (io/attn_files.c, model/attention.c, the demos, torch/tensor_format.c), then
  * flags and widths the core may use some day. */
 static const char *const FLOAT_FORMATS[] = {
     "%g", "%.9g", "%.17g", "%.6f", "%.4f", "%.0f", "%.2e", "%.4e", "%.0f.",

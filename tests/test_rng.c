@@ -1,4 +1,4 @@
-/* test_rng.c — checks core/rng.c against PyTorch 1.13: replays every record of the golden file
+/* test_rng.c — checks core/torch/rng.c against PyTorch 1.13: replays every record of the golden file
  * written by tests/fixtures/gen_rng.py (seeding, raw mt19937 words, uniform_, randn / normal_ on
  * both kernel paths, nn.Linear and xavier_uniform_ init, the tutorials' sequences) and compares
  * the float32 bit patterns exactly; plus a few properties that need no fixture.

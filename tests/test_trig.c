@@ -1,4 +1,4 @@
-/* test_trig.c — checks core/sleef_trig.c against PyTorch 1.13's torch.cos / torch.sin
+/* test_trig.c — checks core/torch/sleef_trig.c against PyTorch 1.13's torch.cos / torch.sin
  * (SLEEF's Sleef_cosf8_u10 / Sleef_sinf8_u10) bit for bit, replaying the golden file written by
  * tests/fixtures/gen_trig.py:
  *   T/H  full RoPE tables (angles = (float)m * freq_i, m < end) through al_*_torch_n, compared
@@ -10,7 +10,7 @@
  *
  * Usage: test_trig [tests/fixtures/trig/trig_golden.txt]    (exit status 0 only if all pass) */
 
-#include "sleef_trig.h"
+#include "torch/sleef_trig.h"
 #include "check.h"
 #include "golden.h"
 

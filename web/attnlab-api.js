@@ -4,11 +4,17 @@
 // replaces them) and results are copied out; every malloc is freed in a finally block.
 // No maths here: every number comes from the core.
 // Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
+// attnlab-api.js — the thin JavaScript binding of the AttnLab core compiled to WebAssembly.
+// One method per C entry point; arguments are checked here because the raw exports check
+// neither count nor type. Heap views are re-read after every call into C (memory growth
+// replaces them) and results are copied out; every malloc is freed in a finally block.
+// Struct offsets, enum values and limits are never written here: they come from the module
+// itself (al_abi_json, generated from core/lab/abi_list.h), and a struct is filled only when
+// every one of its fields is given, so a field added or moved in C cannot be misread.
+// No maths here: every number comes from the core.
+// Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
 (function (root) {
   'use strict';
-
-  const STATUS_NOMEM = 4;
-  const CHECK_NAMES = ['shapes', 'repeat_kv', 'rope_norm', 'rope_relative', 'mask_zero', 'rows_sum', 'cache_diff'];
 
   class AttnLabError extends Error {
     constructor(message, status) {
@@ -17,42 +23,55 @@
       this.status = status;
     }
   }
+  const ARG_ERROR = -1; // an argument refused here, before any call into C
 
   function checkInt(name, value, min, max) {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
-      throw new AttnLabError(`${name} must be a whole number between ${min} and ${max} (got ${value})`, 1);
+      throw new AttnLabError(`${name} must be a whole number between ${min} and ${max} (got ${value})`, ARG_ERROR);
     }
   }
   function checkNumber(name, value) {
     if (typeof value !== 'number' || !Number.isFinite(value)) {
-      throw new AttnLabError(`${name} must be a finite number (got ${value})`, 1);
+      throw new AttnLabError(`${name} must be a finite number (got ${value})`, ARG_ERROR);
     }
   }
   function checkFloats(name, value, length) {
     if (!(value instanceof Float32Array) && !Array.isArray(value)) {
-      throw new AttnLabError(`${name} must be a Float32Array or an array`, 1);
+      throw new AttnLabError(`${name} must be a Float32Array or an array`, ARG_ERROR);
     }
-    if (value.length !== length) throw new AttnLabError(`${name} must hold ${length} numbers (got ${value.length})`, 1);
+    if (value.length !== length) throw new AttnLabError(`${name} must hold ${length} numbers (got ${value.length})`, ARG_ERROR);
   }
+
+  // The names of an enum's values in order of value: {a: 0, b: 1} -> ['a', 'b'].
+  const enumNames = (e) => Object.entries(e).sort((x, y) => x[1] - y[1]).map(([k]) => k);
 
   class Core {
     constructor(module) {
       this.m = module;
-      this.layout = {
-        config: this.structLayout(0, 10),
-        check: this.structLayout(1, 5),
-        error: this.structLayout(2, 3),
-        forwardOptions: this.structLayout(3, 5),
-        forwardSummary: this.structLayout(4, 14),
-        benchConfig: this.structLayout(5, 10),
-        benchResult: this.structLayout(6, 5),
-      };
+      this.abi = this.readAbi();
+      const { structs, enums, limits } = this.abi;
+      for (const name of ['error', 'session_config', 'check', 'attn_files_options', 'attn_files_summary', 'bench_config', 'bench_result']) {
+        if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
+      }
+      this.status = enums.status;
+      this.limits = limits;
+      this.checkNames = enumNames(enums.check).filter((n) => n !== 'count');
+    }
+
+    // --- al_abi_json: every struct layout, enum value and limit, from the module ----------
+    readAbi() {
+      const len = Number(this.m._al_abi_json(0, 0n));
+      if (!(len > 0)) throw new AttnLabError('attnlab.wasm could not describe its structs', ARG_ERROR);
+      return this.withAllocs([len + 1], (p) => {
+        this.m._al_abi_json(p, BigInt(len + 1));
+        return JSON.parse(this.m.UTF8ToString(p));
+      });
     }
 
     // --- memory helpers --------------------------------------------------------------------
     alloc(bytes) {
       const p = this.m._malloc(Math.max(8, bytes));
-      if (!p) throw new AttnLabError(`out of memory (${bytes} bytes)`, STATUS_NOMEM);
+      if (!p) throw new AttnLabError(`out of memory (${bytes} bytes)`, this.status ? this.status.nomem : ARG_ERROR);
       return p;
     }
     // Runs fn with n fresh allocations, freeing them whatever happens.
@@ -65,13 +84,54 @@
         for (const p of ptrs) this.m._free(p);
       }
     }
+    sizeOf(struct) { return this.abi.structs[struct].size; }
+    // Fills the C struct `struct` at ptr from values keyed by C field name ("hp.hidden", ...).
+    // Every field must be given, and nothing else.
+    writeStruct(ptr, struct, values) {
+      const { fields } = this.abi.structs[struct];
+      for (const key of Object.keys(values)) {
+        if (!(key in fields)) throw new AttnLabError(`${struct} has no field ${key}`, ARG_ERROR);
+      }
+      const view = new DataView(this.m.HEAPU8.buffer);
+      for (const [name, [offset, type]] of Object.entries(fields)) {
+        if (!(name in values)) throw new AttnLabError(`${struct}.${name} is not given`, ARG_ERROR);
+        const v = values[name];
+        if (type === 'i64') view.setBigInt64(ptr + offset, BigInt(v), true);
+        else if (type === 'i32') view.setInt32(ptr + offset, v, true);
+        else if (type === 'f64') view.setFloat64(ptr + offset, v, true);
+        else if (type === 'f32') view.setFloat32(ptr + offset, v, true);
+        else throw new AttnLabError(`${struct}.${name}: cannot write a ${type}`, ARG_ERROR);
+      }
+    }
+    // Reads the C struct at ptr into an object keyed by C field name.
+    readStruct(ptr, struct) {
+      const view = new DataView(this.m.HEAPU8.buffer);
+      const out = {};
+      for (const [name, [offset, type, size]] of Object.entries(this.abi.structs[struct].fields)) {
+        if (type === 'i64') out[name] = Number(view.getBigInt64(ptr + offset, true));
+        else if (type === 'i32') out[name] = view.getInt32(ptr + offset, true);
+        else if (type === 'f64') out[name] = view.getFloat64(ptr + offset, true);
+        else if (type === 'f32') out[name] = view.getFloat32(ptr + offset, true);
+        else if (type === 'char') out[name] = this.m.UTF8ToString(ptr + offset, size);
+      }
+      return out;
+    }
     floatsFrom(ptr, count) { return this.m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + count); }
     floatsTo(ptr, values) { this.m.HEAPF32.set(values, ptr >> 2); }
     statusText(status) { return this.m.UTF8ToString(this.m._al_status_str(status)); }
+    // Throws the core's own message (from the al_error at errPtr) when status is not AL_OK.
     throwIf(status, errPtr) {
-      if (status === 0) return;
-      const msg = errPtr ? this.m.UTF8ToString(errPtr + this.layout.error[1]) : '';
+      if (status === this.status.ok) return;
+      const msg = errPtr ? this.readStruct(errPtr, 'error').msg : '';
       throw new AttnLabError(msg || this.statusText(status), status);
+    }
+    // Calls fn(errPtr) with a fresh al_error and throws its message if the call failed.
+    withError(fn) {
+      const size = this.sizeOf('error');
+      return this.withAllocs([size], (err) => {
+        this.m.HEAPU8.fill(0, err, err + size); // AL_OK and an empty message
+        return fn(err);
+      });
     }
 
     // --- diagnostics: bytes currently allocated on the wasm heap and the heap's size, for
@@ -88,25 +148,16 @@
       });
     }
 
-    // --- al_struct_layout ------------------------------------------------------------------
-    structLayout(which, count) {
-      return this.withAllocs([4 * count], (p) => {
-        const n = this.m._al_struct_layout(which, p, count);
-        if (n !== count) throw new AttnLabError(`struct layout ${which}: ${n} values, expected ${count}`, 1);
-        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + count));
-      });
-    }
-
     // --- al_demo_run -----------------------------------------------------------------------
     demo(which, lang, seed = -1) {
-      const demo = { basic: 0, attention: 1 }[which];
-      const language = { zh: 0, en: 1 }[lang];
-      if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, 1);
-      if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, 1);
+      const demo = this.abi.enums.demo[which];
+      const language = this.abi.enums.lang[lang];
+      if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, ARG_ERROR);
+      if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, ARG_ERROR);
       checkInt('seed', seed, -1, 2 ** 32 - 1);
-      return this.withAllocs([this.layout.error[2]], (err) => {
+      return this.withError((err) => {
         const len = Number(this.m._al_demo_run(demo, language, BigInt(seed), 0, 0, err));
-        if (!len) this.throwIf(this.m.HEAP32[err >> 2] || 1, err);
+        if (!len) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
         return this.withAllocs([len + 1], (buf) => {
           this.m._al_demo_run(demo, language, BigInt(seed), buf, len + 1, err);
           return this.m.UTF8ToString(buf, len);
@@ -122,141 +173,140 @@
 
     // --- RoPE views: al_rope_angles / al_rope_angles_wrapped ------------------------------
     ropeAngles(end, headDim, base, wrapped = false) {
-      checkInt('positions', end, 1, 65536);
-      checkInt('head_dim', headDim, 2, 1024);
+      checkInt('positions', end, 1, this.limits.AL_MAX_SEQ);
+      checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkNumber('rope base', base);
       const n = end * (headDim / 2);
-      return this.withAllocs([4 * n], (p) => {
+      return this.withAllocs([4 * n], (p) => this.withError((err) => {
         const f = wrapped ? this.m._al_rope_angles_wrapped : this.m._al_rope_angles;
-        this.throwIf(f(p, BigInt(end), BigInt(headDim), base), 0);
+        this.throwIf(f(p, BigInt(end), BigInt(headDim), base, err), err);
         return this.floatsFrom(p, n);
-      });
+      }));
     }
 
     // --- al_rope_pair_trace ----------------------------------------------------------------
     ropePairTrace(x, pair, end, headDim, base) {
-      checkInt('head_dim', headDim, 2, 1024);
+      checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkFloats('x', x, headDim);
       checkInt('pair', pair, 0, headDim / 2 - 1);
-      checkInt('positions', end, 1, 65536);
+      checkInt('positions', end, 1, this.limits.AL_MAX_SEQ);
       checkNumber('rope base', base);
-      return this.withAllocs([4 * headDim, 8 * end], (px, out) => {
+      return this.withAllocs([4 * headDim, 8 * end], (px, out) => this.withError((err) => {
         this.floatsTo(px, x);
-        this.throwIf(this.m._al_rope_pair_trace(out, px, BigInt(pair), BigInt(end), BigInt(headDim), base), 0);
+        this.throwIf(this.m._al_rope_pair_trace(out, px, BigInt(pair), BigInt(end), BigInt(headDim), base, err), err);
         return this.floatsFrom(out, 2 * end);
-      });
+      }));
     }
 
     // --- al_rope_relative_dots -------------------------------------------------------------
     ropeRelativeDots(v, m, n, headDim, base) {
-      checkInt('head_dim', headDim, 2, 1024);
+      checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkFloats('v', v, headDim);
-      checkInt('m', m, 0, 65536);
-      checkInt('n', n, 1, 65536);
+      checkInt('m', m, 0, this.limits.AL_MAX_SEQ);
+      checkInt('n', n, 1, this.limits.AL_MAX_SEQ);
       checkNumber('rope base', base);
-      return this.withAllocs([4 * headDim, 4 * n], (pv, out) => {
+      return this.withAllocs([4 * headDim, 4 * n], (pv, out) => this.withError((err) => {
         this.floatsTo(pv, v);
-        this.throwIf(this.m._al_rope_relative_dots(out, pv, BigInt(m), BigInt(n), BigInt(headDim), base), 0);
+        this.throwIf(this.m._al_rope_relative_dots(out, pv, BigInt(m), BigInt(n), BigInt(headDim), base, err), err);
         return this.floatsFrom(out, n);
-      });
+      }));
     }
 
     // --- al_gqa_map: the KV head each query head reads ------------------------------------
     gqaMap(heads, kvHeads) {
-      checkInt('heads', heads, 1, 256);
-      checkInt('kv heads', kvHeads, 1, 256);
-      return this.withAllocs([4 * heads], (p) => {
-        this.throwIf(this.m._al_gqa_map(p, BigInt(heads), BigInt(kvHeads)), 0);
+      checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
+      checkInt('kv heads', kvHeads, 1, this.limits.AL_MAX_HEADS);
+      return this.withAllocs([4 * heads], (p) => this.withError((err) => {
+        this.throwIf(this.m._al_gqa_map(p, BigInt(heads), BigInt(kvHeads), err), err);
         return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + heads));
-      });
+      }));
     }
 
     // --- al_gqa_kv_choices: the KV head counts GQA allows ---------------------------------
     kvChoices(heads) {
-      checkInt('heads', heads, 1, 256);
-      return this.withAllocs([4 * 256], (p) => {
-        const n = this.m._al_gqa_kv_choices(p, 256, BigInt(heads));
+      const max = this.limits.AL_MAX_HEADS;
+      checkInt('heads', heads, 1, max);
+      return this.withAllocs([4 * max], (p) => {
+        const n = this.m._al_gqa_kv_choices(p, max, BigInt(heads));
+        if (n < 0) throw new AttnLabError(`no KV head choices for ${heads} heads`, this.status.arg);
         return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + n));
       });
     }
 
-    // --- al_forward_safetensors: a layer from weights bytes run on input bytes -----------
+    // --- al_attn_files_run: a layer from weights bytes run on input bytes ----------------
     // Returns {bytes: Uint8Array (a safetensors file), summary}.
     forward(weightsBytes, inputBytes, options = {}) {
       if (!(weightsBytes instanceof Uint8Array) || !(inputBytes instanceof Uint8Array)) {
-        throw new AttnLabError('weights and input must be Uint8Arrays', 1);
+        throw new AttnLabError('weights and input must be Uint8Arrays', ARG_ERROR);
       }
       const layer = options.layer ?? -1, prefill = options.prefill ?? 0;
       checkInt('layer', layer, -1, 100000);
-      checkInt('prefill', prefill, 0, 65536);
+      checkInt('prefill', prefill, 0, this.limits.AL_MAX_SEQ);
       for (const k of ['ropeBase', 'eps']) if (options[k] !== undefined) checkNumber(k, options[k]);
-      const O = this.layout.forwardOptions, Y = this.layout.forwardSummary;
-      return this.withAllocs([weightsBytes.length, inputBytes.length, O[4], Y[13], 4, this.layout.error[2]],
-        (pw, pi, po, ps, pout, err) => {
-          this.m.HEAPU8.set(weightsBytes, pw);
-          this.m.HEAPU8.set(inputBytes, pi);
-          let view = new DataView(this.m.HEAPU8.buffer);
-          view.setBigInt64(po + O[0], BigInt(layer), true);
-          view.setFloat64(po + O[1], options.ropeBase ?? NaN, true);
-          view.setFloat64(po + O[2], options.eps ?? NaN, true);
-          view.setBigInt64(po + O[3], BigInt(prefill), true);
-          view.setInt32(pout, 0, true);
-          const status = this.m._al_forward_safetensors(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);
-          this.throwIf(status, err);
-          view = new DataView(this.m.HEAPU8.buffer); // the call may have grown memory
-          const result = view.getInt32(pout, true);
-          try {
-            const i64 = (k) => Number(view.getBigInt64(ps + Y[k], true));
-            const summary = {
-              hidden: i64(0), heads: i64(1), kvHeads: i64(2), headDim: i64(3),
-              ropeBase: view.getFloat64(ps + Y[4], true), eps: view.getFloat64(ps + Y[5], true),
-              qkNorm: view.getInt32(ps + Y[6], true) !== 0, batch: i64(8), seq: i64(9), prefill: i64(10),
-              maxDiff: view.getFloat64(ps + Y[11], true), bytes: i64(12),
-            };
-            return { bytes: this.m.HEAPU8.slice(result, result + summary.bytes), summary };
-          } finally {
-            this.m._al_buffer_free(result);
-          }
+      return this.withAllocs([weightsBytes.length, inputBytes.length, this.sizeOf('attn_files_options'),
+        this.sizeOf('attn_files_summary'), 4], (pw, pi, po, ps, pout) => this.withError((err) => {
+        this.m.HEAPU8.set(weightsBytes, pw);
+        this.m.HEAPU8.set(inputBytes, pi);
+        this.writeStruct(po, 'attn_files_options', {
+          layer, rope_base: options.ropeBase ?? NaN, eps: options.eps ?? NaN, prefill,
         });
+        this.m.HEAP32[pout >> 2] = 0;
+        const status = this.m._al_attn_files_run(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);
+        this.throwIf(status, err);
+        const result = this.m.HEAP32[pout >> 2]; // re-read: the call may have grown memory
+        try {
+          const y = this.readStruct(ps, 'attn_files_summary');
+          const summary = {
+            hidden: y['hp.hidden'], heads: y['hp.n_heads'], kvHeads: y['hp.n_kv_heads'], headDim: y['hp.head_dim'],
+            ropeBase: y['hp.rope_base'], eps: y['hp.eps'], qkNorm: y['hp.qk_norm'] !== 0,
+            batch: y.batch, seq: y.seq, prefill: y.prefill, maxDiff: y.max_diff, bytes: y.bytes,
+          };
+          return { bytes: this.m.HEAPU8.slice(result, result + summary.bytes), summary };
+        } finally {
+          this.m._al_buffer_free(result);
+        }
+      }));
+    }
+
+    // The hyper-parameter fields of a C struct from the binding's camelCase names.
+    hparams(c) {
+      return {
+        'hp.hidden': c.hidden, 'hp.n_heads': c.heads, 'hp.n_kv_heads': c.kvHeads, 'hp.head_dim': c.headDim,
+        'hp.rope_base': c.ropeBase, 'hp.eps': c.eps ?? 1e-6, 'hp.qk_norm': c.qkNorm === false ? 0 : 1,
+      };
     }
 
     // --- al_bench_run: the core timed inside WebAssembly ----------------------------------
     bench(cfg) {
-      const L = this.layout.benchConfig, R = this.layout.benchResult;
-      const fields = ['hidden', 'heads', 'kvHeads', 'headDim', 'ropeBase', 'seq', 'decodeAt', 'repeats', 'seed'];
       const c = { ropeBase: 10000, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
-      for (const f of fields) if (f === 'ropeBase') checkNumber(f, c[f]); else checkInt(f, c[f], 0, 2 ** 31);
-      return this.withAllocs([L[9], R[4], this.layout.error[2]], (pc, pr, err) => {
-        let view = new DataView(this.m.HEAPU8.buffer);
-        fields.forEach((f, i) => (f === 'ropeBase' ? view.setFloat64(pc + L[i], c[f], true) : view.setBigInt64(pc + L[i], BigInt(c[f]), true)));
+      for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seq', 'decodeAt', 'repeats', 'seed']) checkInt(f, c[f], 0, 2 ** 31);
+      checkNumber('ropeBase', c.ropeBase);
+      return this.withAllocs([this.sizeOf('bench_config'), this.sizeOf('bench_result')], (pc, pr) => this.withError((err) => {
+        this.writeStruct(pc, 'bench_config', {
+          ...this.hparams(c), seq: c.seq, decode_at: c.decodeAt, repeats: c.repeats, seed: c.seed,
+        });
         this.throwIf(this.m._al_bench_run(pc, pr, err), err);
-        view = new DataView(this.m.HEAPU8.buffer);
-        return {
-          prefillMs: view.getFloat64(pr + R[0], true), decodeMs: view.getFloat64(pr + R[1], true),
-          prefillGflops: view.getFloat64(pr + R[2], true), decodeRecomputeMs: view.getFloat64(pr + R[3], true),
-        };
-      });
+        const r = this.readStruct(pr, 'bench_result');
+        return { prefillMs: r.prefill_ms, decodeMs: r.decode_ms, prefillGflops: r.prefill_gflops, decodeRecomputeMs: r.decode_recompute_ms };
+      }));
     }
 
     // --- al_session_create -----------------------------------------------------------------
     createSession(cfg) {
       const fields = ['hidden', 'heads', 'kvHeads', 'headDim', 'ropeBase', 'qkNorm', 'seed', 'promptLen', 'decodeSteps'];
-      for (const f of fields) if (!(f in cfg)) throw new AttnLabError(`session config lacks ${f}`, 1);
+      for (const f of fields) if (!(f in cfg)) throw new AttnLabError(`session config lacks ${f}`, ARG_ERROR);
       checkNumber('rope base', cfg.ropeBase);
       for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seed', 'promptLen', 'decodeSteps']) {
         checkInt(f, cfg[f], 0, 2 ** 32 - 1);
       }
-      const L = this.layout.config;
-      return this.withAllocs([L[9], 4, this.layout.error[2]], (pc, pout, err) => {
-        const heap = new DataView(this.m.HEAPU8.buffer);
-        const i64 = (off, v) => heap.setBigInt64(pc + off, BigInt(v), true);
-        i64(L[0], cfg.hidden); i64(L[1], cfg.heads); i64(L[2], cfg.kvHeads); i64(L[3], cfg.headDim);
-        heap.setFloat64(pc + L[4], cfg.ropeBase, true);
-        heap.setInt32(pc + L[5], cfg.qkNorm ? 1 : 0, true);
-        i64(L[6], cfg.seed); i64(L[7], cfg.promptLen); i64(L[8], cfg.decodeSteps);
+      return this.withAllocs([this.sizeOf('session_config'), 4], (pc, pout) => this.withError((err) => {
+        this.writeStruct(pc, 'session_config', {
+          ...this.hparams({ ...cfg, qkNorm: !!cfg.qkNorm }),
+          seed: cfg.seed, prompt_len: cfg.promptLen, decode_steps: cfg.decodeSteps,
+        });
         this.throwIf(this.m._al_session_create(pc, pout, err), err);
         return new Session(this, this.m.HEAP32[pout >> 2], cfg);
-      });
+      }));
     }
   }
 
@@ -267,7 +317,7 @@
       this.cfg = { ...cfg };
     }
     live() {
-      if (!this.ptr) throw new AttnLabError('session already freed', 1);
+      if (!this.ptr) throw new AttnLabError('session already freed', ARG_ERROR);
       return this.ptr;
     }
     // al_session_free
@@ -280,58 +330,53 @@
     step() { this.callWithError(this.core.m._al_session_step); }
     callWithError(fn) {
       const c = this.core;
-      c.withAllocs([c.layout.error[2]], (err) => c.throwIf(fn(this.live(), err), err));
+      c.withError((err) => c.throwIf(fn(this.live(), err), err));
     }
     // al_session_reset
     reset() { this.core.m._al_session_reset(this.live()); }
     // al_session_len / al_session_total
     get length() { return Number(this.core.m._al_session_len(this.live())); }
     get total() { return Number(this.core.m._al_session_total(this.live())); }
+    // Calls fill(ptr, count, err) for a fresh buffer of count floats and returns them.
+    floats(count, fill) {
+      const c = this.core;
+      return c.withAllocs([4 * count], (p) => c.withError((err) => {
+        c.throwIf(fill(p, BigInt(count), err), err);
+        return c.floatsFrom(p, count);
+      }));
+    }
     // al_session_outputs
     outputs() {
-      const n = this.length * this.cfg.hidden;
-      return this.core.withAllocs([4 * n], (p) => {
-        this.core.throwIf(this.core.m._al_session_outputs(this.live(), p, BigInt(n)), 0);
-        return this.core.floatsFrom(p, n);
-      });
+      return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.m._al_session_outputs(this.live(), p, n, err));
     }
     // al_session_weights: [len, len] for one head
     weights(head) {
       checkInt('head', head, 0, this.cfg.heads - 1);
       const n = this.length;
-      return this.core.withAllocs([4 * n * n], (p) => {
-        this.core.throwIf(this.core.m._al_session_weights(this.live(), BigInt(head), p, BigInt(n * n)), 0);
-        return this.core.floatsFrom(p, n * n);
-      });
+      return this.floats(n * n, (p, cap, err) => this.core.m._al_session_weights(this.live(), BigInt(head), p, cap, err));
     }
     // al_session_mask: [len, len] of 0 / -inf
     mask() {
       const n = this.length;
-      return this.core.withAllocs([4 * n * n], (p) => {
-        this.core.throwIf(this.core.m._al_session_mask(this.live(), p, BigInt(n * n)), 0);
-        return this.core.floatsFrom(p, n * n);
-      });
+      return this.floats(n * n, (p, cap, err) => this.core.m._al_session_mask(this.live(), p, cap, err));
     }
     // al_session_verify: [{name, value, threshold, passed}]
     verify() {
-      const c = this.core, L = c.layout.check, count = CHECK_NAMES.length;
-      return c.withAllocs([L[4] * count, c.layout.error[2]], (p, err) => {
+      const c = this.core, size = c.sizeOf('check'), names = c.checkNames;
+      return c.withAllocs([size * names.length], (p) => c.withError((err) => {
         c.throwIf(c.m._al_session_verify(this.live(), p, err), err);
-        const view = new DataView(c.m.HEAPU8.buffer);
-        return CHECK_NAMES.map((name, i) => ({
-          name,
-          value: view.getFloat64(p + i * L[4] + L[1], true),
-          threshold: view.getFloat64(p + i * L[4] + L[2], true),
-          passed: view.getInt32(p + i * L[4] + L[3], true) !== 0,
-        }));
-      });
+        return names.map((name, i) => {
+          const r = c.readStruct(p + i * size, 'check');
+          return { name, value: r.value, threshold: r.threshold, passed: r.passed !== 0 };
+        });
+      }));
     }
     // al_attn_flops on this session's layer
     flops(nQuery, nKeys) {
       checkInt('n_query', nQuery, 0, 2 ** 31);
       checkInt('n_keys', nKeys, 0, 2 ** 31);
-      const cfg = this.core.m._al_session_attn_config(this.live());
-      return Number(this.core.m._al_attn_flops(cfg, BigInt(nQuery), BigInt(nKeys)));
+      const hp = this.core.m._al_session_hparams(this.live());
+      return Number(this.core.m._al_attn_flops(hp, BigInt(nQuery), BigInt(nKeys)));
     }
   }
 
@@ -339,12 +384,12 @@
   // bytes passed in: the page fetches them (or decodes them from the single-file page).
   async function load(options = {}) {
     const factory = options.factory || root.createAttnLabModule;
-    if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', 1);
+    if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', ARG_ERROR);
     const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
     return new Core(module);
   }
 
-  const api = { load, AttnLabError, CHECK_NAMES };
+  const api = { load, AttnLabError };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLab = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -50,11 +50,11 @@
       get HEAP32() { return heap().i32; },
       get HEAPF32() { return heap().f32; },
       get HEAPF64() { return heap().f64; },
-      // The NUL-terminated C string at ptr, as UTF-8.
-      UTF8ToString(ptr) {
+      // The NUL-terminated C string at ptr (at most maxBytes long), as UTF-8.
+      UTF8ToString(ptr, maxBytes = Infinity) {
         const u8 = heap().u8;
         let end = ptr;
-        while (u8[end] !== 0) end++;
+        while (end - ptr < maxBytes && u8[end] !== 0) end++;
         return decoder.decode(u8.subarray(ptr, end));
       },
     };

@@ -3,7 +3,7 @@
 #ifndef ATTNLAB_CLI_H
 #define ATTNLAB_CLI_H
 
-#include "../attnlab.h"
+#include "attnlab.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,7 +1,7 @@
 /* cli_util.c — number parsing, file reading and atomic file writing for the command line. */
 #define _POSIX_C_SOURCE 200809L
-#include "cli.h"
-#include "../internal.h"
+#include "cli/cli.h"
+#include "base/internal.h"
 
 #include <errno.h>
 #include <stdarg.h>

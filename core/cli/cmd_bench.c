@@ -1,18 +1,19 @@
 /* cmd_bench.c — `attnlab bench`: times the core alone on PyTorch-initialised random weights
- * (core/bench.c) and prints one JSON line:
+ * (core/lab/bench.c) and prints one JSON line:
  *   {"prefill_ms": …, "decode_ms": …, "prefill_gflops": …, "decode_recompute_ms": …} */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
 int cmd_bench(int argc, char **argv) {
     al_bench_config b = {0};
-    b.hidden = 768, b.n_heads = 8, b.n_kv_heads = 4, b.head_dim = 96, b.rope_base = 1e6;
+    b.hp = al_attn_hparams_default(); /* QK-Norm on, eps 1e-6, as the seeds */
+    b.hp.hidden = 768, b.hp.n_heads = 8, b.hp.n_kv_heads = 4, b.hp.head_dim = 96, b.hp.rope_base = 1e6;
     b.seq = 512, b.decode_at = 2048, b.repeats = 10, b.seed = 0;
     struct { const char *flag; int64_t *value; int64_t lo, hi; } ints[] = {
-        {"--hidden", &b.hidden, 1, AL_MAX_HIDDEN},  {"--heads", &b.n_heads, 1, AL_MAX_HEADS},
-        {"--kv-heads", &b.n_kv_heads, 1, AL_MAX_HEADS}, {"--head-dim", &b.head_dim, 2, AL_MAX_HEAD_DIM},
+        {"--hidden", &b.hp.hidden, 1, AL_MAX_HIDDEN},  {"--heads", &b.hp.n_heads, 1, AL_MAX_HEADS},
+        {"--kv-heads", &b.hp.n_kv_heads, 1, AL_MAX_HEADS}, {"--head-dim", &b.hp.head_dim, 2, AL_MAX_HEAD_DIM},
         {"--seq", &b.seq, 0, AL_MAX_SEQ},             {"--decode-at", &b.decode_at, 0, AL_MAX_SEQ - 1},
         {"--repeats", &b.repeats, 1, 100000},         {"--seed", &b.seed, 0, INT64_MAX},
     };
@@ -28,7 +29,7 @@ int cmd_bench(int argc, char **argv) {
             }
         if (!strcmp(flag, "--rope-base")) {
             known = 1;
-            ok = cli_parse_double(value, &b.rope_base);
+            ok = cli_parse_double(value, &b.hp.rope_base);
             if (!ok) cli_error("--rope-base expects a finite number");
         }
         if (!strcmp(flag, "--threads")) {
@@ -53,8 +54,8 @@ int cmd_bench(int argc, char **argv) {
     printf("{\"prefill_ms\": %.4f, \"decode_ms\": %.4f, \"prefill_gflops\": %.3f, "
            "\"decode_recompute_ms\": %.4f, \"hidden\": %lld, \"heads\": %lld, \"kv_heads\": %lld, "
            "\"head_dim\": %lld, \"seq\": %lld, \"decode_at\": %lld, \"repeats\": %lld}\n",
-           r.prefill_ms, r.decode_ms, r.prefill_gflops, r.decode_recompute_ms, (long long)b.hidden,
-           (long long)b.n_heads, (long long)b.n_kv_heads, (long long)b.head_dim, (long long)b.seq,
+           r.prefill_ms, r.decode_ms, r.prefill_gflops, r.decode_recompute_ms, (long long)b.hp.hidden,
+           (long long)b.hp.n_heads, (long long)b.hp.n_kv_heads, (long long)b.hp.head_dim, (long long)b.seq,
            (long long)b.decode_at, (long long)b.repeats);
     return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILURE_ENV;
 }

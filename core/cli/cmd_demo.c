@@ -1,5 +1,5 @@
 /* cmd_demo.c — `attnlab demo basic|attention [--lang zh|en] [--seed N]`. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,8 +1,8 @@
 /* cmd_forward.c — `attnlab forward`: reads the weights and input files, runs the layer with
- * al_forward_safetensors (core/forward.c: the whole sequence in one pass, and a prefill
+ * al_attn_files_run (core/io/attn_files.c: the whole sequence in one pass, and a prefill
  * followed by one-token decode steps with the KV cache), writes the result all-or-nothing and
  * prints a summary. */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,16 +66,16 @@ int cmd_forward(int argc, char **argv) {
         free(weights);
         return EXIT_BAD_INPUT;
     }
-    al_forward_options opt = al_forward_options_default();
+    al_attn_files_options opt = al_attn_files_options_default();
     opt.layer = args.layer;
     opt.rope_base = args.rope_base;
     opt.eps = args.eps;
     opt.prefill = args.prefill;
-    al_forward_summary sum;
+    al_attn_files_summary sum;
     al_error err = {0};
     uint8_t *result = NULL;
-    al_status st = al_forward_safetensors(weights, weights_size, input, input_size, &opt, &result,
-                                          &sum, &err);
+    al_status st = al_attn_files_run(weights, weights_size, input, input_size, &opt, &result, &sum,
+                                     &err);
     free(weights);
     free(input);
     if (st != AL_OK) {
@@ -91,9 +91,9 @@ int cmd_forward(int argc, char **argv) {
 
     printf("attention: hidden %lld, heads %lld, kv heads %lld (GQA x%lld), head_dim %lld, "
            "rope_base %g, eps %g, qk_norm %s\n",
-           (long long)sum.hidden, (long long)sum.n_heads, (long long)sum.n_kv_heads,
-           (long long)(sum.n_heads / sum.n_kv_heads), (long long)sum.head_dim, sum.rope_base,
-           sum.eps, sum.qk_norm ? "on" : "off");
+           (long long)sum.hp.hidden, (long long)sum.hp.n_heads, (long long)sum.hp.n_kv_heads,
+           (long long)(sum.hp.n_heads / sum.hp.n_kv_heads), (long long)sum.hp.head_dim,
+           sum.hp.rope_base, (double)sum.hp.eps, sum.hp.qk_norm ? "on" : "off");
     printf("input: batch %lld, seq %lld; cached run: prefill %lld + %lld decode steps\n",
            (long long)sum.batch, (long long)sum.seq, (long long)sum.prefill,
            (long long)(sum.seq - sum.prefill));

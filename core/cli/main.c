@@ -1,6 +1,6 @@
 /* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
  * as PyTorch prints them) and `forward` (one attention layer from safetensors weights). */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -11,7 +11,7 @@
  *             next byte.
  *
  * Any difference aborts (with both results on stderr), so libFuzzer keeps the input. */
-#include "internal.h"
+#include "base/internal.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -2,7 +2,7 @@
  * loader, and an attention layer built from a loaded file plus a configuration.
  * The first byte picks the path and the next four the configuration; the rest is the file.
  *   path 0: parse, list, read every tensor as float32, look up metadata;
- *   path 1: al_forward_safetensors with the file as both weights and input (a file holding a
+ *   path 1: al_attn_files_run with the file as both weights and input (a file holding a
  *           layer and an `x` runs the whole forward: loader, shape inference, config checks,
  *           prefill + decode with the KV cache, serialisation of the result).
  * Any crash, leak, sanitizer report or timeout is a bug; every error must come back as a status.
@@ -44,14 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     static const double bases[4] = {NAN, 10000.0, 1e6, 1.0};
     static const double epss[4] = {NAN, 1e-6, 1e-5, 0.0};
-    al_forward_options opt = al_forward_options_default();
+    al_attn_files_options opt = al_attn_files_options_default();
     opt.layer = (int64_t)(data[1] % 5) - 1; /* -1..3 */
     opt.rope_base = bases[data[2] % 4];
     opt.eps = epss[data[3] % 4];
     opt.prefill = data[4] % 9;               /* 0 (all) .. 8 */
     uint8_t *out = NULL;
-    al_forward_summary sum;
-    if (al_forward_safetensors(file, file_size, file, file_size, &opt, &out, &sum, &err) == AL_OK) {
+    al_attn_files_summary sum;
+    if (al_attn_files_run(file, file_size, file, file_size, &opt, &out, &sum, &err) == AL_OK) {
         if (!out || sum.bytes <= 0) abort();
         al_safetensors *result = NULL;
         if (al_st_parse(out, (size_t)sum.bytes, &result, &err) != AL_OK) abort(); /* we must read our own output */

@@ -1,6 +1,6 @@
 // safetensors.mjs — a minimal reader for the tests: parses a safetensors file's header and
 // returns its float32 tensors as Float32Arrays with their shapes. Test-side only; the product
-// reads safetensors in C (core/safetensors.c).
+// reads safetensors in C (core/io/safetensors.c).
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export function readSafetensors(path) {

@@ -1,0 +1,222 @@
+# Makefile — the build rules of AttnLab. build.sh is the entry point (it picks the goal and runs
+# `make -j2`); `make all|native|asan|wasm|page|fuzz` does the same. V=1 prints every command.
+# Only what changed since the last build is rebuilt: an object when its source, a header it
+# includes (the compiler's -MMD -MP dependency files, next to the objects) or its variant's flags
+# changed; a library or program when one of its objects or its list of objects changed (so a
+# deleted source leaves no stale object linked in); the page when a file of web/, the wasm or
+# Chart.js changed.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS += --no-builtin-rules --no-builtin-variables
+.DEFAULT_GOAL := all
+
+# CC from the environment (or the command line) wins, as in `CC=clang bash build.sh native`.
+CC := $(if $(filter environment command line,$(origin CC)),$(CC),gcc)
+EMCC := emcc
+FUZZCC := clang
+Q := $(if $(filter 1,$(V)),,@)
+show = $(if $(Q),@printf '  %-7s %s\n' '$(1)' '$(2)')
+
+# The core is C11 with libc/libm only. -ffp-contract=off keeps every float operation a single
+# IEEE operation, as the PyTorch kernels we reproduce do (no silent multiply-add fusion).
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Werror=implicit-function-declaration
+BASE := -std=c11 -ffp-contract=off $(WARN) -Icore -Icore/include
+native_flags := -O3 -g
+asan_flags := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+fuzz_flags := -std=c11 -O1 -g -ffp-contract=off $(WARN) -Icore -Icore/include \
+    -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+
+# The library is every folder of core/ but cli/ (the command line) and include/ (the public
+# headers), linked bottom layer first (the order of tests/architecture.test.mjs), then any
+# folder not listed. A new .c file, or a new tests/test_*.c, is built without editing this file.
+LAYERS := base torch kernels model io lab demos
+CORE_DIRS := $(LAYERS) \
+    $(filter-out $(LAYERS) cli include,$(notdir $(patsubst %/,%,$(wildcard core/*/))))
+CORE_SRC := $(foreach d,$(CORE_DIRS),$(sort $(wildcard core/$(d)/*.c)))
+CLI_SRC := $(sort $(wildcard core/cli/*.c))
+TEST_SRC := $(sort $(wildcard tests/test_*.c))
+TEST_NAMES := $(notdir $(TEST_SRC:.c=))
+FUZZ_NAMES := fuzz_safetensors fuzz_decimal
+
+# objs <dir>,<sources>: the objects of <sources> in <dir> (core/model/rope.c -> <dir>/core/model/rope.o).
+objs = $(patsubst %.c,$(1)/%.o,$(2))
+
+# A record holds text that outputs depend on (a variant's flags, a list of objects). It is
+# rewritten only when that text changes, so what depends on it is rebuilt exactly then.
+# record <file>,<text>
+define record
+@mkdir -p $(dir $(1))
+@printf '%s\n' '$(call quote,$(2))' | cmp -s - $(1) 2>/dev/null || \
+    { [ ! -e $(1) ] || echo '  changed $(1): rebuilding what depends on it'; printf '%s\n' '$(call quote,$(2))' > $(1); }
+endef
+# quote <text>: <text> for the inside of a shell's single quotes.
+quote = $(subst ','\'',$(strip $(1)))
+
+.PHONY: all native asan wasm page fuzz faults FORCE
+FORCE:
+
+all: native asan wasm faults
+page: build/attnlab dist/attnlab.html
+	@echo 'up to date: build/attnlab, web/gen/attnlab.wasm, dist/attnlab.html'
+
+# c_variant <name>,<dir>: the core as <dir>/libattnlab.a, the CLI as <dir>/attnlab and each
+# test as <dir>/tests/<name>, compiled with $(CC) $(BASE) $(<name>_flags). A test program whose
+# source is gone is removed (the node tests run every program they find).
+define c_variant
+$(1)_LIB_OBJ := $(call objs,$(2)/obj,$(CORE_SRC))
+$(1)_CLI_OBJ := $(call objs,$(2)/obj,$(CLI_SRC))
+$(1)_TEST_OBJ := $(call objs,$(2)/obj,$(TEST_SRC))
+$(1)_TESTS := $(TEST_NAMES:%=$(2)/tests/%)
+DEPS += $$(patsubst %.o,%.d,$$($(1)_LIB_OBJ) $$($(1)_CLI_OBJ) $$($(1)_TEST_OBJ))
+
+$(1): $(2)/attnlab $$($(1)_TESTS)
+	$$(Q)rm -f $$(filter-out $$($(1)_TESTS),$$(wildcard $(2)/tests/*))
+	@echo 'up to date: $(2)/attnlab, $(2)/libattnlab.a, $(2)/tests/'
+
+$(2)/obj/flags: FORCE
+	$$(call record,$$@,$$(CC) $$(BASE) $$($(1)_flags))
+$(2)/obj/objects: FORCE
+	$$(call record,$$@,$$($(1)_LIB_OBJ) $$($(1)_CLI_OBJ))
+
+$$($(1)_LIB_OBJ) $$($(1)_CLI_OBJ) $$($(1)_TEST_OBJ): $(2)/obj/%.o: %.c $(2)/obj/flags
+	$$(call show,CC,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(BASE) $$($(1)_flags) -MMD -MP -c $$< -o $$@
+
+# Rebuilt from the current list of objects, never updated in place.
+$(2)/libattnlab.a: $$($(1)_LIB_OBJ) $(2)/obj/objects
+	$$(call show,AR,$$@)
+	$$(Q)rm -f $$@
+	$$(Q)ar rcs $$@ $$($(1)_LIB_OBJ)
+
+$(2)/attnlab: $$($(1)_CLI_OBJ) $(2)/libattnlab.a $(2)/obj/objects
+	$$(call show,LD,$$@)
+	$$(Q)$$(CC) $$(BASE) $$($(1)_flags) $$($(1)_CLI_OBJ) $(2)/libattnlab.a -lm -o $$@
+
+$$($(1)_TESTS): $(2)/tests/%: $(2)/obj/tests/%.o $(2)/libattnlab.a
+	$$(call show,LD,$$@)
+	@mkdir -p $$(@D)
+	$$(Q)$$(CC) $$(BASE) $$($(1)_flags) $$< $(2)/libattnlab.a -lm -o $$@
+endef
+
+$(eval $(call c_variant,native,build))
+$(eval $(call c_variant,asan,build/asan))
+
+# The page's live checks against a broken core: the library built with -DAL_FAULTS (the
+# deliberate bugs of core/base/fault.h, compiled out everywhere else) and linked with
+# tests/faults/test_faults.c only.
+faults_flags := -O1 -g -DAL_FAULTS
+FAULTS_OBJ := $(call objs,build/faults/obj,$(CORE_SRC) tests/faults/test_faults.c)
+DEPS += $(FAULTS_OBJ:.o=.d)
+
+faults: build/faults/test_faults
+	@echo 'up to date: build/faults/test_faults'
+
+build/faults/obj/flags: FORCE
+	$(call record,$@,$(CC) $(BASE) $(faults_flags))
+build/faults/obj/objects: FORCE
+	$(call record,$@,$(FAULTS_OBJ))
+
+$(FAULTS_OBJ): build/faults/obj/%.o: %.c build/faults/obj/flags
+	$(call show,CC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(CC) $(BASE) $(faults_flags) -MMD -MP -c $< -o $@
+
+build/faults/test_faults: $(FAULTS_OBJ) build/faults/obj/objects
+	$(call show,LD,$@)
+	$(Q)$(CC) $(BASE) $(faults_flags) $(FAULTS_OBJ) -lm -o $@
+
+# The C entry points the page calls (web/attnlab-api.js wraps each one).
+WASM_EXPORTS := \
+    al_status_str al_abi_json al_demo_run \
+    al_session_create al_session_free al_session_prefill al_session_step al_session_reset \
+    al_session_len al_session_total al_session_outputs al_session_weights al_session_mask \
+    al_session_verify al_session_hparams al_attn_flops al_kv_cache_bytes_for \
+    al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots \
+    al_gqa_map al_gqa_kv_choices al_attn_files_run al_buffer_free al_bench_run \
+    mallinfo \
+    malloc free
+
+# The forward pass's two inner loops, the GEMM and the softmax, are built for speed (-O2;
+# -O3's extra unrolling bought nothing measurable under V8 and cost 6 KB); the rest of the
+# forward pass (attention, norm, rope, kv_cache) at -Os, which costs a few percent on tiny
+# layers and nothing measurable at MiniMind sizes, and saves 7 KB; everything else (loaders,
+# demos, text, checks) at -Oz. The download stays under 100 KB.
+WASM_SPEED := gemm softmax
+WASM_FORWARD := attention norm rope kv_cache
+wasm_opt = $(if $(filter $(1),$(WASM_FORWARD)),-Os,$(if $(filter $(1),$(WASM_SPEED)),-O2,-Oz))
+WASM_CFLAGS = -std=c11 $(1) -msimd128 -ffp-contract=off -DNDEBUG $(WARN) -Icore -Icore/include
+
+comma := ,
+space := $(subst ,, )
+WASM_EXPORTED := [$(subst $(space),$(comma),$(patsubst %,"_%",$(strip $(WASM_EXPORTS))))]
+# A standalone module with no Emscripten JS runtime: web/wasm-loader.js instantiates it.
+# emmalloc is a small allocator (the core allocates only when a session or file changes).
+# Linked with -Oz (Binaryen's size passes): -O3 here was at most ~5% faster on MiniMind
+# prefill, within run-to-run noise, and 7 KB larger.
+WASM_LINK = $(EMCC) -Oz -msimd128 $(WASM_OBJ) -o web/gen/attnlab.wasm --no-entry -sSTANDALONE_WASM=1 \
+    -sMALLOC=emmalloc -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
+    -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS='$(WASM_EXPORTED)'
+
+# Emscripten 3.1.6's JS optimizer needs Debian's node modules (acorn) on NODE_PATH.
+export NODE_PATH := /usr/share/nodejs
+
+WASM_OBJ := $(call objs,build/wasm,$(CORE_SRC))
+DEPS += $(WASM_OBJ:.o=.d)
+
+wasm: dist/attnlab.html
+	@echo 'up to date: web/gen/attnlab.wasm, dist/attnlab.html'
+
+build/wasm/flags: FORCE
+	$(call record,$@,$(EMCC) $(call WASM_CFLAGS,-Oz) -O2: $(WASM_SPEED) -Os: $(WASM_FORWARD))
+build/wasm/link: FORCE
+	$(call record,$@,$(WASM_LINK))
+
+$(WASM_OBJ): build/wasm/%.o: %.c build/wasm/flags
+	$(call show,EMCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(EMCC) $(call WASM_CFLAGS,$(call wasm_opt,$(notdir $*))) -MMD -MP -c $< -o $@
+
+web/gen/attnlab.wasm: $(WASM_OBJ) build/wasm/link
+	$(call show,EMCC,$@)
+	@mkdir -p $(@D)
+	$(Q)rm -f web/gen/attnlab.js
+	$(Q)$(WASM_LINK)
+
+# Front-end packages are vendored from node_modules: the page loads nothing from the network.
+web/vendor/chart.umd.js: node_modules/chart.js/dist/chart.umd.js
+	$(call show,CP,$@)
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
+# The single-file page: every file of web/ (bundle.mjs reads those index.html names), the
+# wasm and Chart.js.
+WEB_SRC := $(shell find web -type f ! -path 'web/gen/*' ! -path 'web/vendor/*')
+dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js
+	$(Q)node web/bundle.mjs
+
+# The libFuzzer harnesses link the core's objects directly (no archive), built with clang.
+FUZZ_CORE_OBJ := $(call objs,build/fuzz/obj,$(CORE_SRC))
+FUZZ_MAIN_OBJ := $(call objs,build/fuzz/obj,$(FUZZ_NAMES:%=tests/fuzz/%.c))
+FUZZ_BIN := $(FUZZ_NAMES:%=build/fuzz/%)
+DEPS += $(FUZZ_CORE_OBJ:.o=.d) $(FUZZ_MAIN_OBJ:.o=.d)
+
+fuzz: $(FUZZ_BIN)
+	@echo 'up to date: $(FUZZ_BIN)'
+
+build/fuzz/obj/flags: FORCE
+	$(call record,$@,$(FUZZCC) $(fuzz_flags))
+build/fuzz/obj/objects: FORCE
+	$(call record,$@,$(FUZZ_CORE_OBJ))
+
+$(FUZZ_CORE_OBJ) $(FUZZ_MAIN_OBJ): build/fuzz/obj/%.o: %.c build/fuzz/obj/flags
+	$(call show,CLANG,$@)
+	@mkdir -p $(@D)
+	$(Q)$(FUZZCC) $(fuzz_flags) -MMD -MP -c $< -o $@
+
+$(FUZZ_BIN): build/fuzz/%: build/fuzz/obj/tests/fuzz/%.o $(FUZZ_CORE_OBJ) build/fuzz/obj/objects
+	$(call show,LD,$@)
+	$(Q)$(FUZZCC) $(fuzz_flags) $(FUZZ_CORE_OBJ) $< -lm -o $@
+
+-include $(DEPS)

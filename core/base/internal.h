@@ -1,0 +1,79 @@
+/* base/internal.h — the base layer's helpers for the rest of the core (not public API): error
+ * reporting, float bit access, number formatting and parsing (the core's own snprintf and
+ * strtod), sorting and overflow-checked size arithmetic. No maths, no IO: every other folder may
+ * include this one. */
+#ifndef ATTNLAB_INTERNAL_H
+#define ATTNLAB_INTERNAL_H
+
+#include "attnlab.h"
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define AL_PRINTF(fmt_index, args_index) __attribute__((format(printf, fmt_index, args_index)))
+#else
+#define AL_PRINTF(fmt_index, args_index)
+#endif
+
+/* The IEEE binary32 bit pattern of f, and the float with bit pattern b (through memcpy, the
+ * defined way to reinterpret bits in C). */
+static inline uint32_t al_bits_of_float(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static inline float al_float_of_bits(uint32_t b) {
+    float f;
+    memcpy(&f, &b, sizeof f);
+    return f;
+}
+
+/* Fills err (if not NULL) with status and a printf-style one-line message; returns status so
+ * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */
+al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRINTF(3, 4);
+
+/* Parses the whole string as one finite decimal number, correctly rounded (the grammar of
+ * al_decimal_parse below: no spaces, hex, inf or nan); 0 on anything else or on overflow. */
+int al_parse_finite(const char *s, double *out);
+
+/* ---- Formatting (print.c): snprintf / vsnprintf with C99 semantics — the full length is
+ * returned, at most cap-1 bytes are stored and then a NUL (when cap > 0). Supported: flags
+ * - + space # 0, width and precision (also *), conversions d i u x X (with the lengths hh h l
+ * ll z j t), c s, f F e E g G, and %%. Any other conversion is written out as text, together
+ * with the rest of the format, and no further argument is read. Floating-point values are
+ * printed exactly, correctly rounded (ties to even), as glibc prints them. */
+int al_snprintf(char *buf, size_t cap, const char *fmt, ...) AL_PRINTF(3, 4);
+int al_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap) AL_PRINTF(3, 0);
+
+/* ---- Exact decimal conversion (decimal.c).
+ * A decimal 0.d₁d₂…d_count × 10^exponent: ASCII digits, d₁ ≠ '0' and no trailing zeros, so
+ * count = 0 means zero. A double's exact expansion has at most 767 digits. */
+#define AL_DECIMAL_DIGITS 800
+typedef struct {
+    char digit[AL_DECIMAL_DIGITS];
+    int count;
+    int exponent;
+} al_decimal;
+/* The exact value of |v| (v finite); zero gives count 0 and exponent 1. */
+void al_decimal_from_double(al_decimal *d, double v);
+/* Rounds to the first `keep` digits (ties to even). keep = 0 rounds to the unit just above d₁
+ * (zero, or that unit: the exponent grows by one, as it does when 9s carry); keep < 0 gives
+ * zero. */
+void al_decimal_round(al_decimal *d, int keep);
+/* Reads [+-] digits [. digits] [(e|E) [+-] digits] (at least one mantissa digit) at the start
+ * of s into the nearest double (ties to even; ±infinity beyond the largest double, ±0 or a
+ * subnormal below the smallest normal); returns the end of the number, or NULL if s does not
+ * start with one. */
+const char *al_decimal_parse(const char *s, double *out);
+
+/* Sorts n elements of `size` bytes in place (heapsort, sort.c): O(n log n) in every case, no
+ * allocation. Not stable: give cmp a tie-break where the order of equal elements matters. */
+void al_sort(void *array, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
+/* a·b into *out; returns 0 (and leaves *out alone) if it overflows or an input is negative. */
+int al_mul_ok(int64_t a, int64_t b, int64_t *out);
+
+#endif

@@ -1,0 +1,110 @@
+/* attnlab/io.h — files in memory: safetensors (parse, query, convert, write), an attention
+ * layer built from one, and one layer run on files. Part of attnlab.h. */
+#ifndef ATTNLAB_IO_H
+#define ATTNLAB_IO_H
+
+#include "attnlab/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * safetensors: parse from memory, query, convert to float32; and serialise float32 tensors.
+ * ------------------------------------------------------------------------------------------ */
+
+#define AL_ST_MAX_DIMS 8
+
+typedef enum { AL_DTYPE_F32 = 0, AL_DTYPE_F16, AL_DTYPE_BF16, AL_DTYPE_I64, AL_DTYPE_OTHER } al_dtype;
+
+typedef struct al_safetensors al_safetensors;
+
+typedef struct {
+    const char *name;
+    al_dtype dtype;
+    const char *dtype_name;         /* as written in the file ("F32", "I8", ...) */
+    int ndim;
+    int64_t shape[AL_ST_MAX_DIMS];
+    int64_t numel;
+    const void *data;               /* inside the parsed copy; valid until al_st_free */
+    int64_t nbytes;
+} al_st_tensor;
+
+/* Validates and indexes a whole file image (copied; the caller may free `bytes` after).
+ * Every structural problem is reported as AL_ERR_FORMAT with a message naming it. */
+al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err);
+void al_st_free(al_safetensors *st);
+
+int al_st_count(const al_safetensors *st);
+al_status al_st_get(const al_safetensors *st, int index, al_st_tensor *info);
+/* AL_ERR_MISSING if absent. */
+al_status al_st_find(const al_safetensors *st, const char *name, al_st_tensor *info);
+/* Value of a string entry of "__metadata__", or NULL. */
+const char *al_st_metadata(const al_safetensors *st, const char *key);
+
+/* Converts a tensor (F32, F16 or BF16) to float32 into out[cap]; refuses other dtypes,
+ * and NaN/inf values (AL_ERR_NONFINITE). */
+al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out, int64_t cap,
+                         al_error *err);
+
+typedef struct {
+    const char *name;
+    const float *data;
+    int ndim;
+    int64_t shape[AL_ST_MAX_DIMS];
+} al_st_entry;
+
+/* Serialises float32 tensors (and optional string metadata as key/value pairs) into buf.
+ * *needed receives the exact size; with buf == NULL or cap too small only *needed is set
+ * and AL_ERR_CAPACITY returned (AL_OK if buf is NULL and cap is 0: a size query). */
+al_status al_st_serialize(const al_st_entry *entries, int n_entries,
+                          const char *const *meta_kv, int n_meta,
+                          uint8_t *buf, size_t cap, size_t *needed, al_error *err);
+
+/* Builds an attention layer from a loaded file. Tensor names are the seeds'
+ * ("q_proj.weight", ...) after `prefix` (e.g. "model.layers.3.self_attn."; "" for none).
+ * Shapes give hidden, heads, kv heads and head_dim (head_dim from the QK-Norm weights; a file
+ * without q_norm.weight is accepted only if base->head_dim > 0, and then QK-Norm is off).
+ * rope_base and eps are taken from `base`; scratch is sized for `cap`. */
+al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
+                                   const al_attn_hparams *base, const al_attn_capacity *cap,
+                                   al_attn **out, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * One attention layer run on files: weights and input safetensors in, a safetensors result
+ * out (the CLI's `forward` and the page share it). The result holds output
+ * [batch, seq, hidden] (one pass, no cache), attn_weights [batch, n_heads, seq, seq], k_cache
+ * and v_cache [batch, seq, n_kv_heads, head_dim], and output_cached (prefill of P tokens, then
+ * one-token decode steps), with the resolved hyper-parameters as metadata.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int64_t layer;    /* MiniMind checkpoint layer (names "model.layers.N.self_attn.*"); -1: none */
+    double rope_base; /* NAN: the weights' __metadata__ "rope_base", else 10000 */
+    double eps;       /* NAN: the weights' __metadata__ "eps", else 1e-6 */
+    int64_t prefill;  /* tokens of the prefill; 0: the whole sequence */
+} al_attn_files_options;
+
+typedef enum { AL_FILE_NONE = 0, AL_FILE_WEIGHTS = 1, AL_FILE_INPUT = 2 } al_file_role;
+
+typedef struct {
+    al_attn_hparams hp;  /* the layer as resolved from the weights and the options */
+    int32_t failed_file; /* on error: AL_FILE_WEIGHTS or AL_FILE_INPUT if a file is to blame */
+    int64_t batch, seq, prefill;
+    double max_diff;     /* max |output − output_cached| */
+    int64_t bytes;       /* size of the result */
+} al_attn_files_summary;
+
+al_attn_files_options al_attn_files_options_default(void);
+
+/* *out receives a malloc'd result of summary->bytes bytes, to release with al_buffer_free.
+ * opt, summary and err may be NULL. */
+al_status al_attn_files_run(const uint8_t *weights, size_t weights_size, const uint8_t *input,
+                            size_t input_size, const al_attn_files_options *opt, uint8_t **out,
+                            al_attn_files_summary *summary, al_error *err);
+void al_buffer_free(void *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATTNLAB_IO_H */

@@ -1,0 +1,158 @@
+/* attnlab/lab.h — what the page and the benchmark need besides the model: the quantities the
+ * page draws, a stepped session with the tutorial's checks, the benchmark, and the
+ * description of the structs for bindings. Part of attnlab.h. */
+#ifndef ATTNLAB_LAB_H
+#define ATTNLAB_LAB_H
+
+#include "attnlab/io.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Teaching views: the quantities the page draws, computed here so the page does no maths.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The causal mask of `seq` new queries over past + seq keys: 0 where query s may see key t
+ * (t <= past + s), -inf elsewhere — masking only the last `seq` key columns, so a multi-token
+ * step on top of a cache is right. */
+void al_causal_mask(float *out /* [seq, past + seq] */, int64_t seq, int64_t past);
+
+/* RoPE angles m · freq_i wrapped to (-π, π] (what the rotation actually does). */
+al_status al_rope_angles_wrapped(float *angles /* [end, head_dim/2] */, int64_t end,
+                                 int64_t head_dim, double base, al_error *err);
+
+/* The 2-D point (x_i, x_{i+d/2}) of a vector after RoPE at positions 0..end-1, for pair i:
+ * shows one pair turning at its own frequency. */
+al_status al_rope_pair_trace(float *points /* [end, 2] */, const float *x /* [head_dim] */,
+                             int64_t pair, int64_t end, int64_t head_dim, double base,
+                             al_error *err);
+
+/* dots[d] = <R(m) v, R(m + d) v> for d = 0..n-1 at a fixed m: the same vector placed at two
+ * positions d apart. Equal for every m (relative-position invariance); decays with d. */
+al_status al_rope_relative_dots(float *dots /* [n] */, const float *v /* [head_dim] */,
+                                int64_t m, int64_t n, int64_t head_dim, double base,
+                                al_error *err);
+
+/* GQA's repeat_kv map: kv_head[h] = h / (n_heads / n_kv_heads) for each query head h.
+ * AL_ERR_CONFIG if n_heads is not a multiple of n_kv_heads. */
+al_status al_gqa_map(int32_t *kv_head /* [n_heads] */, int64_t n_heads, int64_t n_kv_heads,
+                     al_error *err);
+
+/* The KV head counts that GQA allows for n_heads query heads (its divisors, ascending).
+ * Returns how many there are (writing at most cap of them), or -1 if n_heads is out of range
+ * or out is NULL with cap > 0. */
+int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
+
+/* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
+ * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
+ * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step
+ * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
+int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
+
+/* ------------------------------------------------------------------------------------------
+ * Session: one layer, one sequence, stepped through prefill and decode — what the page drives.
+ * Weights and tokens are drawn as the tutorial's example 6 draws them: torch.manual_seed(seed),
+ * SimpleAttention init, randn(1, prompt_len, hidden), then randn(1, 1, hidden) per step.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_session al_session;
+
+typedef struct {
+    al_attn_hparams hp;   /* the layer */
+    int64_t seed;         /* torch.manual_seed value, >= 0 */
+    int64_t prompt_len;   /* tokens of the prefill, >= 1 */
+    int64_t decode_steps; /* one-token steps after it, >= 0 */
+} al_session_config;
+
+al_status al_session_create(const al_session_config *cfg, al_session **out, al_error *err);
+void al_session_free(al_session *s);
+const al_attn_hparams *al_session_hparams(const al_session *s); /* NULL if s is NULL */
+
+/* Runs the prefill (if not done yet) / the next decode step. AL_ERR_CAPACITY when all
+ * decode_steps have run. */
+al_status al_session_prefill(al_session *s, al_error *err);
+al_status al_session_step(al_session *s, al_error *err);
+void al_session_reset(al_session *s); /* back to before the prefill, same weights and tokens */
+
+int64_t al_session_len(const al_session *s);   /* tokens processed = cache length; -1 if NULL */
+int64_t al_session_total(const al_session *s); /* prompt_len + decode_steps; -1 if NULL */
+
+/* Outputs of the tokens processed so far, as computed with the cache: [len, hidden]. */
+al_status al_session_outputs(const al_session *s, float *out, int64_t cap, al_error *err);
+
+/* Attention weights of every query processed so far for one head, as a square
+ * [len, len] matrix (query row q over keys 0..len-1; masked cells are 0). */
+al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap,
+                             al_error *err);
+
+/* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
+ * have the causal triangle; a decode row sees all cached keys. */
+al_status al_session_mask(const al_session *s, float *out, int64_t cap, al_error *err);
+
+/* The checks of the tutorial run on the session's current state. */
+typedef enum {
+    AL_CHECK_SHAPES = 0,     /* cache length, batch and bytes, and each weight's size, as the
+                              * hyper-parameters imply (value: mismatches; limit 0) */
+    AL_CHECK_REPEAT_KV,      /* the newest 4 queries' outputs against an explicit repeat_kv path
+                              * (K/V copied per query head, plain MHA): max |diff| / max(1, |out|) */
+    AL_CHECK_ROPE_NORM,      /* |‖R(m)k‖ − ‖k‖| / max(1, ‖k‖), max over cached keys */
+    AL_CHECK_ROPE_RELATIVE,  /* |<R(0)v,R(1)v> − <R(1)v,R(2)v>| / max(1, |<R(0)v,R(1)v>|) */
+    AL_CHECK_MASK_ZERO,      /* largest weight on a masked cell (limit exactly 0) */
+    AL_CHECK_ROWS_SUM,       /* max |Σ weights − 1| over rows */
+    AL_CHECK_CACHE_DIFF,     /* max |cached − uncached output| (bit-identical: limit exactly 0) */
+    AL_CHECK_COUNT
+} al_check_id;
+
+typedef struct {
+    int32_t id;       /* al_check_id */
+    double value;     /* the measured number */
+    double threshold; /* passes when value <= threshold */
+    int32_t passed;   /* 1 or 0 */
+} al_check;
+
+/* Fills checks[AL_CHECK_COUNT]. Needs at least the prefill. */
+al_status al_session_verify(al_session *s, al_check *checks, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Benchmark: the core alone on random (PyTorch-initialised) weights, timed with a monotonic
+ * clock: median of repeated runs after a warm-up. The CLI's `bench` and the WASM build use it.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    al_attn_hparams hp; /* the layer (QK-Norm and eps as given) */
+    int64_t seq;       /* prefill length to time (0: skip) */
+    int64_t decode_at; /* cache length before the timed decode step (0: skip) */
+    int64_t repeats;   /* timed runs of each (>= 1); a warm-up run comes first */
+    int64_t seed;
+} al_bench_config;
+
+typedef struct {
+    double prefill_ms;     /* median time of one prefill of seq tokens (no cache) */
+    double decode_ms;      /* median time of one decode step against decode_at cached tokens */
+    double prefill_gflops; /* al_attn_flops(cfg, seq, seq) / prefill time */
+    double decode_recompute_ms; /* the same step by recomputing decode_at + 1 tokens, no cache */
+} al_bench_result;
+
+al_status al_bench_run(const al_bench_config *cfg, al_bench_result *out, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * The binary interface for bindings: every struct a binding fills or reads (each field's name,
+ * byte offset, type and size, and the struct's size), every enum a binding passes or receives, and
+ * the limits — as one JSON text generated from one list in C (core/lab/abi_list.h), so the
+ * WebAssembly page's JavaScript never hard-codes a layout, an enum value or a limit.
+ *   {"structs": {"error": {"ctype": "al_error", "size": 260,
+ *                          "fields": {"status": [0, "i32", 4], "msg": [4, "char", 256]}}, ...},
+ *    "enums": {"status": {"ok": 0, "arg": 1, ...}, "check": {"shapes": 0, ...}, ...},
+ *    "limits": {"AL_MAX_HIDDEN": 16384, ...}}
+ * Writes it to buf[cap] (NUL-terminated, truncated if cap is short) and returns its full
+ * length, or -1 if buf is NULL with cap > 0.
+ * ------------------------------------------------------------------------------------------ */
+
+int64_t al_abi_json(char *buf, int64_t cap);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATTNLAB_LAB_H */

@@ -1,0 +1,207 @@
+/* attnlab/model.h — the model's maths: the kernels (embedding, linear, norms, softmax), RoPE,
+ * and the attention layer with its hyper-parameters, its runtime capacity and its KV cache.
+ * Part of attnlab.h. */
+#ifndef ATTNLAB_MODEL_H
+#define ATTNLAB_MODEL_H
+
+#include "attnlab/torch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Kernels (pure functions on caller memory; shapes given by the size arguments, last).
+ * They do not check their arguments beyond asserts: callers validate input first.
+ * ------------------------------------------------------------------------------------------ */
+
+/* out[i, :] = table[ids[i], :].  Returns AL_ERR_ARG if an id is outside [0, vocab). */
+al_status al_embedding_forward(float *out,            /* [n, dim] */
+                               const int64_t *ids,    /* [n] */
+                               const float *table,    /* [vocab, dim] */
+                               int64_t n, int64_t vocab, int64_t dim);
+
+/* y = x Wᵀ (PyTorch's nn.Linear weight layout [out, in], no bias). */
+void al_linear_forward(float *y,        /* [n, out_dim] */
+                       const float *x,  /* [n, in_dim] */
+                       const float *w,  /* [out_dim, in_dim] */
+                       int64_t n, int64_t in_dim, int64_t out_dim);
+
+/* RMSNorm, as the seeds write it: y = weight * x / sqrt(mean(x²) + eps), per row. */
+void al_rmsnorm_forward(float *y,            /* [n, dim] */
+                        const float *x,      /* [n, dim] */
+                        const float *weight, /* [dim] */
+                        int64_t n, int64_t dim, float eps);
+
+/* LayerNorm (nn.LayerNorm): y = (x - mean) / sqrt(var + eps) * weight + bias, biased var. */
+void al_layernorm_forward(float *y,            /* [n, dim] */
+                          const float *x,      /* [n, dim] */
+                          const float *weight, /* [dim] */
+                          const float *bias,   /* [dim] */
+                          int64_t n, int64_t dim, float eps);
+
+/* Row-wise softmax in float32; -inf entries get weight exactly 0, a row of all -inf gives NaN
+ * as in PyTorch. */
+void al_softmax_forward(float *y, const float *x, /* [rows, cols] */ int64_t rows, int64_t cols);
+
+/* ------------------------------------------------------------------------------------------
+ * RoPE (rotary position embedding), half-split convention of MiniMind:
+ * dimension i is paired with i + head_dim/2, freq_i = base^(-2i/head_dim), angle = m · freq_i.
+ * ------------------------------------------------------------------------------------------ */
+
+/* freq[i] = 1 / base^(2i/head_dim), i < head_dim/2, rounded as PyTorch's float32 pow. */
+al_status al_rope_freqs(float *freq /* [head_dim/2] */, int64_t head_dim, double base);
+
+/* cos/sin tables: cos[m, i] = cos[m, i + head_dim/2] = cos(m · freq_i), same for sin. */
+al_status al_rope_table(float *cos, float *sin, /* [end, head_dim] each */
+                        int64_t end, int64_t head_dim, double base);
+
+/* angles[m, i] = m · freq_i (float32, unwrapped), for drawing. */
+al_status al_rope_angles(float *angles /* [end, head_dim/2] */,
+                         int64_t end, int64_t head_dim, double base, al_error *err);
+
+/* In place: x = x·cos + rotate_half(x)·sin with rotate_half(x) = [-x2, x1].
+ * Token t of x uses row t of cos/sin (callers pass the rows for the tokens' positions). */
+void al_rope_apply(float *x,         /* [n_tok, n_heads, head_dim] */
+                   const float *cos, /* [n_tok, head_dim] */
+                   const float *sin, /* [n_tok, head_dim] */
+                   int64_t n_tok, int64_t n_heads, int64_t head_dim);
+
+/* ------------------------------------------------------------------------------------------
+ * Attention layer configuration
+ * ------------------------------------------------------------------------------------------ */
+
+/* The layer's hyper-parameters: what a checkpoint fixes (llama.cpp's model parameters). */
+typedef struct {
+    int64_t hidden;     /* model width (input and output features) */
+    int64_t n_heads;    /* query heads */
+    int64_t n_kv_heads; /* key/value heads; n_heads % n_kv_heads == 0 (GQA; 1 = MQA) */
+    int64_t head_dim;   /* even, for RoPE's pairs */
+    double rope_base;   /* RoPE theta (seeds: 10000; MiniMind-3: 1e6) */
+    float eps;          /* RMSNorm eps of QK-Norm (seeds: 1e-6) */
+    int32_t qk_norm;    /* 1: RMSNorm per head on Q and K before RoPE (the seeds); 0: skip */
+} al_attn_hparams;
+
+/* What one run reserves memory for (llama.cpp's context parameters): scratch and caches are
+ * sized for max_batch sequences of max_seq positions, so no forward call allocates. */
+typedef struct {
+    int64_t max_batch; /* sequences run together */
+    int64_t max_seq;   /* positions available (RoPE table, cache capacity) */
+} al_attn_capacity;
+
+/* The seeds' SimpleAttention: hidden 16, 4 heads, 2 KV heads, head_dim 8, base 10000,
+ * eps 1e-6, QK-Norm on. */
+al_attn_hparams al_attn_hparams_default(void);
+
+/* AL_OK, or AL_ERR_CONFIG / AL_ERR_LIMIT with a message naming the offending field. */
+al_status al_attn_hparams_check(const al_attn_hparams *hp, al_error *err);
+
+/* The hyper-parameters, the capacity, and the bytes they need together against AL_MAX_BYTES. */
+al_status al_attn_check(const al_attn_hparams *hp, const al_attn_capacity *cap, al_error *err);
+
+/* Bytes the layer (weights, RoPE table, scratch) and one cache would allocate; -1 if a field is
+ * out of range. Used to refuse sizes beyond AL_MAX_BYTES with a useful message. */
+int64_t al_attn_bytes_needed(const al_attn_hparams *hp, const al_attn_capacity *cap);
+
+/* ------------------------------------------------------------------------------------------
+ * KV cache: K (after QK-Norm and RoPE) and V of every past token.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_kv_cache al_kv_cache;
+
+/* A cache for the layer `hp` describes, holding up to cap->max_batch × cap->max_seq tokens. */
+al_status al_kv_cache_create(const al_attn_hparams *hp, const al_attn_capacity *cap,
+                             al_kv_cache **out, al_error *err);
+void al_kv_cache_free(al_kv_cache *c);
+void al_kv_cache_reset(al_kv_cache *c); /* length back to 0, memory kept */
+/* Forgets the tokens after the first len (rewind, e.g. to time the same decode step again).
+ * AL_ERR_ARG if len is negative or longer than what is stored. */
+al_status al_kv_cache_truncate(al_kv_cache *c, int64_t len);
+
+int64_t al_kv_cache_len(const al_kv_cache *c);   /* tokens stored per sequence; -1 if NULL */
+int64_t al_kv_cache_batch(const al_kv_cache *c); /* batch of the stored sequences (0 if empty) */
+
+/* Bytes held by K and V for the tokens stored: 2 · batch · len · n_kv_heads · head_dim · 4. */
+int64_t al_kv_cache_bytes(const al_kv_cache *c);
+
+/* The same formula for any configuration: what a cache of `len` tokens costs with
+ * n_kv_heads KV heads (pass n_heads for MHA, 1 for MQA); -1 for a negative argument or a
+ * size beyond int64. */
+int64_t al_kv_cache_bytes_for(int64_t batch, int64_t len, int64_t n_kv_heads, int64_t head_dim);
+
+/* Copies the stored K or V out, in the seeds' layout [batch, len, n_kv_heads, head_dim]. */
+al_status al_kv_cache_read(const al_kv_cache *c, int which_v, float *out, int64_t cap);
+
+/* ------------------------------------------------------------------------------------------
+ * Attention layer: the seeds' SimpleAttention
+ *   q = x Wqᵀ, k = x Wkᵀ, v = x Wvᵀ, split into heads;
+ *   q, k ← RMSNorm per head (QK-Norm), then RoPE at the tokens' absolute positions;
+ *   k, v appended to the cache; query head h reads KV head h / (n_heads / n_kv_heads);
+ *   scores = q kᵀ / √head_dim, causal mask on the last seq key columns, softmax (float32);
+ *   out = (weights · v) merged over heads, then Wo.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_attn al_attn;
+
+typedef enum {
+    AL_PARAM_Q_PROJ = 0, /* [n_heads·head_dim, hidden] */
+    AL_PARAM_K_PROJ,     /* [n_kv_heads·head_dim, hidden] */
+    AL_PARAM_V_PROJ,     /* [n_kv_heads·head_dim, hidden] */
+    AL_PARAM_O_PROJ,     /* [hidden, n_heads·head_dim] */
+    AL_PARAM_Q_NORM,     /* [head_dim] */
+    AL_PARAM_K_NORM,     /* [head_dim] */
+    AL_PARAM_COUNT
+} al_attn_param;
+
+/* Creates a layer with zeroed projections and norm weights of 1, with scratch for `cap`. */
+al_status al_attn_create(const al_attn_hparams *hp, const al_attn_capacity *cap, al_attn **out,
+                         al_error *err);
+void al_attn_free(al_attn *a);
+const al_attn_hparams *al_attn_get_hparams(const al_attn *a);   /* NULL if a is NULL */
+const al_attn_capacity *al_attn_get_capacity(const al_attn *a); /* NULL if a is NULL */
+
+/* The PyTorch state_dict name of a parameter ("q_proj.weight", ...; NULL for an invalid p)
+ * and its shape: returns the number of dimensions (1 or 2), or -1 for an invalid p. */
+const char *al_attn_param_name(al_attn_param p);
+int al_attn_param_shape(const al_attn_hparams *hp, al_attn_param p, int64_t shape[2]);
+
+/* Read-only view of a parameter inside the layer's single weight allocation, and its element
+ * count; NULL for an invalid `p`. Changes nothing. */
+const float *al_attn_get_param(const al_attn *a, al_attn_param p, int64_t *numel);
+
+/* The same parameter for writing (loading weights): the layer repacks its projections for the
+ * GEMM before the next forward call. NULL for an invalid `p`. */
+float *al_attn_param_for_write(al_attn *a, al_attn_param p, int64_t *numel);
+
+/* Fills the weights exactly as `SimpleAttention(...)` does right after torch.manual_seed:
+ * nn.Linear init of q, k, v, o in that order, norm weights 1. */
+void al_attn_init_torch(al_attn *a, al_rng *r);
+
+/* Runs `seq` new tokens of each of `batch` sequences through the layer.
+ * With cache == NULL the tokens are positions 0..seq-1 and attend only to each other (the
+ * seeds' use_cache=False). With a cache they take positions len..len+seq-1, their K/V are
+ * appended, and they attend to all len+seq keys (prefill when len == 0, decode when seq == 1).
+ * attn_weights, if not NULL, receives the softmax weights [batch, n_heads, seq, len+seq];
+ * attn_cap is its capacity in floats. */
+al_status al_attn_forward(al_attn *a, al_kv_cache *cache,
+                          float *out,                     /* [batch, seq, hidden] */
+                          float *attn_weights, int64_t attn_cap,
+                          const float *x,                 /* [batch, seq, hidden] */
+                          int64_t batch, int64_t seq, al_error *err);
+
+/* Intermediate projections for teaching (seeds' example 1):
+ * q [batch, seq, n_heads, head_dim], k and v [batch, seq, n_kv_heads, head_dim], straight out of
+ * the projections (before QK-Norm and RoPE). Any output pointer may be NULL. */
+al_status al_attn_project_qkv(al_attn *a, float *q, float *k, float *v, const float *x,
+                              int64_t batch, int64_t seq, al_error *err);
+
+/* GQA's repeat_kv as an explicit copy: out[b, s, h, :] = kv[b, s, h / n_rep, :]. */
+void al_repeat_kv(float *out,      /* [batch, seq, n_kv_heads·n_rep, head_dim] */
+                  const float *kv, /* [batch, seq, n_kv_heads, head_dim] */
+                  int64_t batch, int64_t seq, int64_t n_kv_heads, int64_t n_rep,
+                  int64_t head_dim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ATTNLAB_MODEL_H */

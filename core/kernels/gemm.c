@@ -1,0 +1,366 @@
+/* gemm.c — the matrix kernel behind every projection and the attention products:
+ *     C[m, n] (+)= A[m, k] · B[k, n]
+ * A is read in place (rows of stride lda); B is read in panels of 16 columns, either from
+ * weights packed once at load time (al_pack_panels) or straight from row-major memory (the V
+ * cache). The loops are blocked for the caches: a 16-column panel of KC rows of B (16 KB) stays
+ * in L1 while every row block of A passes over it.
+ *
+ * Every output is accumulated over k in order, one fused multiply-add at a time, in every
+ * kernel and for every m (1 for a decode step, hundreds for a prefill): so a token's result
+ * does not depend on how many tokens share the call, and decoding with the cache gives
+ * bit-identical outputs to the uncached pass. The portable kernel uses fmaf() and matches the
+ * AVX2 and AVX-512 kernels bit for bit; WebAssembly SIMD has no fused multiply-add, so the
+ * WASM build multiplies then adds (still the same order, within a rounding of the native one).
+ */
+#include "kernels/gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define AL_X86_DISPATCH 1
+#endif
+
+enum { NR = AL_GEMM_NR, KC = 256, MR_MAX = 12 };
+
+int64_t al_pack_panels_size(int64_t n, int64_t k) { return ((n + NR - 1) / NR) * k * NR; }
+
+void al_pack_panels(float *packed, const float *w, int64_t n, int64_t k) {
+    /* panel j, row kk, lane l  <-  w[(j·NR + l)·k + kk]; missing columns are zeros. */
+    for (int64_t j = 0; j < (n + NR - 1) / NR; j++) {
+        float *panel = packed + j * k * NR;
+        for (int64_t kk = 0; kk < k; kk++)
+            for (int64_t l = 0; l < NR; l++) {
+                const int64_t col = j * NR + l;
+                panel[kk * NR + l] = col < n ? w[col * k + kk] : 0.0f;
+            }
+    }
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Kernels: C[m rows, 16] (+)= A[m, kc] · B[kc, 16], B row kk at b + kk·ldb. The tile is
+ * computed whole; only the first `cols` columns are stored.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef void (*kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                          int64_t ldb, float *c, int64_t ldc, int cols, int accumulate);
+
+/* Loads the C tile as the starting accumulator (or zeros), and stores it back. */
+static void tile_load(float acc[MR_MAX][NR], int m, const float *c, int64_t ldc, int cols,
+                      int accumulate) {
+    for (int i = 0; i < m; i++) {
+        memset(acc[i], 0, sizeof acc[i]);
+        if (accumulate) memcpy(acc[i], c + i * ldc, (size_t)cols * sizeof(float));
+    }
+}
+static void tile_store(float acc[MR_MAX][NR], int m, float *c, int64_t ldc, int cols) {
+    for (int i = 0; i < m; i++) memcpy(c + i * ldc, acc[i], (size_t)cols * sizeof(float));
+}
+
+/* Portable: fmaf per element, k in order. Also the reference for the SIMD kernels. */
+#if !defined(__wasm_simd128__)
+static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                            int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    float acc[MR_MAX][NR];
+    tile_load(acc, m, c, ldc, cols, accumulate);
+    for (int64_t kk = 0; kk < kc; kk++) {
+        const float *brow = b + kk * ldb;
+        for (int i = 0; i < m; i++) {
+            const float ai = a[i * lda + kk];
+            for (int l = 0; l < NR; l++) {
+#if defined(__wasm__)
+                acc[i][l] = acc[i][l] + ai * brow[l];
+#else
+                acc[i][l] = fmaf(ai, brow[l], acc[i][l]);
+#endif
+            }
+        }
+    }
+    tile_store(acc, m, c, ldc, cols);
+}
+#endif
+
+#if defined(__wasm_simd128__)
+/* WebAssembly SIMD: 2 rows × 4 vectors of 4 lanes = 8 accumulators, which with the 4 vectors of
+ * B and a broadcast the engine keeps in the 16 vector registers of x86-64 (3 rows spill: 1.6×
+ * slower under V8); multiply then add (no fused form in SIMD128). */
+static void kernel_wasm(int m, int64_t kc, const float *a, int64_t lda, const float *b,
+                        int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    enum { ROWS = 2 };
+    float tile[MR_MAX][NR];
+    tile_load(tile, m, c, ldc, cols, accumulate);
+    for (int i0 = 0; i0 < m; i0 += ROWS) {
+        const int rows = m - i0 < ROWS ? m - i0 : ROWS;
+        v128_t acc[ROWS][4];
+        for (int i = 0; i < rows; i++)
+            for (int v = 0; v < 4; v++) acc[i][v] = wasm_v128_load(&tile[i0 + i][4 * v]);
+        const float *ap = a + i0 * lda;
+#define WASM_ROWS(R)                                                                   \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const float *brow = b + kk * ldb;                                              \
+        const v128_t b0 = wasm_v128_load(brow), b1 = wasm_v128_load(brow + 4);         \
+        const v128_t b2 = wasm_v128_load(brow + 8), b3 = wasm_v128_load(brow + 12);    \
+        _Pragma("GCC unroll 4") for (int i = 0; i < (R); i++) {                       \
+            const v128_t ai = wasm_f32x4_splat(ap[i * lda + kk]);                      \
+            acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(ai, b0));             \
+            acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(ai, b1));             \
+            acc[i][2] = wasm_f32x4_add(acc[i][2], wasm_f32x4_mul(ai, b2));             \
+            acc[i][3] = wasm_f32x4_add(acc[i][3], wasm_f32x4_mul(ai, b3));             \
+        }                                                                              \
+    }
+        if (rows == 2) {
+            WASM_ROWS(2)
+        } else {
+            WASM_ROWS(1)
+        }
+#undef WASM_ROWS
+        for (int i = 0; i < rows; i++)
+            for (int v = 0; v < 4; v++) wasm_v128_store(&tile[i0 + i][4 * v], acc[i][v]);
+    }
+    tile_store(tile, m, c, ldc, cols);
+}
+#endif
+
+#if defined(AL_X86_DISPATCH)
+/* AVX2 + FMA: up to 6 rows × 2 vectors of 8 = 12 accumulators. */
+__attribute__((target("avx2,fma"))) static void kernel_avx2(int m, int64_t kc, const float *a,
+                                                             int64_t lda, const float *b,
+                                                             int64_t ldb, float *c, int64_t ldc,
+                                                             int cols, int accumulate) {
+    float tile[MR_MAX][NR];
+    tile_load(tile, m, c, ldc, cols, accumulate);
+    for (int i0 = 0; i0 < m; i0 += 6) {
+        const int rows = m - i0 < 6 ? m - i0 : 6;
+        __m256 acc[6][2];
+        for (int i = 0; i < rows; i++) {
+            acc[i][0] = _mm256_loadu_ps(&tile[i0 + i][0]);
+            acc[i][1] = _mm256_loadu_ps(&tile[i0 + i][8]);
+        }
+        const float *ap = a + i0 * lda;
+#define AVX2_ROWS(R)                                                                   \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m256 b0 = _mm256_loadu_ps(b + kk * ldb);                               \
+        const __m256 b1 = _mm256_loadu_ps(b + kk * ldb + 8);                           \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
+            const __m256 ai = _mm256_broadcast_ss(ap + i * lda + kk);                  \
+            acc[i][0] = _mm256_fmadd_ps(ai, b0, acc[i][0]);                            \
+            acc[i][1] = _mm256_fmadd_ps(ai, b1, acc[i][1]);                            \
+        }                                                                              \
+    }
+        /* A constant row count lets the compiler keep all accumulators in registers; the
+         * full 6-row block, the common case, names them so none is spilled in the loop. */
+        if (rows == 6) {
+            __m256 c00 = acc[0][0], c01 = acc[0][1], c10 = acc[1][0], c11 = acc[1][1];
+            __m256 c20 = acc[2][0], c21 = acc[2][1], c30 = acc[3][0], c31 = acc[3][1];
+            __m256 c40 = acc[4][0], c41 = acc[4][1], c50 = acc[5][0], c51 = acc[5][1];
+            for (int64_t kk = 0; kk < kc; kk++) {
+                const __m256 b0 = _mm256_loadu_ps(b + kk * ldb);
+                const __m256 b1 = _mm256_loadu_ps(b + kk * ldb + 8);
+                __m256 ai = _mm256_broadcast_ss(ap + kk);
+                c00 = _mm256_fmadd_ps(ai, b0, c00), c01 = _mm256_fmadd_ps(ai, b1, c01);
+                ai = _mm256_broadcast_ss(ap + lda + kk);
+                c10 = _mm256_fmadd_ps(ai, b0, c10), c11 = _mm256_fmadd_ps(ai, b1, c11);
+                ai = _mm256_broadcast_ss(ap + 2 * lda + kk);
+                c20 = _mm256_fmadd_ps(ai, b0, c20), c21 = _mm256_fmadd_ps(ai, b1, c21);
+                ai = _mm256_broadcast_ss(ap + 3 * lda + kk);
+                c30 = _mm256_fmadd_ps(ai, b0, c30), c31 = _mm256_fmadd_ps(ai, b1, c31);
+                ai = _mm256_broadcast_ss(ap + 4 * lda + kk);
+                c40 = _mm256_fmadd_ps(ai, b0, c40), c41 = _mm256_fmadd_ps(ai, b1, c41);
+                ai = _mm256_broadcast_ss(ap + 5 * lda + kk);
+                c50 = _mm256_fmadd_ps(ai, b0, c50), c51 = _mm256_fmadd_ps(ai, b1, c51);
+            }
+            acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11;
+            acc[2][0] = c20, acc[2][1] = c21, acc[3][0] = c30, acc[3][1] = c31;
+            acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
+        } else {
+            switch (rows) {
+            case 5: AVX2_ROWS(5) break;
+            case 4: AVX2_ROWS(4) break;
+            case 3: AVX2_ROWS(3) break;
+            case 2: AVX2_ROWS(2) break;
+            default: AVX2_ROWS(1) break;
+            }
+        }
+#undef AVX2_ROWS
+        for (int i = 0; i < rows; i++) {
+            _mm256_storeu_ps(&tile[i0 + i][0], acc[i][0]);
+            _mm256_storeu_ps(&tile[i0 + i][8], acc[i][1]);
+        }
+    }
+    tile_store(tile, m, c, ldc, cols);
+}
+
+/* AVX-512: up to 12 rows × 1 vector of 16 = 12 accumulators. */
+__attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, const float *a,
+                                                              int64_t lda, const float *b,
+                                                              int64_t ldb, float *c, int64_t ldc,
+                                                              int cols, int accumulate) {
+    /* Masked loads and stores cover a partial tile at the right edge: C is used in place. */
+    const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
+    __m512 acc[MR_MAX];
+    for (int i = 0; i < m; i++)
+        acc[i] = accumulate ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
+#define AVX512_ROWS(R)                                                                 \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk = _mm512_loadu_ps(b + kk * ldb);                               \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++)                        \
+            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
+    }
+    switch (m) {
+    case 12: AVX512_ROWS(12) break;
+    case 11: AVX512_ROWS(11) break;
+    case 10: AVX512_ROWS(10) break;
+    case 9: AVX512_ROWS(9) break;
+    case 8: AVX512_ROWS(8) break;
+    case 7: AVX512_ROWS(7) break;
+    case 6: AVX512_ROWS(6) break;
+    case 5: AVX512_ROWS(5) break;
+    case 4: AVX512_ROWS(4) break;
+    case 3: AVX512_ROWS(3) break;
+    case 2: AVX512_ROWS(2) break;
+    default: AVX512_ROWS(1) break;
+    }
+#undef AVX512_ROWS
+    for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
+}
+
+/* AVX-512, two panels side by side (32 columns): up to 12 rows × 2 vectors = 24 accumulators
+ * of AVX-512's 32 registers. Each step loads 2 vectors of B and broadcasts 12 values of A for
+ * 24 fused multiply-adds, so the loads no longer limit the multiply-adds (the one-panel kernel
+ * needs 13 loads for 12). b1 is the second panel; cols1 of its columns are stored. */
+__attribute__((target("avx512f"))) static void kernel_avx512_pair(
+    int m, int64_t kc, const float *a, int64_t lda, const float *b0, const float *b1,
+    int64_t ldb, float *c, int64_t ldc, int cols1, int accumulate) {
+    const __mmask16 keep1 = (__mmask16)((1u << cols1) - 1u);
+    __m512 acc0[MR_MAX], acc1[MR_MAX];
+    for (int i = 0; i < m; i++) {
+        acc0[i] = accumulate ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+        acc1[i] = accumulate ? _mm512_maskz_loadu_ps(keep1, c + i * ldc + NR) : _mm512_setzero_ps();
+    }
+#define AVX512_PAIR_ROWS(R)                                                            \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk0 = _mm512_loadu_ps(b0 + kk * ldb);                             \
+        const __m512 bk1 = _mm512_loadu_ps(b1 + kk * ldb);                             \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
+            const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);                         \
+            acc0[i] = _mm512_fmadd_ps(ai, bk0, acc0[i]);                               \
+            acc1[i] = _mm512_fmadd_ps(ai, bk1, acc1[i]);                               \
+        }                                                                              \
+    }
+    switch (m) {
+    case 12: AVX512_PAIR_ROWS(12) break;
+    case 11: AVX512_PAIR_ROWS(11) break;
+    case 10: AVX512_PAIR_ROWS(10) break;
+    case 9: AVX512_PAIR_ROWS(9) break;
+    case 8: AVX512_PAIR_ROWS(8) break;
+    case 7: AVX512_PAIR_ROWS(7) break;
+    case 6: AVX512_PAIR_ROWS(6) break;
+    case 5: AVX512_PAIR_ROWS(5) break;
+    case 4: AVX512_PAIR_ROWS(4) break;
+    case 3: AVX512_PAIR_ROWS(3) break;
+    case 2: AVX512_PAIR_ROWS(2) break;
+    default: AVX512_PAIR_ROWS(1) break;
+    }
+#undef AVX512_PAIR_ROWS
+    for (int i = 0; i < m; i++) {
+        _mm512_storeu_ps(c + i * ldc, acc0[i]);
+        _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
+    }
+}
+#endif
+
+static kernel_fn g_kernel;
+static int g_mr;
+
+/* A kernel over two adjacent panels at once, where the machine has the registers for it. */
+typedef void (*pair_kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const float *b0,
+                               const float *b1, int64_t ldb, float *c, int64_t ldc, int cols1,
+                               int accumulate);
+static pair_kernel_fn g_pair_kernel;
+
+/* The kernel for this machine and its row block, chosen once. */
+static kernel_fn pick_kernel(int *mr) {
+#if defined(__wasm_simd128__)
+    *mr = 4;
+    return kernel_wasm;
+#elif defined(AL_X86_DISPATCH)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) {
+        *mr = 12;
+        g_pair_kernel = kernel_avx512_pair;
+        return kernel_avx512;
+    }
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+        *mr = 6;
+        return kernel_avx2;
+    }
+    *mr = 6;
+    return kernel_portable;
+#else
+    *mr = 6;
+    return kernel_portable;
+#endif
+}
+
+
+/* ------------------------------------------------------------------------------------------
+ * Driver
+ * ------------------------------------------------------------------------------------------ */
+
+void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
+             int64_t n, int64_t k, int accumulate) {
+    if (!g_kernel) g_kernel = pick_kernel(&g_mr);
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    float edge[KC * NR]; /* a right-edge panel of row-major B, zero-padded to 16 columns */
+    for (int64_t k0 = 0; k0 < k; k0 += KC) {
+        const int64_t kc = k - k0 < KC ? k - k0 : KC;
+        const int acc = accumulate || k0 > 0;
+        for (int64_t j = 0; j < n;) {
+            const int cols = n - j < NR ? (int)(n - j) : NR;
+            const float *bp = b.p + (j / NR) * b.panel_stride + k0 * b.row_stride;
+            int64_t ldb = b.row_stride;
+            /* Two full-or-padded panels side by side, when the kernel exists and the second
+             * panel can be read as it is. */
+            const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
+            if (g_pair_kernel && n - j > NR && (b.padded || cols1 == NR)) {
+                const float *bp1 = bp + b.panel_stride;
+                for (int64_t i = 0; i < m; i += g_mr) {
+                    const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
+                    g_pair_kernel(rows, kc, a + i * lda + k0, lda, bp, bp1, ldb, c + i * ldc + j,
+                                  ldc, cols1, acc);
+                }
+                j += 2 * NR;
+                continue;
+            }
+            if (cols < NR && !b.padded) {
+                for (int64_t kk = 0; kk < kc; kk++)
+                    for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
+                bp = edge;
+                ldb = NR;
+            }
+            for (int64_t i = 0; i < m; i += g_mr) {
+                const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
+                g_kernel(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc + j, ldc, cols, acc);
+            }
+            j += NR;
+        }
+    }
+}
+
+al_bmat al_bmat_packed(const float *packed, int64_t k) {
+    al_bmat b = {packed, k * NR, NR, 1};
+    return b;
+}
+
+al_bmat al_bmat_rows(const float *b, int64_t ldb) {
+    al_bmat m = {b, NR, ldb, 0};
+    return m;
+}

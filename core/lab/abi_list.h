@@ -1,0 +1,76 @@
+/* lab/abi_list.h — the one list of what a binding must agree on with the C core: the structs
+ * it fills or reads (field by field, with the field's type), the enums it passes or receives,
+ * and the limits. abi.c turns it into the JSON that al_abi_json returns (from which the
+ * WebAssembly page's JavaScript takes every offset, value and limit); tests/test_abi.c checks
+ * it against the compiler: each field's size is its type's, and the listed fields cover every
+ * byte of their struct but padding, so a field added to a struct and not listed here fails.
+ *
+ * Each list is an X-macro: the caller defines the macros it needs, then expands the list.
+ *   AL_ABI_STRUCTS(S, F): S(name, ctype) opens a struct; F(ctype, member, type) is one field
+ *     (member may be a nested designator like hp.hidden); types: i32 i64 f32 f64 char.
+ *   AL_ABI_ENUMS(E, V): E(name) opens an enum; V(constant, label) is one value; label is the
+ *     short name a binding uses ("shapes" for AL_CHECK_SHAPES).
+ *   AL_ABI_LIMITS(L): L(constant) is one limit. */
+#ifndef ATTNLAB_LAB_ABI_LIST_H
+#define ATTNLAB_LAB_ABI_LIST_H
+
+#include "attnlab.h"
+
+#define AL_ABI_HPARAMS_FIELDS(F, T)                                                            \
+    F(T, hp.hidden, i64) F(T, hp.n_heads, i64) F(T, hp.n_kv_heads, i64) F(T, hp.head_dim, i64) \
+    F(T, hp.rope_base, f64) F(T, hp.eps, f32) F(T, hp.qk_norm, i32)
+
+#define AL_ABI_STRUCTS(S, F)                                                                   \
+    S(error, al_error)                                                                         \
+    F(al_error, status, i32) F(al_error, msg, char)                                            \
+    S(attn_hparams, al_attn_hparams)                                                           \
+    F(al_attn_hparams, hidden, i64) F(al_attn_hparams, n_heads, i64)                           \
+    F(al_attn_hparams, n_kv_heads, i64) F(al_attn_hparams, head_dim, i64)                      \
+    F(al_attn_hparams, rope_base, f64) F(al_attn_hparams, eps, f32)                            \
+    F(al_attn_hparams, qk_norm, i32)                                                           \
+    S(session_config, al_session_config)                                                       \
+    AL_ABI_HPARAMS_FIELDS(F, al_session_config)                                                \
+    F(al_session_config, seed, i64) F(al_session_config, prompt_len, i64)                      \
+    F(al_session_config, decode_steps, i64)                                                    \
+    S(check, al_check)                                                                         \
+    F(al_check, id, i32) F(al_check, value, f64) F(al_check, threshold, f64)                   \
+    F(al_check, passed, i32)                                                                   \
+    S(attn_files_options, al_attn_files_options)                                               \
+    F(al_attn_files_options, layer, i64) F(al_attn_files_options, rope_base, f64)              \
+    F(al_attn_files_options, eps, f64) F(al_attn_files_options, prefill, i64)                  \
+    S(attn_files_summary, al_attn_files_summary)                                               \
+    AL_ABI_HPARAMS_FIELDS(F, al_attn_files_summary)                                            \
+    F(al_attn_files_summary, failed_file, i32) F(al_attn_files_summary, batch, i64)            \
+    F(al_attn_files_summary, seq, i64) F(al_attn_files_summary, prefill, i64)                  \
+    F(al_attn_files_summary, max_diff, f64) F(al_attn_files_summary, bytes, i64)               \
+    S(bench_config, al_bench_config)                                                           \
+    AL_ABI_HPARAMS_FIELDS(F, al_bench_config)                                                  \
+    F(al_bench_config, seq, i64) F(al_bench_config, decode_at, i64)                            \
+    F(al_bench_config, repeats, i64) F(al_bench_config, seed, i64)                             \
+    S(bench_result, al_bench_result)                                                           \
+    F(al_bench_result, prefill_ms, f64) F(al_bench_result, decode_ms, f64)                     \
+    F(al_bench_result, prefill_gflops, f64) F(al_bench_result, decode_recompute_ms, f64)
+
+#define AL_ABI_ENUMS(E, V)                                                                     \
+    E(status)                                                                                  \
+    V(AL_OK, ok) V(AL_ERR_ARG, arg) V(AL_ERR_CONFIG, config) V(AL_ERR_LIMIT, limit)            \
+    V(AL_ERR_NOMEM, nomem) V(AL_ERR_SHAPE, shape) V(AL_ERR_CAPACITY, capacity)                 \
+    V(AL_ERR_FORMAT, format) V(AL_ERR_DTYPE, dtype) V(AL_ERR_MISSING, missing)                 \
+    V(AL_ERR_NONFINITE, nonfinite) V(AL_ERR_IO, io)                                            \
+    E(check)                                                                                   \
+    V(AL_CHECK_SHAPES, shapes) V(AL_CHECK_REPEAT_KV, repeat_kv)                                \
+    V(AL_CHECK_ROPE_NORM, rope_norm) V(AL_CHECK_ROPE_RELATIVE, rope_relative)                  \
+    V(AL_CHECK_MASK_ZERO, mask_zero) V(AL_CHECK_ROWS_SUM, rows_sum)                            \
+    V(AL_CHECK_CACHE_DIFF, cache_diff) V(AL_CHECK_COUNT, count)                                \
+    E(file_role)                                                                               \
+    V(AL_FILE_NONE, none) V(AL_FILE_WEIGHTS, weights) V(AL_FILE_INPUT, input)                  \
+    E(demo)                                                                                    \
+    V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
+    E(lang)                                                                                    \
+    V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)
+
+#define AL_ABI_LIMITS(L)                                                                       \
+    L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
+    L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX)
+
+#endif

@@ -1,0 +1,99 @@
+/* bench.c — times the core alone: one prefill (the whole sequence, no cache), one decode step
+ * against a cache of a given length, and the same step done by recomputing the sequence
+ * without a cache. Weights are nn.Linear's default init and inputs randn, drawn with PyTorch's
+ * generator, so a PyTorch benchmark seeded the same way runs on the same numbers. Each time is
+ * the median of `repeats` runs after a warm-up of at least WARMUP_MS (caches filled, and the
+ * CPU's clock up from idle: a single warm-up run of a few microseconds is not enough). */
+#define _POSIX_C_SOURCE 199309L
+#include "base/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+enum { WARMUP_MS = 100, WARMUP_MAX_RUNS = 100000 };
+
+static int cmp_double(const void *a, const void *b) {
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int64_t n) {
+    al_sort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error *err) {
+    if (!b || !out) return al_fail(err, AL_ERR_ARG, "bench: NULL argument");
+    memset(out, 0, sizeof *out);
+    if (b->seq < 0 || b->decode_at < 0 || (b->seq == 0 && b->decode_at == 0))
+        return al_fail(err, AL_ERR_ARG, "bench: give a sequence length and/or a decode position");
+    if (b->repeats < 1 || b->repeats > 100000)
+        return al_fail(err, AL_ERR_ARG, "bench: repeats must be between 1 and 100000");
+    if (b->seed < 0) return al_fail(err, AL_ERR_ARG, "bench: seed must be >= 0");
+
+    const al_attn_hparams cfg = b->hp;
+    const al_attn_capacity cap = {1, b->seq > b->decode_at + 1 ? b->seq : b->decode_at + 1};
+    al_attn *attn = NULL;
+    al_kv_cache *cache = NULL;
+    al_status st = al_attn_create(&cfg, &cap, &attn, err);
+    if (st == AL_OK) st = al_kv_cache_create(&cfg, &cap, &cache, err);
+    const int64_t n = cap.max_seq;
+    float *x = st == AL_OK ? malloc((size_t)(2 * n * cfg.hidden) * sizeof(float)) : NULL;
+    double *times = st == AL_OK ? malloc((size_t)b->repeats * sizeof(double)) : NULL;
+    al_rng *rng = st == AL_OK ? al_rng_create((uint64_t)b->seed) : NULL;
+    if (st == AL_OK && (!x || !times || !rng)) st = al_fail(err, AL_ERR_NOMEM, "bench: out of memory");
+    if (st != AL_OK) goto done;
+    float *y = x + n * cfg.hidden;
+    al_attn_init_torch(attn, rng);
+    al_rng_randn(rng, x, n * cfg.hidden);
+
+    if (b->seq > 0) {
+        const double warm_until = now_ms() + WARMUP_MS;
+        for (int64_t w = 0; w < WARMUP_MAX_RUNS && (w == 0 || now_ms() < warm_until); w++)
+            if ((st = al_attn_forward(attn, NULL, y, NULL, 0, x, 1, b->seq, err)) != AL_OK) goto done;
+        for (int64_t r = 0; r < b->repeats; r++) {
+            const double t0 = now_ms();
+            if ((st = al_attn_forward(attn, NULL, y, NULL, 0, x, 1, b->seq, err)) != AL_OK) goto done;
+            times[r] = now_ms() - t0;
+        }
+        out->prefill_ms = median(times, b->repeats);
+        out->prefill_gflops = (double)al_attn_flops(&cfg, b->seq, b->seq) / (out->prefill_ms * 1e6);
+    }
+    if (b->decode_at > 0) {
+        const int64_t C = b->decode_at;
+        const float *token = x + C * cfg.hidden; /* the token at position C */
+        if ((st = al_attn_forward(attn, cache, y, NULL, 0, x, 1, C, err)) != AL_OK) goto done;
+        const double warm_until = now_ms() + WARMUP_MS;
+        for (int64_t w = 0; w < WARMUP_MAX_RUNS && (w == 0 || now_ms() < warm_until); w++) {
+            if ((st = al_attn_forward(attn, cache, y, NULL, 0, token, 1, 1, err)) != AL_OK) goto done;
+            al_kv_cache_truncate(cache, C);
+        }
+        for (int64_t r = 0; r < b->repeats; r++) {
+            const double t0 = now_ms();
+            if ((st = al_attn_forward(attn, cache, y, NULL, 0, token, 1, 1, err)) != AL_OK) goto done;
+            times[r] = now_ms() - t0;
+            al_kv_cache_truncate(cache, C); /* the next run decodes the same step again */
+        }
+        out->decode_ms = median(times, b->repeats);
+        for (int64_t r = -1; r < b->repeats; r++) {
+            const double t0 = now_ms();
+            if ((st = al_attn_forward(attn, NULL, y, NULL, 0, x, 1, C + 1, err)) != AL_OK) goto done;
+            if (r >= 0) times[r] = now_ms() - t0;
+        }
+        out->decode_recompute_ms = median(times, b->repeats);
+    }
+done:
+    al_rng_free(rng);
+    free(times);
+    free(x);
+    al_kv_cache_free(cache);
+    al_attn_free(attn);
+    return st;
+}

@@ -1,0 +1,15 @@
+/* model/rope.h — RoPE's table rows for the core's other files (the public RoPE calls are in
+ * attnlab.h). Not public API. */
+#ifndef ATTNLAB_MODEL_ROPE_H
+#define ATTNLAB_MODEL_ROPE_H
+
+#include "base/internal.h"
+
+/* AL_OK if RoPE can run with this head_dim and base, else AL_ERR_ARG with a message. */
+al_status al_rope_check(int64_t head_dim, double base, al_error *err);
+
+/* Row m of the RoPE cos/sin tables from precomputed frequencies [head_dim/2]. */
+void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
+                       int64_t head_dim);
+
+#endif

@@ -1,0 +1,62 @@
+/* test_faults.c — the page's live checks (al_session_verify) against a broken core: built only
+ * with -DAL_FAULTS (build/faults), it switches on each deliberate bug of base/fault.h in turn,
+ * runs a session through its prefill and decode steps, and requires the check meant to catch
+ * that bug to fail — and, with no fault on, every check to pass. */
+#include "attnlab.h"
+#include "base/fault.h"
+#include "../check.h"
+
+#ifndef AL_FAULTS
+#error "test_faults needs a build with -DAL_FAULTS"
+#endif
+
+static const struct {
+    al_fault_id fault;
+    al_check_id check; /* the check that must turn red */
+    const char *what;
+} CASES[] = {
+    {AL_FAULT_GQA_MODULO, AL_CHECK_REPEAT_KV, "GQA mapping h mod n_kv"},
+    {AL_FAULT_CACHE_BYTES, AL_CHECK_SHAPES, "cache byte count off by 4"},
+    {AL_FAULT_ROPE_SCALE, AL_CHECK_ROPE_NORM, "RoPE that scales"},
+    {AL_FAULT_ROPE_ABSOLUTE, AL_CHECK_ROPE_RELATIVE, "RoPE angle m^2 * freq"},
+    {AL_FAULT_MASK_LEAK, AL_CHECK_MASK_ZERO, "mask that shows the next token"},
+    {AL_FAULT_SOFTMAX_NORM, AL_CHECK_ROWS_SUM, "softmax rows summing to 1.001"},
+    {AL_FAULT_CACHE_DRIFT, AL_CHECK_CACHE_DIFF, "decode step one ulp off"},
+};
+
+/* Runs the seeds' layer (GQA 4/2) with a prompt of 5 tokens and 3 decode steps under `fault`,
+ * and fills checks. Returns 0 if the session could not be run. */
+static int run_session(al_fault_id fault, al_check checks[AL_CHECK_COUNT]) {
+    al_fault_active = fault; /* before create: RoPE's table is built there */
+    al_session_config cfg = {al_attn_hparams_default(), 42, 5, 3};
+    al_error err = {0};
+    al_session *s = NULL;
+    int ok = al_session_create(&cfg, &s, &err) == AL_OK && al_session_prefill(s, &err) == AL_OK;
+    for (int i = 0; ok && i < 3; i++) ok = al_session_step(s, &err) == AL_OK;
+    ok = ok && al_session_verify(s, checks, &err) == AL_OK;
+    CHECK(ok, "fault %d: the session did not run: %s", (int)fault, err.msg);
+    al_session_free(s);
+    al_fault_active = AL_FAULT_NONE;
+    return ok;
+}
+
+int main(void) {
+    al_check checks[AL_CHECK_COUNT];
+    if (run_session(AL_FAULT_NONE, checks))
+        for (int c = 0; c < AL_CHECK_COUNT; c++)
+            CHECK(checks[c].passed, "no fault: check %d fails (value %g, limit %g)", c, checks[c].value,
+                  checks[c].threshold);
+
+    int covered[AL_CHECK_COUNT] = {0};
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        if (!run_session(CASES[i].fault, checks)) continue;
+        const al_check *c = &checks[CASES[i].check];
+        CHECK(!c->passed, "%s: check %d stays green (value %g, limit %g)", CASES[i].what,
+              (int)CASES[i].check, c->value, c->threshold);
+        printf("%-32s check %d: %g > %g\n", CASES[i].what, (int)CASES[i].check, c->value,
+               c->threshold);
+        covered[CASES[i].check] = 1;
+    }
+    for (int c = 0; c < AL_CHECK_COUNT; c++) CHECK(covered[c], "no fault is caught by check %d", c);
+    CHECK_DONE();
+}
