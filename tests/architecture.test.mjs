@@ -29,7 +29,7 @@ export const LAYERS = {
 const CORE_SYSTEM_HEADERS = new Set(['assert.h', 'float.h', 'inttypes.h', 'limits.h', 'math.h', 'stdarg.h',
   'stddef.h', 'stdint.h', 'stdlib.h', 'string.h', 'immintrin.h', 'wasm_simd128.h', 'time.h']);
 // The command line also reads and writes files.
-const CLI_SYSTEM_HEADERS = new Set([...CORE_SYSTEM_HEADERS, 'stdio.h', 'errno.h', 'unistd.h', 'sys/stat.h']);
+const CLI_SYSTEM_HEADERS = new Set([...CORE_SYSTEM_HEADERS, 'stdio.h', 'errno.h', 'unistd.h', 'sys/stat.h', 'fcntl.h', 'signal.h']);
 
 function sourceFiles() {
   const files = [];

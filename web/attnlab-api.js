@@ -234,7 +234,8 @@
     }
 
     // --- al_attn_files_run: a layer from weights bytes run on input bytes ----------------
-    // Returns {bytes: Uint8Array (a safetensors file), summary}.
+    // Returns {bytes: Uint8Array (a safetensors file), summary}. options: layer, prefill,
+    // ropeBase, eps, attnWeights (false: the result leaves out attn_weights).
     forward(weightsBytes, inputBytes, options = {}) {
       if (!(weightsBytes instanceof Uint8Array) || !(inputBytes instanceof Uint8Array)) {
         throw new AttnLabError('weights and input must be Uint8Arrays', ARG_ERROR);
@@ -249,6 +250,7 @@
         this.m.HEAPU8.set(inputBytes, pi);
         this.writeStruct(po, 'attn_files_options', {
           layer, rope_base: options.ropeBase ?? NaN, eps: options.eps ?? NaN, prefill,
+          attn_weights: options.attnWeights === false ? 0 : 1,
         });
         this.m.HEAP32[pout >> 2] = 0;
         const status = this.m._al_attn_files_run(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);

@@ -48,6 +48,13 @@ int al_parse_finite(const char *s, double *out);
 int al_snprintf(char *buf, size_t cap, const char *fmt, ...) AL_PRINTF(3, 4);
 int al_vsnprintf(char *buf, size_t cap, const char *fmt, va_list ap) AL_PRINTF(3, 0);
 
+/* v with the fewest significant digits that read back as v (as Python's repr chooses them),
+ * written to buf and returned: for showing a number as the user gave it. */
+#define AL_SHORTEST_MAX 32
+const char *al_format_shortest(char buf[AL_SHORTEST_MAX], double v);
+/* The same for a float32 value (1e-6f shows as 1e-06, not 9.99999997e-07). */
+const char *al_format_shortest_f32(char buf[AL_SHORTEST_MAX], float v);
+
 /* ---- Exact decimal conversion (decimal.c).
  * A decimal 0.d₁d₂…d_count × 10^exponent: ASCII digits, d₁ ≠ '0' and no trailing zeros, so
  * count = 0 means zero. A double's exact expansion has at most 767 digits. */

@@ -347,3 +347,30 @@ int al_snprintf(char *buf, size_t cap, const char *fmt, ...) {
     va_end(ap);
     return n;
 }
+
+const char *al_format_shortest(char buf[AL_SHORTEST_MAX], double v) {
+    /* The fewest significant digits whose %g reads back as v (17 always do), as Python's
+     * repr and JavaScript's String(number) choose them: 1.0000001 stays 1.0000001, 1e-50
+     * stays 1e-50. */
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        al_snprintf(buf, AL_SHORTEST_MAX, "%.*g", digits, v);
+        double back;
+        if (!isfinite(v) || (al_decimal_parse(buf, &back) && back == v)) break;
+    }
+    /* Whole numbers below 10^17 in full (10000, not 1e+04): at least their integer digits. */
+    int int_digits = 0;
+    for (double m = fabs(v); m >= 1.0 && m < 1e17; m /= 10.0) int_digits++;
+    al_snprintf(buf, AL_SHORTEST_MAX, "%.*g", digits > int_digits ? digits : int_digits, v);
+    return buf;
+}
+
+const char *al_format_shortest_f32(char buf[AL_SHORTEST_MAX], float v) {
+    /* The same for a float32 value: at most 9 digits, read back through float32. */
+    for (int digits = 1; digits <= 9; digits++) {
+        al_snprintf(buf, AL_SHORTEST_MAX, "%.*g", digits, (double)v);
+        double back;
+        if (!isfinite(v) || (al_decimal_parse(buf, &back) && (float)back == v)) break;
+    }
+    return buf;
+}

@@ -1,5 +1,5 @@
-/* cli.h — shared pieces of the attnlab command line: strict number parsing, whole-file reading
- * with a size cap, all-or-nothing file writing, and the exit codes. */
+/* cli.h — shared pieces of the attnlab command line: one-line messages, strict number
+ * parsing, file reading with a size cap, all-or-nothing file writing, and the exit codes. */
 #ifndef ATTNLAB_CLI_H
 #define ATTNLAB_CLI_H
 
@@ -14,24 +14,37 @@ enum {
     EXIT_BAD_INPUT = 2    /* bad flags, bad files, bad sizes */
 };
 
-/* Prints "attnlab: <message>" on one line to stderr. */
+/* Prints "attnlab: <message>" on one line to stderr: control characters, invisible format
+ * characters (bidirectional overrides, zero-width) and bytes that are not UTF-8 are shown
+ * escaped, and an overlong message is cut. */
 void cli_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
 
+/* User text (a path, a flag) for a message: escaped as cli_error does and cut at 160 bytes with
+ * "...". Returns one of a few static buffers (enough for the arguments of one message). */
+const char *cli_show(const char *s);
+
 /* Whole-string parses; 0 on any junk, overflow or value outside [lo, hi]. */
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_double(const char *s, double *out); /* finite values only */
 
-/* Reads a whole file (at most max_bytes) into a malloc'd buffer. On failure prints the error
- * and returns NULL. */
-uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
+/* Reads a safetensors file (at most max_bytes) into a malloc'd buffer: a regular file only
+ * (checked before opening it, so a FIFO cannot block), its header read and checked before its
+ * data is read. On failure prints the error and returns NULL. */
+uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size);
+
+/* Checks before any work that `out` can receive a result: a non-empty path, in an existing
+ * folder, not a folder, not an existing device, FIFO or other non-regular file (never replaced),
+ * and not the same file as any of the inputs. Prints the error (naming `out`) and returns 0. */
+int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
 
 /* Writes bytes to path via a temporary file in the same directory and rename(2), so the path
- * either holds the complete new file or is untouched. Prints the error and returns 0 on
- * failure. */
+ * either holds the complete new file or is untouched; the temporary file is removed if
+ * SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process first. Prints the error (naming path)
+ * and returns 0 on failure. */
 int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size);
 
 int cmd_demo(int argc, char **argv);

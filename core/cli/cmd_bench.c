@@ -15,7 +15,7 @@ int cmd_bench(int argc, char **argv) {
         {"--hidden", &b.hp.hidden, 1, AL_MAX_HIDDEN},  {"--heads", &b.hp.n_heads, 1, AL_MAX_HEADS},
         {"--kv-heads", &b.hp.n_kv_heads, 1, AL_MAX_HEADS}, {"--head-dim", &b.hp.head_dim, 2, AL_MAX_HEAD_DIM},
         {"--seq", &b.seq, 0, AL_MAX_SEQ},             {"--decode-at", &b.decode_at, 0, AL_MAX_SEQ - 1},
-        {"--repeats", &b.repeats, 1, 100000},         {"--seed", &b.seed, 0, INT64_MAX},
+        {"--repeats", &b.repeats, 1, 1000},         {"--seed", &b.seed, 0, INT64_MAX},
     };
     for (int i = 0; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
@@ -57,5 +57,5 @@ int cmd_bench(int argc, char **argv) {
            r.prefill_ms, r.decode_ms, r.prefill_gflops, r.decode_recompute_ms, (long long)b.hp.hidden,
            (long long)b.hp.n_heads, (long long)b.hp.n_kv_heads, (long long)b.hp.head_dim, (long long)b.seq,
            (long long)b.decode_at, (long long)b.repeats);
-    return fflush(stdout) == 0 ? EXIT_OK : EXIT_FAILURE_ENV;
+    return EXIT_OK; /* main checks that standard output was written */
 }

@@ -2,6 +2,7 @@
  * as PyTorch prints them) and `forward` (one attention layer from safetensors weights). */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -12,7 +13,7 @@ static const char USAGE[] =
     "      03-attention-demo.py (attention) and print what they print;\n"
     "      --seed N replaces every torch.manual_seed(...) value with N\n"
     "  attnlab forward --weights W.safetensors --input X.safetensors --out Y.safetensors\n"
-    "                  [--layer N] [--rope-base B] [--eps E] [--prefill P]\n"
+    "                  [--layer N] [--rope-base B] [--eps E] [--prefill P] [--no-attn-weights]\n"
     "      run one attention layer on x [batch, seq, hidden]; writes output, attn_weights,\n"
     "      k_cache, v_cache and output_cached (prefill of P tokens, then 1-token decode steps)\n"
     "  attnlab bench [--hidden H] [--heads N] [--kv-heads M] [--head-dim D] [--seq S]\n"
@@ -21,9 +22,12 @@ static const char USAGE[] =
     "      prints one JSON line with prefill_ms, decode_ms and prefill_gflops\n"
     "  attnlab help\n";
 
-int main(int argc, char **argv) {
+static const char SHORT_USAGE[] =
+    "usage: attnlab demo|forward|bench ... (attnlab help for the options)\n";
+
+static int run(int argc, char **argv) {
     if (argc < 2) {
-        fputs(USAGE, stderr);
+        fputs(SHORT_USAGE, stderr);
         return EXIT_BAD_INPUT;
     }
     const char *cmd = argv[1];
@@ -34,6 +38,18 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
-    cli_error("unknown command '%s' (try 'attnlab help')", cmd);
+    cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
+}
+
+int main(int argc, char **argv) {
+    const int status = run(argc, argv);
+    /* What was printed must have reached standard output (a full disk, a closed pipe). */
+    const int write_failed = fflush(stdout) != 0 || ferror(stdout);
+    const int saved = errno;
+    if (fclose(stdout) != 0 || write_failed) {
+        cli_error("cannot write to standard output: %s", strerror(write_failed ? saved : errno));
+        return status == EXIT_OK ? EXIT_FAILURE_ENV : status;
+    }
+    return status;
 }

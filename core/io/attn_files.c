@@ -1,10 +1,14 @@
 /* attn_files.c — one attention layer run on files: weights and input as safetensors images, the
- * result as a safetensors image (not the model's forward pass: that is one layer, on files). The sequence is run twice — the whole of it in one pass
- * without a cache (the seeds' use_cache=False), and as a prefill of P tokens followed by
- * one-token decode steps with the KV cache — so the file shows both and the cache's effect.
- * The CLI's `forward` command and the WebAssembly page share this. */
+ * result as a safetensors image (one layer on files, not the model's forward pass). The
+ * sequence is run twice — the whole of it in one pass without a cache (the seeds'
+ * use_cache=False), and as a prefill of P tokens followed by one-token decode steps with the KV
+ * cache — so the file shows both and the cache's effect. Everything the run will allocate,
+ * the result included, is counted against AL_MAX_BYTES before anything is allocated; a result
+ * that is not finite is an error. The CLI's `forward` command and the WebAssembly page share
+ * this. */
 #include "base/internal.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +37,7 @@ al_attn_files_options al_attn_files_options_default(void) {
     o.rope_base = NAN;
     o.eps = NAN;
     o.prefill = 0;
+    o.attn_weights = 1;
     return o;
 }
 
@@ -59,23 +64,53 @@ static al_status in_file(al_attn_files_summary *sum, int file, al_status st) {
     return st;
 }
 
+/* "[2, 3, 4]" for messages. */
+static const char *shape_text(char *buf, size_t cap, const int64_t *shape, int ndim) {
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int d = 0; d < ndim && used < cap; d++)
+        used += (size_t)al_snprintf(buf + used, cap - used, "%s%lld", d ? ", " : "[", (long long)shape[d]);
+    if (used < cap) al_snprintf(buf + used, cap - used, ndim ? "]" : "[]");
+    return buf;
+}
+
+/* AL_ERR_NONFINITE naming the tensor and the index of its first NaN or infinity, if any. */
+static al_status check_finite(const char *name, const float *v, const int64_t *shape, int ndim,
+                              al_error *err) {
+    int64_t n = 1;
+    for (int d = 0; d < ndim; d++) n *= shape[d];
+    for (int64_t i = 0; i < n; i++) {
+        if (isfinite(v[i])) continue;
+        int64_t index[AL_ST_MAX_DIMS], rest = i;
+        for (int d = ndim - 1; d >= 0; d--) index[d] = rest % shape[d], rest /= shape[d];
+        char at[128];
+        return al_fail(err, AL_ERR_NONFINITE,
+                       "the result '%s' is %s at %s: the weights or the input are too large for "
+                       "float32", name, isnan(v[i]) ? "NaN" : "infinite", shape_text(at, sizeof at, index, ndim));
+    }
+    return AL_OK;
+}
+
 static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
                      const uint8_t *input, size_t input_size, const al_attn_files_options *opt,
                      uint8_t **out, al_attn_files_summary *sum, al_error *err) {
     al_status st;
-    if ((st = al_st_parse(weights, weights_size, &r->weights, err)) != AL_OK)
+    /* 1. Both files indexed in place: their images outlive the run. */
+    if ((st = al_st_parse_view(weights, weights_size, &r->weights, err)) != AL_OK)
         return in_file(sum, AL_FILE_WEIGHTS, st);
-    if ((st = al_st_parse(input, input_size, &r->input, err)) != AL_OK)
+    if ((st = al_st_parse_view(input, input_size, &r->input, err)) != AL_OK)
         return in_file(sum, AL_FILE_INPUT, st);
 
-    /* x [batch, seq, hidden] fixes the capacities the layer needs. */
+    /* 2. x [batch, seq, hidden] fixes the capacities the layer needs. */
     al_st_tensor xt;
+    char shown[128];
     if (al_st_find(r->input, "x", &xt) != AL_OK)
         return in_file(sum, AL_FILE_INPUT, al_fail(err, AL_ERR_MISSING, "no tensor named 'x'"));
     if (xt.ndim != 3 || xt.shape[0] < 1 || xt.shape[1] < 1 || xt.shape[2] < 1)
         return in_file(sum, AL_FILE_INPUT,
-                       al_fail(err, AL_ERR_SHAPE, "tensor 'x' must have shape [batch, seq, hidden] "
-                                                  "with no empty dimension"));
+                       al_fail(err, AL_ERR_SHAPE, "tensor 'x' has shape %s; it must be [batch, seq, hidden] "
+                                                  "with no empty dimension",
+                               shape_text(shown, sizeof shown, xt.shape, xt.ndim)));
     const int64_t batch = xt.shape[0], seq = xt.shape[1];
     if (batch > AL_MAX_BATCH || seq > AL_MAX_SEQ)
         return in_file(sum, AL_FILE_INPUT,
@@ -86,19 +121,25 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
         return al_fail(err, AL_ERR_ARG, "a prefill of %lld tokens is longer than the sequence (%lld tokens)",
                        (long long)prefill, (long long)seq);
 
+    /* 3. The layer's hyper-parameters: RoPE base and eps from the options or the metadata
+     *    (checked as given, before eps is rounded to float32), the rest from the shapes. */
     al_attn_hparams cfg = al_attn_hparams_default();
     const al_attn_capacity cap = {batch, seq};
     double eps;
     if ((st = resolve(opt->rope_base, r->weights, "rope_base", 10000.0, &cfg.rope_base, err)) != AL_OK ||
         (st = resolve(opt->eps, r->weights, "eps", 1e-6, &eps, err)) != AL_OK)
         return in_file(sum, AL_FILE_WEIGHTS, st);
+    char given[AL_SHORTEST_MAX];
+    if (!(eps >= FLT_MIN && eps < 1.0) || !((float)eps < 1.0f))
+        return al_fail(err, AL_ERR_CONFIG, "eps must be in (0, 1), and stay there as a normal "
+                       "float32 number (got %s)", al_format_shortest(given, eps));
     cfg.eps = (float)eps;
     cfg.head_dim = 0; /* from the QK-Norm weights */
 
     char prefix[64] = "";
     if (opt->layer >= 0)
         al_snprintf(prefix, sizeof prefix, "model.layers.%lld.self_attn.", (long long)opt->layer);
-    if ((st = al_attn_from_safetensors(r->weights, prefix, &cfg, &cap, &r->attn, err)) != AL_OK) {
+    if ((st = al_attn_hparams_from_safetensors(r->weights, prefix, &cfg, &cfg, err)) != AL_OK) {
         al_st_tensor probe;
         if (opt->layer < 0 && st == AL_ERR_MISSING &&
             al_st_find(r->weights, "model.layers.0.self_attn.q_proj.weight", &probe) == AL_OK) {
@@ -108,18 +149,40 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
         }
         return in_file(sum, AL_FILE_WEIGHTS, st);
     }
-    cfg = *al_attn_get_hparams(r->attn);
     if (xt.shape[2] != cfg.hidden)
         return in_file(sum, AL_FILE_INPUT,
                        al_fail(err, AL_ERR_SHAPE, "x has hidden size %lld but the weights expect %lld",
                                (long long)xt.shape[2], (long long)cfg.hidden));
+    if ((st = al_attn_check(&cfg, &cap, err)) != AL_OK) return st;
 
+    /* 4. Everything the run allocates, counted before any of it is: the layer and its cache,
+     *    x, the work buffer and the result file. Within the limits checked above no product
+     *    below reaches 2^47, so int64 cannot overflow, and a total within AL_MAX_BYTES fits a
+     *    32-bit size_t (WebAssembly). */
     const int64_t H = cfg.hidden;
     const int64_t x_n = batch * seq * H;
-    const int64_t attn_n = batch * cfg.n_heads * seq * seq;
+    const int64_t attn_n = opt->attn_weights ? batch * cfg.n_heads * seq * seq : 0;
     const int64_t kv_n = batch * seq * cfg.n_kv_heads * cfg.head_dim;
+    const int64_t work_n = 4 * x_n + attn_n + 2 * kv_n;
+    enum { HEADER_BYTES_MAX = 4096 }; /* the result's header: five shapes and six numbers */
+    const int64_t result_bytes = 4 * (2 * x_n + attn_n + 2 * kv_n) + HEADER_BYTES_MAX;
+    const int64_t total = al_attn_bytes_needed(&cfg, &cap) + 4 * x_n + 4 * work_n + result_bytes;
+    if (total > AL_MAX_BYTES)
+        return in_file(sum, AL_FILE_INPUT,
+                       al_fail(err, AL_ERR_LIMIT,
+                               "this run needs %lld MiB (layer and cache, activations, %s and the "
+                               "result file) for %lld x %lld tokens; the limit is %lld MiB%s",
+                               (long long)((total + (1 << 20) - 1) >> 20),
+                               opt->attn_weights ? "attention weights" : "no attention weights",
+                               (long long)batch, (long long)seq, (long long)(AL_MAX_BYTES >> 20),
+                               opt->attn_weights && attn_n * 8 > total / 2
+                                   ? " (without the attention weights it would need less)"
+                                   : ""));
+
+    if ((st = al_attn_from_safetensors(r->weights, prefix, &cfg, &cap, &r->attn, err)) != AL_OK)
+        return in_file(sum, AL_FILE_WEIGHTS, st);
     r->x = malloc((size_t)x_n * sizeof(float));
-    r->work = malloc((size_t)(4 * x_n + attn_n + 2 * kv_n) * sizeof(float));
+    r->work = malloc((size_t)work_n * sizeof(float));
     if (!r->x || !r->work)
         return al_fail(err, AL_ERR_NOMEM, "out of memory for a sequence of %lld tokens", (long long)seq);
     if ((st = al_st_read_f32(r->input, "x", r->x, x_n, err)) != AL_OK)
@@ -128,16 +191,17 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
     float *output_cached = output + x_n;    /* [batch, seq, hidden] */
     float *x_step = output_cached + x_n;    /* [batch, <= seq, hidden] one call's input */
     float *out_step = x_step + x_n;         /* [batch, <= seq, hidden] one call's output */
-    float *attn_weights = out_step + x_n;   /* [batch, n_heads, seq, seq] */
+    float *attn_weights = out_step + x_n;   /* [batch, n_heads, seq, seq], if asked for */
     float *k_cache = attn_weights + attn_n; /* [batch, seq, n_kv_heads, head_dim] */
     float *v_cache = k_cache + kv_n;        /* [batch, seq, n_kv_heads, head_dim] */
 
-    /* Pass 1: the whole sequence at once, no cache. */
-    if ((st = al_attn_forward(r->attn, NULL, output, attn_weights, attn_n, r->x, batch, seq, err)) != AL_OK)
+    /* 5. Pass 1: the whole sequence at once, no cache. */
+    if ((st = al_attn_forward(r->attn, NULL, output, opt->attn_weights ? attn_weights : NULL,
+                              attn_n, r->x, batch, seq, err)) != AL_OK)
         return st;
 
-    /* Pass 2: prefill, then one token at a time against the cache. Each call takes tokens
-     * [t0, t0 + n) of every sequence of the batch: x[:, t0:t0+n]. */
+    /* 6. Pass 2: prefill, then one token at a time against the cache. Each call takes tokens
+     *    [t0, t0 + n) of every sequence of the batch: x[:, t0:t0+n]. */
     if ((st = al_kv_cache_create(&cfg, &cap, &r->cache, err)) != AL_OK) return st;
     for (int64_t t0 = 0; t0 < seq;) {
         const int64_t n = t0 == 0 ? prefill : 1;
@@ -152,13 +216,23 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
     al_kv_cache_read(r->cache, 0, k_cache, kv_n);
     al_kv_cache_read(r->cache, 1, v_cache, kv_n);
 
+    /* 7. A result that is not finite is not a result: say which tensor and where. */
+    const int64_t out_shape[3] = {batch, seq, H};
+    const int64_t attn_shape[4] = {batch, cfg.n_heads, seq, seq};
+    const int64_t kv_shape[4] = {batch, seq, cfg.n_kv_heads, cfg.head_dim};
+    if ((st = check_finite("output", output, out_shape, 3, err)) != AL_OK ||
+        (opt->attn_weights && (st = check_finite("attn_weights", attn_weights, attn_shape, 4, err)) != AL_OK) ||
+        (st = check_finite("k_cache", k_cache, kv_shape, 4, err)) != AL_OK ||
+        (st = check_finite("v_cache", v_cache, kv_shape, 4, err)) != AL_OK ||
+        (st = check_finite("output_cached", output_cached, out_shape, 3, err)) != AL_OK)
+        return st;
     double max_diff = 0.0;
     for (int64_t i = 0; i < x_n; i++) {
         const double d = fabs((double)output[i] - (double)output_cached[i]);
-        if (d > max_diff) max_diff = d;
+        if (!(d <= max_diff)) max_diff = d; /* a NaN difference would stick */
     }
 
-    /* The result, with the resolved configuration as metadata. */
+    /* 8. The result, with the resolved configuration as metadata. */
     char vals[6][32];
     al_snprintf(vals[0], 32, "%lld", (long long)cfg.hidden);
     al_snprintf(vals[1], 32, "%lld", (long long)cfg.n_heads);
@@ -168,18 +242,22 @@ static al_status run(run_state *r, const uint8_t *weights, size_t weights_size,
     al_snprintf(vals[5], 32, "%.9g", (double)cfg.eps);
     const char *meta[] = {"hidden", vals[0], "n_heads", vals[1], "n_kv_heads", vals[2],
                           "head_dim", vals[3], "rope_base", vals[4], "eps", vals[5]};
-    const al_st_entry entries[5] = {
+    al_st_entry entries[5] = {
         {"output", output, 3, {batch, seq, H}},
-        {"attn_weights", attn_weights, 4, {batch, cfg.n_heads, seq, seq}},
         {"k_cache", k_cache, 4, {batch, seq, cfg.n_kv_heads, cfg.head_dim}},
         {"v_cache", v_cache, 4, {batch, seq, cfg.n_kv_heads, cfg.head_dim}},
         {"output_cached", output_cached, 3, {batch, seq, H}},
+        {"attn_weights", attn_weights, 4, {batch, cfg.n_heads, seq, seq}},
     };
+    const int n_entries = opt->attn_weights ? 5 : 4;
     size_t needed = 0;
-    if ((st = al_st_serialize(entries, 5, meta, 6, NULL, 0, &needed, err)) != AL_OK) return st;
+    if ((st = al_st_serialize(entries, n_entries, meta, 6, NULL, 0, &needed, err)) != AL_OK) return st;
+    if ((int64_t)needed > result_bytes) /* the count above must hold */
+        return al_fail(err, AL_ERR_LIMIT, "the result needs %zu bytes, more than the %lld counted",
+                       needed, (long long)result_bytes);
     uint8_t *file = malloc(needed);
     if (!file) return al_fail(err, AL_ERR_NOMEM, "out of memory for a %zu-byte result", needed);
-    if ((st = al_st_serialize(entries, 5, meta, 6, file, needed, &needed, err)) != AL_OK) {
+    if ((st = al_st_serialize(entries, n_entries, meta, 6, file, needed, &needed, err)) != AL_OK) {
         free(file);
         return st;
     }

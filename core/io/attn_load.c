@@ -36,16 +36,17 @@ static al_status shape_error(al_error *err, const char *name, const al_st_tensor
                    (long long)cols);
 }
 
-al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
-                                   const al_attn_hparams *base, const al_attn_capacity *cap,
-                                   al_attn **out, al_error *err) {
-    if (!out) return al_fail(err, AL_ERR_ARG, "attention load: NULL argument");
-    *out = NULL;
-    if (!st || !base || !cap) return al_fail(err, AL_ERR_ARG, "attention load: NULL argument");
-    if (!prefix) prefix = "";
-
+/* The tensors of a layer as found in the file, with their full names. */
+typedef struct {
     al_st_tensor t[AL_PARAM_COUNT];
     char names[AL_PARAM_COUNT][NAME_MAX_LEN];
+    int have_norms; /* q_norm and k_norm present (else QK-Norm is off) */
+} found_params;
+
+static al_status infer(const al_safetensors *st, const char *prefix, const al_attn_hparams *base,
+                       al_attn_hparams *hp, found_params *f, al_error *err) {
+    al_st_tensor *t = f->t;
+    char (*names)[NAME_MAX_LEN] = f->names;
     al_status s;
     for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_O_PROJ; p++)
         if ((s = find_param(st, prefix, (al_attn_param)p, 2, &t[p], names[p], err)) != AL_OK)
@@ -97,6 +98,31 @@ al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
             return shape_error(err, names[p], &t[p], want[0], want[1]);
     }
 
+    f->have_norms = have_norms;
+    *hp = cfg;
+    return al_attn_hparams_check(hp, err);
+}
+
+al_status al_attn_hparams_from_safetensors(const al_safetensors *st, const char *prefix,
+                                           const al_attn_hparams *base, al_attn_hparams *hp,
+                                           al_error *err) {
+    if (!st || !base || !hp) return al_fail(err, AL_ERR_ARG, "attention load: NULL argument");
+    found_params f;
+    return infer(st, prefix ? prefix : "", base, hp, &f, err);
+}
+
+al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
+                                   const al_attn_hparams *base, const al_attn_capacity *cap,
+                                   al_attn **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "attention load: NULL argument");
+    *out = NULL;
+    if (!st || !base || !cap) return al_fail(err, AL_ERR_ARG, "attention load: NULL argument");
+    found_params f;
+    al_attn_hparams cfg;
+    al_status s = infer(st, prefix ? prefix : "", base, &cfg, &f, err);
+    if (s != AL_OK) return s;
+    const int have_norms = f.have_norms;
+    char (*names)[NAME_MAX_LEN] = f.names;
     al_attn *a = NULL;
     if ((s = al_attn_create(&cfg, cap, &a, err)) != AL_OK) return s;
     for (int p = 0; p < AL_PARAM_COUNT; p++) {

@@ -475,7 +475,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
         show(a, t->name, strlen(t->name), 0);
         /* Ranges that tile [0, max_end) without gaps describe a well-formed file whose end is
          * missing (an interrupted download), which deserves its own message. */
-        if (covered == max_end)
+        if (covered == max_end && max_end > st->data_size)
             return al_fail(err, AL_ERR_FORMAT,
                            "data section truncated: the header describes %" PRId64
                            " bytes of tensor data but the file holds %" PRId64 " (tensor '%s' ends at %" PRId64 ")",
@@ -505,28 +505,51 @@ static int size_add(size_t *a, size_t b) {
 
 static int size_align16(size_t *a) { return size_add(a, (16 - *a % 16) % 16); }
 
-al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err) {
-    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_parse: out is NULL");
-    *out = NULL;
-    if (!bytes && size) return al_fail(err, AL_ERR_ARG, "al_st_parse: bytes is NULL");
-    if (size == 0) return al_fail(err, AL_ERR_FORMAT, "file is empty (0 bytes)");
-    if (size < 8)
-        return al_fail(err, AL_ERR_FORMAT,
-                       "file is %zu bytes, shorter than the 8-byte header length field", size);
+/* How a parse keeps the data section: copied into the index's block, borrowed from the
+ * caller's image, or not at all (only the header is checked, against the file's size). */
+typedef enum { KEEP_COPY, KEEP_VIEW, KEEP_NONE } st_keep;
 
+al_status al_st_header_size(const uint8_t *bytes, size_t avail, uint64_t file_size,
+                            uint64_t *header_end, al_error *err) {
+    if (header_end) *header_end = 0;
+    if (!bytes && avail) return al_fail(err, AL_ERR_ARG, "al_st_header_size: bytes is NULL");
+    if (file_size == 0) return al_fail(err, AL_ERR_FORMAT, "file is empty (0 bytes)");
+    if (file_size < 8)
+        return al_fail(err, AL_ERR_FORMAT,
+                       "file is %" PRIu64 " bytes, shorter than the 8-byte header length field",
+                       file_size);
+    if (avail < 8) return al_fail(err, AL_ERR_ARG, "al_st_header_size: give the first 8 bytes");
     uint64_t n = load_le64(bytes);
     if (n == 0)
         return al_fail(err, AL_ERR_FORMAT, "header length is 0; the header must be a JSON object");
     if (n > ST_MAX_HEADER_BYTES)
         return al_fail(err, AL_ERR_FORMAT, "header length %" PRIu64 " exceeds the %u-byte limit",
                        n, ST_MAX_HEADER_BYTES);
-    if (n > size - 8)
+    if (n > file_size - 8)
         return al_fail(err, AL_ERR_FORMAT,
-                       "header length %" PRIu64 " runs past the end of the file (%zu bytes follow the length field)",
-                       n, size - 8);
+                       "header length %" PRIu64 " runs past the end of the file (%" PRIu64
+                       " bytes follow the length field)",
+                       n, file_size - 8);
+    if (header_end) *header_end = 8 + n;
+    return AL_OK;
+}
+
+/* bytes[0, avail) holds the file's first avail bytes (all of them unless keep is KEEP_NONE, when
+ * the length field and the header suffice) of a file of file_size bytes. */
+static al_status parse(const uint8_t *bytes, size_t avail, uint64_t file_size, st_keep keep,
+                       al_safetensors **out, al_error *err) {
+    if (out) *out = NULL;
+    if (!bytes && avail) return al_fail(err, AL_ERR_ARG, "al_st_parse: bytes is NULL");
+    uint64_t header_end = 0;
+    al_status s = al_st_header_size(bytes, avail, file_size, &header_end, err);
+    if (s != AL_OK) return s;
+    if (avail < header_end)
+        return al_fail(err, AL_ERR_ARG, "the header needs %" PRIu64 " bytes, %zu given", header_end, avail);
+    if (file_size - header_end > (uint64_t)SIZE_MAX)
+        return al_fail(err, AL_ERR_LIMIT, "file too large to index in this address space");
 
     const char *hdr = (const char *)bytes + 8;
-    size_t hlen = (size_t)n, data_size = size - 8 - hlen;
+    size_t hlen = (size_t)(header_end - 8), data_size = (size_t)(file_size - header_end);
     char why[160];
     if (al_json_validate(hdr, hlen, why, sizeof why) != 0)
         return al_fail(err, AL_ERR_FORMAT, "header is not valid JSON: %s", why);
@@ -534,13 +557,13 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     /* Pass 1: validate the schema and count what must be stored. */
     st_build count;
     memset(&count, 0, sizeof count);
-    al_status s = walk_header(hdr, hlen, &count, err);
+    s = walk_header(hdr, hlen, &count, err);
     if (s != AL_OK) return s;
     if (count.n_tensors > INT_MAX || count.n_meta > INT_MAX ||
         (uint64_t)data_size > (uint64_t)INT64_MAX)
         return al_fail(err, AL_ERR_LIMIT, "file holds more tensors or bytes than can be indexed");
 
-    /* One block: struct | tensors | by_name | names | meta | (pad to 16) data. */
+    /* One block: struct | tensors | by_name | names | meta | (pad to 16) data (if copied). */
     size_t nt = (size_t)count.n_tensors, nm = (size_t)count.n_meta;
     size_t off_tensors = sizeof(al_safetensors), off_by_name, off_names, off_meta, off_data;
     size_t total;
@@ -559,7 +582,7 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
     bad |= size_add(&off_data, count.meta.used);
     bad |= size_align16(&off_data);
     total = off_data;
-    bad |= size_add(&total, data_size);
+    if (keep == KEEP_COPY) bad |= size_add(&total, data_size);
     if (bad) return al_fail(err, AL_ERR_LIMIT, "file too large to index in this address space");
 
     size_t nscratch = nt > nm ? nt : nm;
@@ -593,21 +616,37 @@ al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, a
         st->by_name = (const struct st_tensor **)(block + off_by_name);
         st->n_meta = (int)nm;
         st->meta = fill.meta.base;
-        st->data = block + off_data;
+        st->data = keep == KEEP_COPY ? block + off_data : keep == KEEP_VIEW ? bytes + header_end : NULL;
         st->data_size = (int64_t)data_size;
         for (size_t i = 0; i < nt; i++) st->by_name[i] = &st->tensors[i];
         al_sort(st->by_name, nt, sizeof *st->by_name, cmp_by_name);
         s = check_tensors(st, scratch, err);
     }
     free(scratch);
-    if (s != AL_OK) {
+    if (s != AL_OK || keep == KEEP_NONE) {
         free(block);
-        return s;
+        return s == AL_OK ? st_ok(err) : s;
     }
     /* Copied only now that every range is known to lie inside it. */
-    if (data_size) memcpy(block + off_data, bytes + 8 + hlen, data_size);
+    if (keep == KEEP_COPY && data_size) memcpy(block + off_data, bytes + header_end, data_size);
     *out = st;
     return st_ok(err);
+}
+
+al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_parse: out is NULL");
+    return parse(bytes, size, size, KEEP_COPY, out, err);
+}
+
+al_status al_st_parse_view(const uint8_t *bytes, size_t size, al_safetensors **out,
+                           al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_parse_view: out is NULL");
+    return parse(bytes, size, size, KEEP_VIEW, out, err);
+}
+
+al_status al_st_check_header(const uint8_t *bytes, size_t avail, uint64_t file_size,
+                             al_error *err) {
+    return parse(bytes, avail, file_size, KEEP_NONE, NULL, err);
 }
 
 void al_st_free(al_safetensors *st) { free(st); }

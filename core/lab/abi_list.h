@@ -38,6 +38,7 @@
     S(attn_files_options, al_attn_files_options)                                               \
     F(al_attn_files_options, layer, i64) F(al_attn_files_options, rope_base, f64)              \
     F(al_attn_files_options, eps, f64) F(al_attn_files_options, prefill, i64)                  \
+    F(al_attn_files_options, attn_weights, i32)                                                \
     S(attn_files_summary, al_attn_files_summary)                                               \
     AL_ABI_HPARAMS_FIELDS(F, al_attn_files_summary)                                            \
     F(al_attn_files_summary, failed_file, i32) F(al_attn_files_summary, batch, i64)            \

@@ -17,7 +17,10 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-enum { WARMUP_MS = 100, WARMUP_MAX_RUNS = 100000 };
+enum { WARMUP_MS = 100, WARMUP_MAX_RUNS = 100000, BENCH_MAX_REPEATS = 1000 };
+/* At most this much arithmetic per benchmark call: about 5 s natively here, half a minute in
+ * WebAssembly. */
+#define BENCH_MAX_FLOPS 1e12
 
 static int cmp_double(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -34,12 +37,30 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
     memset(out, 0, sizeof *out);
     if (b->seq < 0 || b->decode_at < 0 || (b->seq == 0 && b->decode_at == 0))
         return al_fail(err, AL_ERR_ARG, "bench: give a sequence length and/or a decode position");
-    if (b->repeats < 1 || b->repeats > 100000)
-        return al_fail(err, AL_ERR_ARG, "bench: repeats must be between 1 and 100000");
+    if (b->repeats < 1 || b->repeats > BENCH_MAX_REPEATS)
+        return al_fail(err, AL_ERR_LIMIT, "bench: repeats must be between 1 and %d (got %lld)",
+                       BENCH_MAX_REPEATS, (long long)b->repeats);
     if (b->seed < 0) return al_fail(err, AL_ERR_ARG, "bench: seed must be >= 0");
+    al_status hp_st = al_attn_hparams_check(&b->hp, err);
+    if (hp_st != AL_OK) return hp_st;
+    if (b->seq > AL_MAX_SEQ || b->decode_at > AL_MAX_SEQ - 1)
+        return al_fail(err, AL_ERR_LIMIT, "bench: seq and decode_at must be below %d", AL_MAX_SEQ);
+    const al_attn_capacity cap = {1, b->seq > b->decode_at + 1 ? b->seq : b->decode_at + 1};
+    if ((hp_st = al_attn_check(&b->hp, &cap, err)) != AL_OK) return hp_st; /* memory first */
+    /* The work asked for, bounded like memory: the timed runs (and as many again for the
+     * warm-up, which runs at least once): each prefill, each decode step and its recompute. */
+    const double per_repeat = (b->seq ? (double)al_attn_flops(&b->hp, b->seq, b->seq) : 0.0) +
+                              (b->decode_at ? (double)al_attn_flops(&b->hp, 1, b->decode_at + 1) +
+                                                  (double)al_attn_flops(&b->hp, b->decode_at + 1, b->decode_at + 1)
+                                            : 0.0);
+    const double work = per_repeat * (double)(b->repeats + 1);
+    if (work > BENCH_MAX_FLOPS)
+        return al_fail(err, AL_ERR_LIMIT,
+                       "bench: this asks for %.0f GFLOP of work (%lld repeats and a warm-up); the "
+                       "limit is %.0f GFLOP: lower the sequence, the decode position or the repeats",
+                       work * 1e-9, (long long)b->repeats, BENCH_MAX_FLOPS * 1e-9);
 
     const al_attn_hparams cfg = b->hp;
-    const al_attn_capacity cap = {1, b->seq > b->decode_at + 1 ? b->seq : b->decode_at + 1};
     al_attn *attn = NULL;
     al_kv_cache *cache = NULL;
     al_status st = al_attn_create(&cfg, &cap, &attn, err);

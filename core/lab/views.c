@@ -76,7 +76,10 @@ al_status al_rope_relative_dots(float *dots, const float *v, int64_t m, int64_t 
 }
 
 int64_t al_attn_flops(const al_attn_hparams *c, int64_t n_query, int64_t n_keys) {
-    if (!c || n_query < 0 || n_keys < 0) return -1;
+    /* Within the limits every term below stays under 2^53. */
+    if (!c || al_attn_hparams_check(c, NULL) != AL_OK || n_query < 0 || n_keys < 0 ||
+        n_query > AL_MAX_SEQ || n_keys > AL_MAX_SEQ)
+        return -1;
     const int64_t proj = 2 * n_query * c->hidden * c->head_dim * (2 * c->n_heads + 2 * c->n_kv_heads);
     const int64_t attn = 4 * c->n_heads * n_query * n_keys * c->head_dim;
     return proj + attn;

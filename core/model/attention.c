@@ -118,11 +118,13 @@ al_status al_attn_hparams_check(const al_attn_hparams *hp, al_error *err) {
         return al_fail(err, AL_ERR_CONFIG,
                        "head_dim must be even: RoPE rotates pairs of dimensions (got %lld)",
                        (long long)hp->head_dim);
+    char shown[AL_SHORTEST_MAX];
     if (!(hp->rope_base > 1.0) || !isfinite(hp->rope_base) || hp->rope_base > 1e30)
-        return al_fail(err, AL_ERR_CONFIG, "rope_base must be a finite number > 1 (got %g)",
-                       hp->rope_base);
+        return al_fail(err, AL_ERR_CONFIG, "rope_base must be a finite number in (1, 1e30] (got %s)",
+                       al_format_shortest(shown, hp->rope_base));
     if (!(hp->eps > 0.0f) || !(hp->eps < 1.0f))
-        return al_fail(err, AL_ERR_CONFIG, "eps must be in (0, 1) (got %g)", (double)hp->eps);
+        return al_fail(err, AL_ERR_CONFIG, "eps must be in (0, 1) (got %s)",
+                       al_format_shortest(shown, (double)hp->eps));
     if (hp->qk_norm != 0 && hp->qk_norm != 1)
         return al_fail(err, AL_ERR_CONFIG, "qk_norm must be 0 or 1 (got %d)", (int)hp->qk_norm);
     return AL_OK;

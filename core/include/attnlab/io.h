@@ -33,6 +33,21 @@ typedef struct {
 /* Validates and indexes a whole file image (copied; the caller may free `bytes` after).
  * Every structural problem is reported as AL_ERR_FORMAT with a message naming it. */
 al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err);
+
+/* The same, but the tensors' data stays in `bytes` (no copy): the caller keeps the image alive
+ * and unchanged until al_st_free. */
+al_status al_st_parse_view(const uint8_t *bytes, size_t size, al_safetensors **out,
+                           al_error *err);
+
+/* For reading a file header first (before its data is read into memory): from the file's
+ * first avail >= 8 bytes and its size, checks the header length field and gives the number of
+ * bytes the length field and the header take (*header_end). */
+al_status al_st_header_size(const uint8_t *bytes, size_t avail, uint64_t file_size,
+                            uint64_t *header_end, al_error *err);
+/* Then, with the first header_end bytes: every check al_st_parse makes that the header alone
+ * decides (JSON, schema, names, shapes, offsets against the data the file size leaves). */
+al_status al_st_check_header(const uint8_t *bytes, size_t avail, uint64_t file_size,
+                             al_error *err);
 void al_st_free(al_safetensors *st);
 
 int al_st_count(const al_safetensors *st);
@@ -70,6 +85,12 @@ al_status al_attn_from_safetensors(const al_safetensors *st, const char *prefix,
                                    const al_attn_hparams *base, const al_attn_capacity *cap,
                                    al_attn **out, al_error *err);
 
+/* Only the hyper-parameters such a layer would have (the same checks, nothing allocated): to
+ * count what a run will need before it allocates anything. */
+al_status al_attn_hparams_from_safetensors(const al_safetensors *st, const char *prefix,
+                                           const al_attn_hparams *base, al_attn_hparams *hp,
+                                           al_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * One attention layer run on files: weights and input safetensors in, a safetensors result
  * out (the CLI's `forward` and the page share it). The result holds output
@@ -83,6 +104,7 @@ typedef struct {
     double rope_base; /* NAN: the weights' __metadata__ "rope_base", else 10000 */
     double eps;       /* NAN: the weights' __metadata__ "eps", else 1e-6 */
     int64_t prefill;  /* tokens of the prefill; 0: the whole sequence */
+    int32_t attn_weights; /* 1: the result holds attn_weights [batch, n_heads, seq, seq]; 0: not */
 } al_attn_files_options;
 
 typedef enum { AL_FILE_NONE = 0, AL_FILE_WEIGHTS = 1, AL_FILE_INPUT = 2 } al_file_role;
