@@ -4,6 +4,7 @@
  * usage: test_core [tests/fixtures/kernels.safetensors] */
 #include "attnlab.h"
 #include "check.h"
+#include "read_file.h"
 #include "base/internal.h"
 
 #include <math.h>
@@ -411,23 +412,14 @@ static void test_sort(void) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/fixtures/kernels.safetensors";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        return 1;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc((size_t)size);
-    if (fread(bytes, 1, (size_t)size, f) != (size_t)size) return 1;
-    fclose(f);
+    size_t size;
+    uint8_t *bytes = read_file(path, &size);
+    if (!bytes) CHECK_DONE();
     al_error err = {0};
-    if (al_st_parse(bytes, (size_t)size, &golden, &err) != AL_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        return 1;
-    }
+    const al_status st = al_st_parse(bytes, size, &golden, &err);
     free(bytes);
+    CHECK(st == AL_OK, "%s: %s", path, err.msg);
+    if (st != AL_OK) CHECK_DONE();
     test_embedding();
     test_linear();
     test_norms();
