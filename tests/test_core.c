@@ -6,6 +6,7 @@
 #include "check.h"
 #include "read_file.h"
 #include "base/internal.h"
+#include "kernels/gemm.h" /* al_gemm and its packed panels, to compare with al_linear_forward */
 
 #include <math.h>
 #include <stdio.h>
@@ -93,6 +94,67 @@ static void test_linear(void) {
         check_close(name, got, want, n * fout, TOL);
         free(x), free(w), free(want), free(got);
     }
+}
+
+/* The first index where a and b differ bit for bit, or -1. */
+static int64_t first_bit_difference(const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0) return i;
+    return -1;
+}
+
+/* al_linear_forward is the reference form of the packed GEMM the attention layer projects with
+ * (linear.c's header): both must give the same bits, for one token and for many (n above the
+ * GEMM's 12-row tile too), at sizes that are odd, below, at and above its 16-column panel, and
+ * longer than its 256-deep k block. Directly (al_gemm on packed panels) and through the layer. */
+static void test_linear_is_gemm(void) {
+    const int64_t ns[] = {1, 2, 5, 13, 31};
+    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {100, 33}, {257, 40}, {300, 129}};
+    al_rng *r = al_rng_create(7);
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {
+            const int64_t n = ns[i], in = dims[j][0], out = dims[j][1];
+            float *x = malloc((size_t)(n * in) * sizeof(float)), *w = malloc((size_t)(out * in) * sizeof(float));
+            float *want = malloc((size_t)(n * out) * sizeof(float)), *got = malloc((size_t)(n * out) * sizeof(float));
+            float *packed = malloc((size_t)al_pack_panels_size(out, in) * sizeof(float));
+            al_rng_randn(r, x, n * in);
+            al_rng_randn(r, w, out * in);
+            al_linear_forward(want, x, w, n, in, out);
+            al_pack_panels(packed, w, out, in);
+            al_gemm(got, out, x, in, al_bmat_packed(packed, in), n, out, in, 0);
+            const int64_t d = first_bit_difference(got, want, n * out);
+            CHECK(d < 0, "GEMM and al_linear_forward differ for n %lld, in %lld, out %lld: [%lld] %.9g vs %.9g",
+                  (long long)n, (long long)in, (long long)out, (long long)d, got[d < 0 ? 0 : d], want[d < 0 ? 0 : d]);
+            free(x), free(w), free(want), free(got), free(packed);
+        }
+
+    /* The layer's own projections: hidden 40 into 5 query heads and 1 KV head of 6 dims. */
+    const al_attn_hparams hp = {40, 5, 1, 6, 10000.0, 1e-6f, 1};
+    const al_attn_capacity cap = {2, 3};
+    const int64_t shapes[2][2] = {{1, 1}, {2, 3}}; /* batch, seq: one token, then six */
+    al_attn *a = NULL;
+    al_error err = {0};
+    CHECK(al_attn_create(&hp, &cap, &a, &err) == AL_OK, "layer: %s", err.msg);
+    if (a) al_attn_init_torch(a, r);
+    for (int s = 0; a && s < 2; s++) {
+        const int64_t n = shapes[s][0] * shapes[s][1];
+        float x[6 * 40], proj[6 * 30], ref[6 * 30];
+        al_rng_randn(r, x, n * 40);
+        for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_V_PROJ; p++) {
+            float *qkv[3] = {NULL, NULL, NULL}; /* q, k, v: this projection only */
+            qkv[p - AL_PARAM_Q_PROJ] = proj;
+            CHECK(al_attn_project_qkv(a, qkv[0], qkv[1], qkv[2], x, shapes[s][0], shapes[s][1], &err) == AL_OK,
+                  "project: %s", err.msg);
+            int64_t shape[2];
+            al_attn_param_shape(&hp, (al_attn_param)p, shape);
+            al_linear_forward(ref, x, al_attn_get_param(a, (al_attn_param)p, NULL), n, shape[1], shape[0]);
+            const int64_t d = first_bit_difference(proj, ref, n * shape[0]);
+            CHECK(d < 0, "%s of %lld tokens differs from al_linear_forward at [%lld]", al_attn_param_name((al_attn_param)p),
+                  (long long)n, (long long)d);
+        }
+    }
+    al_attn_free(a);
+    al_rng_free(r);
 }
 
 static void test_norms(void) {
@@ -449,6 +511,7 @@ int main(int argc, char **argv) {
     if (st != AL_OK) CHECK_DONE();
     test_embedding();
     test_linear();
+    test_linear_is_gemm();
     test_norms();
     test_softmax();
     test_rope();
