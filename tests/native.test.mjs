@@ -4,8 +4,9 @@
 // failed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { callsOf, functionsTakingErrors, withoutComments } from './lib/c-source.mjs';
 import { PROGRAMS } from './lib/programs.mjs';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
 
@@ -20,6 +21,16 @@ test('faults: each live check catches the bug it is meant to catch', () => {
   assert.equal(r.signal, null, `test_faults killed by ${r.signal}\n${r.stderr}`);
   assert.equal(r.status, 0, `test_faults failed:\n${r.stderr}\n${r.stdout}`);
   assert.match(r.stdout, /0 failed/);
+});
+
+// "Every public call accepts err == NULL": test_null_err.c must call each one with NULL there.
+test('test_null_err.c calls every public function that takes an al_error * with NULL for it', () => {
+  const functions = functionsTakingErrors();
+  assert.ok(functions.size >= 25 && functions.get('al_attn_files_run') === 7 && functions.get('al_st_parse') === 3,
+    `the header scan found only ${[...functions.keys()].join(', ')}`);
+  const source = withoutComments(readFileSync(join(ROOT, 'tests', 'test_null_err.c'), 'utf8'));
+  const missing = [...functions].filter(([name, at]) => !callsOf(source, name).some((args) => args[at] === 'NULL'));
+  assert.deepEqual(missing.map(([name]) => name), [], 'public calls with no err == NULL call in tests/test_null_err.c');
 });
 
 for (const variant of VARIANTS) {

@@ -14,6 +14,7 @@ export const PROGRAMS = {
   // A sweep too: under valgrind 1000 random values per sweep instead of the full count.
   test_print: { args: [], valgrind: ['1000'] },
   test_abi: { args: [] },
+  test_null_err: { args: [] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.
