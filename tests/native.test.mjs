@@ -1,23 +1,14 @@
-// native.test.mjs — runs the C test programs (built by build.sh into build/tests and, with
-// ASan + UBSan, build/asan/tests) against their PyTorch fixtures. Each program prints its own
-// failures (with the largest difference) and exits non-zero if any check failed.
+// native.test.mjs — runs the C test programs of tests/lib/programs.mjs (built by build.sh into
+// build/tests and, with ASan + UBSan, build/asan/tests) against their PyTorch fixtures. Each
+// program prints its own failures (with the largest difference) and exits non-zero if any check
+// failed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { callsOf, functionsTakingErrors, withoutComments } from './lib/c-source.mjs';
+import { PROGRAMS } from './lib/programs.mjs';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
-
-const PROGRAMS = {
-  test_core: ['tests/fixtures/kernels.safetensors'],
-  test_rng: ['tests/fixtures/rng/rng_golden.txt'],
-  test_format: ['tests/fixtures/format/tensor_repr.txt'],
-  test_safetensors: ['tests/malformed'],
-  test_pow: ['tests/fixtures/pow/pow_golden.txt'],
-  test_trig: ['tests/fixtures/trig/trig_golden.txt'],
-  test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
-  test_print: [],
-  test_abi: [],
-};
 
 test('both builds exist', () => {
   assert.deepEqual(VARIANTS.map((v) => v.name), ['native', 'asan']);
@@ -32,12 +23,22 @@ test('faults: each live check catches the bug it is meant to catch', () => {
   assert.match(r.stdout, /0 failed/);
 });
 
+// "Every public call accepts err == NULL": test_null_err.c must call each one with NULL there.
+test('test_null_err.c calls every public function that takes an al_error * with NULL for it', () => {
+  const functions = functionsTakingErrors();
+  assert.ok(functions.size >= 25 && functions.get('al_attn_files_run') === 7 && functions.get('al_st_parse') === 3,
+    `the header scan found only ${[...functions.keys()].join(', ')}`);
+  const source = withoutComments(readFileSync(join(ROOT, 'tests', 'test_null_err.c'), 'utf8'));
+  const missing = [...functions].filter(([name, at]) => !callsOf(source, name).some((args) => args[at] === 'NULL'));
+  assert.deepEqual(missing.map(([name]) => name), [], 'public calls with no err == NULL call in tests/test_null_err.c');
+});
+
 for (const variant of VARIANTS) {
   test(`${variant.name}: every built test program is run`, () => {
     const built = readdirSync(join(variant.dir, 'tests')).sort();
     assert.deepEqual(built, Object.keys(PROGRAMS).sort());
   });
-  for (const [name, args] of Object.entries(PROGRAMS)) {
+  for (const [name, { args }] of Object.entries(PROGRAMS)) {
     test(`${variant.name}: ${name}`, () => {
       const r = run(join(variant.dir, 'tests', name), args);
       assert.equal(r.signal, null, `${name} killed by ${r.signal}\n${r.stderr}`);

@@ -4,7 +4,9 @@
  * usage: test_core [tests/fixtures/kernels.safetensors] */
 #include "attnlab.h"
 #include "check.h"
+#include "read_file.h"
 #include "base/internal.h"
+#include "kernels/gemm.h" /* al_gemm and its packed panels, to compare with al_linear_forward */
 
 #include <math.h>
 #include <stdio.h>
@@ -15,29 +17,57 @@
 
 static al_safetensors *golden;
 
-/* Reads tensor `name` of the golden file into a new buffer; NULL (and a failed check) if absent. */
-static float *get(const char *name, int64_t *numel) {
+/* A new buffer of n floats, all NaN: what a golden tensor that could not be read reads as, so
+ * the tests after it run on defined values (the failure is already counted). */
+static float *nan_buffer(int64_t n) {
+    float *out = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    if (!out) {
+        fprintf(stderr, "test_core: out of memory for %lld floats\n", (long long)n);
+        exit(1);
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = NAN;
+    return out;
+}
+
+/* Finds golden tensor `name` and checks it holds `numel` float32 values; 0 after a failed check
+ * naming it. */
+static int find_golden(const char *name, int64_t numel, al_st_tensor *t) {
+    const al_status st = al_st_find(golden, name, t);
+    CHECK(st == AL_OK, "golden tensor '%s': %s", name, al_status_str(st));
+    if (st != AL_OK) return 0;
+    CHECK(t->dtype == AL_DTYPE_F32 && t->numel == numel, "golden tensor '%s' is %s with %lld values; the test reads F32 with %lld",
+          name, t->dtype_name, (long long)t->numel, (long long)numel);
+    return t->dtype == AL_DTYPE_F32 && t->numel == numel;
+}
+
+/* Golden tensor `name` (numel floats) in a new buffer, read by the core's reader. Missing, of
+ * another size, or refused by the reader: a failed check with the name and the core's message,
+ * and a buffer of NaN. */
+static float *get(const char *name, int64_t numel) {
+    float *out = nan_buffer(numel);
     al_st_tensor t;
-    if (al_st_find(golden, name, &t) != AL_OK) {
-        CHECK(0, "golden tensor '%s' missing", name);
-        return NULL;
-    }
-    float *out = malloc((size_t)(t.numel ? t.numel : 1) * sizeof(float));
+    if (!find_golden(name, numel, &t)) return out;
     al_error err = {0};
-    if (al_st_read_f32(golden, name, out, t.numel, &err) != AL_OK) {
-        /* The fully masked softmax row is NaN on purpose: read it raw. */
-        memcpy(out, t.data, (size_t)t.numel * sizeof(float));
-    }
-    if (numel) *numel = t.numel;
+    const al_status st = al_st_read_f32(golden, name, out, numel, &err);
+    CHECK(st == AL_OK, "golden tensor '%s' unreadable: %s", name, err.msg);
+    if (st != AL_OK) for (int64_t i = 0; i < numel; i++) out[i] = NAN;
+    return out;
+}
+
+/* The same for a tensor that holds -inf or NaN on purpose (the fully masked softmax row), which
+ * the core's reader refuses: its float32 bits copied as they are. */
+static float *get_nonfinite(const char *name, int64_t numel) {
+    float *out = nan_buffer(numel);
+    al_st_tensor t;
+    if (find_golden(name, numel, &t)) memcpy(out, t.data, (size_t)numel * sizeof(float));
     return out;
 }
 
 static void test_embedding(void) {
-    int64_t n_ids;
-    float *table = get("embedding.table", NULL), *ids_f = get("embedding.ids", &n_ids);
-    float *want = get("embedding.out", NULL);
+    float *table = get("embedding.table", 50 * 12), *ids_f = get("embedding.ids", 6);
+    float *want = get("embedding.out", 6 * 12);
     int64_t ids[6];
-    for (int i = 0; i < 6; i++) ids[i] = (int64_t)ids_f[i];
+    for (int i = 0; i < 6; i++) ids[i] = isnan(ids_f[i]) ? -1 : (int64_t)ids_f[i]; /* NaN: unreadable */
     float got[6 * 12];
     CHECK(al_embedding_forward(got, ids, table, 6, 50, 12) == AL_OK, "embedding failed");
     CHECK(memcmp(got, want, sizeof got) == 0, "embedding is not an exact copy of the rows");
@@ -54,16 +84,77 @@ static void test_linear(void) {
         char name[64];
         const int64_t n = shapes[i][0], fin = shapes[i][1], fout = shapes[i][2];
         snprintf(name, sizeof name, "linear%d.x", i);
-        float *x = get(name, NULL);
+        float *x = get(name, n * fin);
         snprintf(name, sizeof name, "linear%d.w", i);
-        float *w = get(name, NULL);
+        float *w = get(name, fout * fin);
         snprintf(name, sizeof name, "linear%d.out", i);
-        float *want = get(name, NULL);
+        float *want = get(name, n * fout);
         float *got = malloc((size_t)(n * fout) * sizeof(float));
         al_linear_forward(got, x, w, n, fin, fout);
         check_close(name, got, want, n * fout, TOL);
         free(x), free(w), free(want), free(got);
     }
+}
+
+/* The first index where a and b differ bit for bit, or -1. */
+static int64_t first_bit_difference(const float *a, const float *b, int64_t n) {
+    for (int64_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof(float)) != 0) return i;
+    return -1;
+}
+
+/* al_linear_forward is the reference form of the packed GEMM the attention layer projects with
+ * (linear.c's header): both must give the same bits, for one token and for many (n above the
+ * GEMM's 12-row tile too), at sizes that are odd, below, at and above its 16-column panel, and
+ * longer than its 256-deep k block. Directly (al_gemm on packed panels) and through the layer. */
+static void test_linear_is_gemm(void) {
+    const int64_t ns[] = {1, 2, 5, 13, 31};
+    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {100, 33}, {257, 40}, {300, 129}};
+    al_rng *r = al_rng_create(7);
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
+        for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {
+            const int64_t n = ns[i], in = dims[j][0], out = dims[j][1];
+            float *x = malloc((size_t)(n * in) * sizeof(float)), *w = malloc((size_t)(out * in) * sizeof(float));
+            float *want = malloc((size_t)(n * out) * sizeof(float)), *got = malloc((size_t)(n * out) * sizeof(float));
+            float *packed = malloc((size_t)al_pack_panels_size(out, in) * sizeof(float));
+            al_rng_randn(r, x, n * in);
+            al_rng_randn(r, w, out * in);
+            al_linear_forward(want, x, w, n, in, out);
+            al_pack_panels(packed, w, out, in);
+            al_gemm(got, out, x, in, al_bmat_packed(packed, in), n, out, in, 0);
+            const int64_t d = first_bit_difference(got, want, n * out);
+            CHECK(d < 0, "GEMM and al_linear_forward differ for n %lld, in %lld, out %lld: [%lld] %.9g vs %.9g",
+                  (long long)n, (long long)in, (long long)out, (long long)d, got[d < 0 ? 0 : d], want[d < 0 ? 0 : d]);
+            free(x), free(w), free(want), free(got), free(packed);
+        }
+
+    /* The layer's own projections: hidden 40 into 5 query heads and 1 KV head of 6 dims. */
+    const al_attn_hparams hp = {40, 5, 1, 6, 10000.0, 1e-6f, 1};
+    const al_attn_capacity cap = {2, 3};
+    const int64_t shapes[2][2] = {{1, 1}, {2, 3}}; /* batch, seq: one token, then six */
+    al_attn *a = NULL;
+    al_error err = {0};
+    CHECK(al_attn_create(&hp, &cap, &a, &err) == AL_OK, "layer: %s", err.msg);
+    if (a) al_attn_init_torch(a, r);
+    for (int s = 0; a && s < 2; s++) {
+        const int64_t n = shapes[s][0] * shapes[s][1];
+        float x[6 * 40], proj[6 * 30], ref[6 * 30];
+        al_rng_randn(r, x, n * 40);
+        for (int p = AL_PARAM_Q_PROJ; p <= AL_PARAM_V_PROJ; p++) {
+            float *qkv[3] = {NULL, NULL, NULL}; /* q, k, v: this projection only */
+            qkv[p - AL_PARAM_Q_PROJ] = proj;
+            CHECK(al_attn_project_qkv(a, qkv[0], qkv[1], qkv[2], x, shapes[s][0], shapes[s][1], &err) == AL_OK,
+                  "project: %s", err.msg);
+            int64_t shape[2];
+            al_attn_param_shape(&hp, (al_attn_param)p, shape);
+            al_linear_forward(ref, x, al_attn_get_param(a, (al_attn_param)p, NULL), n, shape[1], shape[0]);
+            const int64_t d = first_bit_difference(proj, ref, n * shape[0]);
+            CHECK(d < 0, "%s of %lld tokens differs from al_linear_forward at [%lld]", al_attn_param_name((al_attn_param)p),
+                  (long long)n, (long long)d);
+        }
+    }
+    al_attn_free(a);
+    al_rng_free(r);
 }
 
 static void test_norms(void) {
@@ -72,11 +163,11 @@ static void test_norms(void) {
         const int64_t d = dims[i];
         char name[64];
         snprintf(name, sizeof name, "rmsnorm%lld.x", (long long)d);
-        float *x = get(name, NULL);
+        float *x = get(name, 5 * d);
         snprintf(name, sizeof name, "rmsnorm%lld.w", (long long)d);
-        float *w = get(name, NULL);
+        float *w = get(name, d);
         snprintf(name, sizeof name, "rmsnorm%lld.out", (long long)d);
-        float *want = get(name, NULL);
+        float *want = get(name, 5 * d);
         float *got = malloc((size_t)(5 * d) * sizeof(float));
         al_rmsnorm_forward(got, x, w, 5, d, 1e-6f);
         check_close(name, got, want, 5 * d, TOL);
@@ -88,11 +179,11 @@ static void test_norms(void) {
         free(w), free(want), free(inplace);
 
         snprintf(name, sizeof name, "layernorm%lld.w", (long long)d);
-        w = get(name, NULL);
+        w = get(name, d);
         snprintf(name, sizeof name, "layernorm%lld.b", (long long)d);
-        float *b = get(name, NULL);
+        float *b = get(name, d);
         snprintf(name, sizeof name, "layernorm%lld.out", (long long)d);
-        want = get(name, NULL);
+        want = get(name, 5 * d);
         al_layernorm_forward(got, x, w, b, 5, d, 1e-6f);
         check_close(name, got, want, 5 * d, TOL);
         free(x), free(w), free(b), free(want), free(got);
@@ -100,7 +191,7 @@ static void test_norms(void) {
 }
 
 static void test_softmax(void) {
-    float *x = get("softmax.x", NULL), *want = get("softmax.out", NULL), got[6 * 9];
+    float *x = get_nonfinite("softmax.x", 6 * 9), *want = get_nonfinite("softmax.out", 6 * 9), got[6 * 9];
     al_softmax_forward(got, x, 6, 9);
     for (int r = 0; r < 6; r++) {
         if (r == 2) { /* all -inf: NaN, as PyTorch */
@@ -125,13 +216,13 @@ static void test_rope(void) {
             char tag[64], name[96];
             snprintf(tag, sizeof tag, "rope_%lld_%g", (long long)hd, bases[j]);
             snprintf(name, sizeof name, "%s.freqs", tag);
-            float *freqs = get(name, NULL);
+            float *freqs = get(name, hd / 2);
             snprintf(name, sizeof name, "%s.cos", tag);
-            float *cos_w = get(name, NULL);
+            float *cos_w = get(name, end * hd);
             snprintf(name, sizeof name, "%s.sin", tag);
-            float *sin_w = get(name, NULL);
+            float *sin_w = get(name, end * hd);
             snprintf(name, sizeof name, "%s.angles", tag);
-            float *ang_w = get(name, NULL);
+            float *ang_w = get(name, end * hd / 2);
             float *f = malloc((size_t)hd / 2 * sizeof(float));
             float *c = malloc((size_t)(end * hd) * sizeof(float));
             float *s = malloc((size_t)(end * hd) * sizeof(float));
@@ -148,9 +239,9 @@ static void test_rope(void) {
             const int64_t heads[2] = {3, 1};
             for (int r = 0; r < 2; r++) {
                 snprintf(name, sizeof name, "%s.%s", tag, roles[r][0]);
-                float *x = get(name, NULL);
+                float *x = get(name, end * heads[r] * hd);
                 snprintf(name, sizeof name, "%s.%s", tag, roles[r][1]);
-                float *want = get(name, NULL);
+                float *want = get(name, end * heads[r] * hd);
                 al_rope_apply(x, c, s, end, heads[r], hd);
                 check_close(name, x, want, end * heads[r] * hd, TOL);
                 free(x), free(want);
@@ -164,7 +255,7 @@ static void test_rope(void) {
 }
 
 static void test_repeat_kv(void) {
-    float *kv = get("repeat_kv.kv", NULL), *want = get("repeat_kv.out", NULL), got[2 * 3 * 6 * 4];
+    float *kv = get("repeat_kv.kv", 2 * 3 * 2 * 4), *want = get("repeat_kv.out", 2 * 3 * 6 * 4), got[2 * 3 * 6 * 4];
     al_repeat_kv(got, kv, 2, 3, 2, 3, 4);
     CHECK(memcmp(got, want, sizeof got) == 0, "repeat_kv differs from PyTorch");
     free(kv), free(want);
@@ -175,11 +266,11 @@ static void test_sums(void) {
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         char name[64];
         snprintf(name, sizeof name, "sum%lld.x", (long long)sizes[i]);
-        float *x = get(name, NULL);
+        float *x = get(name, sizes[i]);
         snprintf(name, sizeof name, "sum%lld.out", (long long)sizes[i]);
-        float *sum = get(name, NULL);
+        float *sum = get(name, 1);
         snprintf(name, sizeof name, "sum%lld.mean", (long long)sizes[i]);
-        float *mean = get(name, NULL);
+        float *mean = get(name, 1);
         const float got = al_sum_f32(x, sizes[i]);
         CHECK(got == sum[0], "sum of %lld: got %.9g, PyTorch %.9g", (long long)sizes[i], got, sum[0]);
         CHECK(got / (float)sizes[i] == mean[0], "mean of %lld differs", (long long)sizes[i]);
@@ -287,15 +378,14 @@ static void test_sessions(void) {
                 if (st != AL_OK) break; /* fail, do not spin */
             }
             CHECK(al_session_step(s, &err) == AL_ERR_CAPACITY, "step past the end accepted");
-            snprintf(name, sizeof name, "%s.x", cases[i].tag);
             float *out = malloc((size_t)(total * hidden) * sizeof(float));
             snprintf(name, sizeof name, "%s.out", cases[i].tag);
-            float *want = get(name, NULL);
+            float *want = get(name, total * hidden);
             CHECK(al_session_outputs(s, out, total * hidden, NULL) == AL_OK, "outputs");
             check_close(name, out, want, total * hidden, TOL);
             free(out), free(want);
             snprintf(name, sizeof name, "%s.weights", cases[i].tag);
-            float *want_w = get(name, NULL), *w = malloc((size_t)(total * total) * sizeof(float));
+            float *want_w = get(name, cfg->hp.n_heads * total * total), *w = malloc((size_t)(total * total) * sizeof(float));
             for (int64_t h = 0; h < cfg->hp.n_heads; h++) {
                 CHECK(al_session_weights(s, h, w, total * total, NULL) == AL_OK, "weights");
                 check_close(name, w, want_w + h * total * total, total * total, TOL);
@@ -411,25 +501,17 @@ static void test_sort(void) {
 
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "tests/fixtures/kernels.safetensors";
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "cannot open %s\n", path);
-        return 1;
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *bytes = malloc((size_t)size);
-    if (fread(bytes, 1, (size_t)size, f) != (size_t)size) return 1;
-    fclose(f);
+    size_t size;
+    uint8_t *bytes = read_file(path, &size);
+    if (!bytes) CHECK_DONE();
     al_error err = {0};
-    if (al_st_parse(bytes, (size_t)size, &golden, &err) != AL_OK) {
-        fprintf(stderr, "%s: %s\n", path, err.msg);
-        return 1;
-    }
+    const al_status st = al_st_parse(bytes, size, &golden, &err);
     free(bytes);
+    CHECK(st == AL_OK, "%s: %s", path, err.msg);
+    if (st != AL_OK) CHECK_DONE();
     test_embedding();
     test_linear();
+    test_linear_is_gemm();
     test_norms();
     test_softmax();
     test_rope();

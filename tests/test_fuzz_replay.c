@@ -6,6 +6,7 @@
 #include "fuzz/fuzz_safetensors.c"
 
 #include "check.h"
+#include "read_file.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -24,18 +25,12 @@ static int replay_dir(const char *dir) {
         if (e->d_name[0] == '.') continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        FILE *f = fopen(path, "rb");
-        if (!f) continue;
-        fseek(f, 0, SEEK_END);
-        long n = ftell(f);
-        fseek(f, 0, SEEK_SET);
-        uint8_t *buf = malloc((size_t)n + 1);
-        if (buf && fread(buf, 1, (size_t)n, f) == (size_t)n) {
-            LLVMFuzzerTestOneInput(buf, (size_t)n); /* aborts (or a sanitizer stops) on a bug */
-            count++;
-        }
+        size_t n;
+        uint8_t *buf = read_file(path, &n); /* a corpus file that cannot be read is a failure */
+        if (!buf) continue;
+        LLVMFuzzerTestOneInput(buf, n); /* aborts (or a sanitizer stops) on a bug */
+        count++;
         free(buf);
-        fclose(f);
     }
     closedir(d);
     return count;

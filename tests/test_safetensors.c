@@ -7,6 +7,7 @@
 
 #include "attnlab.h"
 #include "check.h"
+#include "read_file.h"
 
 #include <dirent.h>
 #include <float.h>
@@ -17,27 +18,6 @@
 #include <string.h>
 
 /* ---- helpers ------------------------------------------------------------------------------ */
-
-static uint8_t *read_whole(const char *path, size_t *size) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (n == cap) {
-            cap *= 2;
-            uint8_t *nb = realloc(buf, cap);
-            if (!nb) break;
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (got == 0) break;
-        n += got;
-    }
-    fclose(f);
-    *size = n;
-    return buf;
-}
 
 static uint32_t f2u(float f) {
     uint32_t u;
@@ -546,9 +526,7 @@ static int load_expected(const char *dir, expected_row **rows_out) {
 static uint8_t *load(const char *dir, const char *file, size_t *size) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    uint8_t *b = read_whole(path, size);
-    CHECK(b != NULL, "cannot read %s", path);
-    return b;
+    return read_file(path, size); /* NULL after a failed check that says why */
 }
 
 /* Every float tensor of `st` equals the same-named tensor of `ref` (float32) bit for bit. */

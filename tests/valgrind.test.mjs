@@ -1,15 +1,15 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, forward on good and malformed files) and the C test programs — all but the two
-// long arithmetic sweeps (test_trig, test_pow), which allocate next to nothing and take
-// minutes under valgrind; test_print, a sweep too, runs with a small count. valgrind hides
-// AVX-512 from the program, so this also runs the AVX2 kernels.
+// demos, forward on good and malformed files) and the C test programs of tests/lib/programs.mjs
+// with their valgrind arguments (the long arithmetic sweeps skipped or shortened, as that list
+// says). valgrind hides AVX-512 from the program, so this also runs the AVX2 kernels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PROGRAMS, valgrindArgs } from './lib/programs.mjs';
 import { ROOT } from './lib/run.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'attnlab-valgrind-'));
@@ -42,14 +42,8 @@ test('valgrind: forward on fixtures (GQA, MQA, bf16 MiniMind names) and on malfo
   }
 });
 
-const PROGRAMS = {
-  test_core: ['tests/fixtures/kernels.safetensors'],
-  test_rng: ['tests/fixtures/rng/rng_golden.txt'],
-  test_format: ['tests/fixtures/format/tensor_repr.txt'],
-  test_safetensors: ['tests/malformed'],
-  test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
-  test_print: ['1000'], // 1000 random values per sweep; native.test.mjs runs the full count
-};
-for (const [name, args] of Object.entries(PROGRAMS)) {
-  test(`valgrind: ${name}`, () => memcheck(join(ROOT, 'build', 'tests', name), args));
+for (const name of Object.keys(PROGRAMS)) {
+  const args = valgrindArgs(name);
+  const skip = args === null && 'not run under valgrind (tests/lib/programs.mjs says why)';
+  test(`valgrind: ${name}`, { skip }, () => memcheck(join(ROOT, 'build', 'tests', name), args));
 }

@@ -52,7 +52,7 @@ test('1,000 configuration changes free every session', () => {
     } finally {
       s.free();
     }
-    try { core.createSession({ ...cfg, kvHeads: heads + 1 }); } catch (e) { assert.ok(e instanceof AttnLab.AttnLabError); }
+    assert.throws(() => core.createSession({ ...cfg, kvHeads: heads + 1 }), AttnLab.AttnLabError, `${heads} heads over ${heads + 1} KV heads accepted`);
     if (i === 20) after = core.heapStats();
   }
   const end = core.heapStats();

@@ -1,0 +1,24 @@
+// programs.mjs — the one list of the C test programs (tests/test_*.c, built into build/tests and
+// build/asan/tests), with the arguments each is run with. native.test.mjs runs every one in both
+// builds (and checks that no built program is missing from this list); valgrind.test.mjs runs
+// them under memcheck with `valgrind` arguments: the same as `args` when absent, null to skip.
+export const PROGRAMS = {
+  test_core: { args: ['tests/fixtures/kernels.safetensors'] },
+  test_rng: { args: ['tests/fixtures/rng/rng_golden.txt'] },
+  test_format: { args: ['tests/fixtures/format/tensor_repr.txt'] },
+  test_safetensors: { args: ['tests/malformed'] },
+  // The two long arithmetic sweeps allocate next to nothing and take minutes under valgrind.
+  test_pow: { args: ['tests/fixtures/pow/pow_golden.txt'], valgrind: null },
+  test_trig: { args: ['tests/fixtures/trig/trig_golden.txt'], valgrind: null },
+  test_fuzz_replay: { args: ['tests/malformed/fuzz', 'tests/fuzz/seeds'] },
+  // A sweep too: under valgrind 1000 random values per sweep instead of the full count.
+  test_print: { args: [], valgrind: ['1000'] },
+  test_abi: { args: [] },
+  test_null_err: { args: [] },
+};
+
+// The arguments of a program under valgrind, or null if it is not run there.
+export function valgrindArgs(name) {
+  const p = PROGRAMS[name];
+  return p.valgrind === undefined ? p.args : p.valgrind;
+}

@@ -1,0 +1,268 @@
+/* test_null_err.c — "every public call accepts err == NULL": each function of
+ * core/include/attnlab/ that takes an `al_error *` is called here with err == NULL on inputs it
+ * must refuse (its error path runs with nowhere to write the message) and on a valid one, and
+ * the status it returns is checked. native.test.mjs checks that every such function of the
+ * headers is called here with NULL for its error, so a new one cannot go without.
+ * usage: test_null_err */
+#include "attnlab.h"
+#include "check.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The call's status must be `want`. */
+#define EXPECT(call, want)                                                                   \
+    do {                                                                                     \
+        const al_status got_ = (call);                                                       \
+        CHECK(got_ == (want), "%s: got '%s', want '%s'", #call, al_status_str(got_),         \
+              al_status_str(want));                                                          \
+    } while (0)
+
+/* The seeds' layer: hidden 16, 4 heads, 2 KV heads, head_dim 8. */
+#define HIDDEN 16
+#define Q_DIM (4 * 8)
+#define KV_DIM (2 * 8)
+
+/* A file image of al_st_serialize in a new buffer; NULL after a failed check. */
+static uint8_t *serialize(const al_st_entry *entries, int n, size_t *size) {
+    EXPECT(al_st_serialize(entries, n, NULL, 0, NULL, 0, size, NULL), AL_OK); /* size query */
+    uint8_t *buf = malloc(*size);
+    if (buf) EXPECT(al_st_serialize(entries, n, NULL, 0, buf, *size, size, NULL), AL_OK);
+    return buf;
+}
+
+/* A MiniMind-named layer (model.layers.0.self_attn.*) of the seeds' sizes: random projections,
+ * norm weights of 1. */
+static uint8_t *minimind_weights(size_t *size) {
+    static float q[Q_DIM * HIDDEN], k[KV_DIM * HIDDEN], v[KV_DIM * HIDDEN], o[HIDDEN * Q_DIM],
+        norm[8];
+    al_rng *r = al_rng_create(3);
+    al_rng_randn(r, q, Q_DIM * HIDDEN);
+    al_rng_randn(r, k, KV_DIM * HIDDEN);
+    al_rng_randn(r, v, KV_DIM * HIDDEN);
+    al_rng_randn(r, o, HIDDEN * Q_DIM);
+    al_rng_free(r);
+    for (int i = 0; i < 8; i++) norm[i] = 1.0f;
+    const al_st_entry e[6] = {
+        {"model.layers.0.self_attn.q_proj.weight", q, 2, {Q_DIM, HIDDEN}},
+        {"model.layers.0.self_attn.k_proj.weight", k, 2, {KV_DIM, HIDDEN}},
+        {"model.layers.0.self_attn.v_proj.weight", v, 2, {KV_DIM, HIDDEN}},
+        {"model.layers.0.self_attn.o_proj.weight", o, 2, {HIDDEN, Q_DIM}},
+        {"model.layers.0.self_attn.q_norm.weight", norm, 1, {8}},
+        {"model.layers.0.self_attn.k_norm.weight", norm, 1, {8}},
+    };
+    return serialize(e, 6, size);
+}
+
+/* An input file: x [1, 3, hidden] under `name` ("x" is what the run reads). */
+static uint8_t *input_file(const char *name, size_t *size) {
+    static float x[3 * HIDDEN];
+    for (int i = 0; i < 3 * HIDDEN; i++) x[i] = (float)(i % 7) * 0.25f - 0.75f;
+    const al_st_entry e = {name, x, 3, {1, 3, HIDDEN}};
+    return serialize(&e, 1, size);
+}
+
+/* ---- model.h ------------------------------------------------------------------------------ */
+
+static void test_model(void) {
+    const al_attn_hparams hp = al_attn_hparams_default();
+    al_attn_hparams bad = hp;
+    bad.n_kv_heads = 3;
+    al_attn_hparams huge = hp;
+    huge.hidden = AL_MAX_HIDDEN + 1;
+    const al_attn_capacity cap = {1, 4}, no_seq = {1, 0};
+
+    float angles[4 * 4];
+    EXPECT(al_rope_angles(NULL, 4, 8, 10000.0, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_angles(angles, 4, 7, 10000.0, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_angles(angles, 4, 8, 10000.0, NULL), AL_OK);
+
+    EXPECT(al_attn_hparams_check(NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_hparams_check(&bad, NULL), AL_ERR_CONFIG);
+    EXPECT(al_attn_hparams_check(&huge, NULL), AL_ERR_LIMIT);
+    EXPECT(al_attn_hparams_check(&hp, NULL), AL_OK);
+
+    EXPECT(al_attn_check(&hp, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_check(&hp, &no_seq, NULL), AL_ERR_CONFIG);
+    EXPECT(al_attn_check(&hp, &cap, NULL), AL_OK);
+
+    al_kv_cache *cache = (al_kv_cache *)&cache; /* not NULL: a refusal must reset it */
+    EXPECT(al_kv_cache_create(&hp, &cap, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_kv_cache_create(&bad, &cap, &cache, NULL), AL_ERR_CONFIG);
+    CHECK(cache == NULL, "a refused cache is not NULL");
+    EXPECT(al_kv_cache_create(&hp, &cap, &cache, NULL), AL_OK);
+
+    al_attn *a = (al_attn *)&a;
+    EXPECT(al_attn_create(&hp, &cap, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_create(&bad, &cap, &a, NULL), AL_ERR_CONFIG);
+    CHECK(a == NULL, "a refused layer is not NULL");
+    EXPECT(al_attn_create(&hp, &cap, &a, NULL), AL_OK);
+    if (!a || !cache) {
+        al_kv_cache_free(cache);
+        al_attn_free(a);
+        return;
+    }
+
+    float x[4 * HIDDEN], out[4 * HIDDEN], weights[4 * 4 * 4], q[4 * Q_DIM];
+    for (int i = 0; i < 4 * HIDDEN; i++) x[i] = (float)(i % 5) - 2.0f;
+    EXPECT(al_attn_project_qkv(a, q, NULL, NULL, NULL, 1, 2, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_project_qkv(a, q, NULL, NULL, x, 1, 0, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_project_qkv(a, q, NULL, NULL, x, 1, 2, NULL), AL_OK);
+
+    EXPECT(al_attn_forward(NULL, cache, out, NULL, 0, x, 1, 2, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_forward(a, cache, out, weights, 4 * 2 * 2 - 1, x, 1, 2, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_attn_forward(a, cache, out, NULL, 0, x, 2, 1, NULL), AL_ERR_CAPACITY); /* batch > max_batch */
+    EXPECT(al_attn_forward(a, cache, out, weights, 4 * 2 * 2, x, 1, 2, NULL), AL_OK);
+    EXPECT(al_attn_forward(a, cache, out, NULL, 0, x, 1, 3, NULL), AL_ERR_CAPACITY); /* 2 + 3 > max_seq */
+    x[1] = NAN;
+    EXPECT(al_attn_forward(a, cache, out, NULL, 0, x, 1, 1, NULL), AL_ERR_NONFINITE);
+    EXPECT(al_attn_project_qkv(a, q, NULL, NULL, x, 1, 1, NULL), AL_ERR_NONFINITE);
+    al_kv_cache_free(cache);
+    al_attn_free(a);
+}
+
+/* ---- io.h --------------------------------------------------------------------------------- */
+
+static void test_io(void) {
+    size_t w_size = 0, x_size = 0, no_x_size = 0;
+    uint8_t *weights = minimind_weights(&w_size), *input = input_file("x", &x_size);
+    uint8_t *no_x = input_file("y", &no_x_size);
+    if (!weights || !input || !no_x) {
+        free(weights), free(input), free(no_x);
+        return;
+    }
+
+    /* al_st_serialize refusals (its valid calls made the files above). */
+    const float one = 1.0f;
+    const al_st_entry e = {"t", &one, 1, {1}}, reserved = {"__metadata__", &one, 1, {1}};
+    uint8_t small[8];
+    size_t needed = 0;
+    EXPECT(al_st_serialize(NULL, 1, NULL, 0, small, sizeof small, &needed, NULL), AL_ERR_ARG);
+    EXPECT(al_st_serialize(&reserved, 1, NULL, 0, NULL, 0, &needed, NULL), AL_ERR_ARG);
+    EXPECT(al_st_serialize(&e, 1, NULL, 0, small, sizeof small, &needed, NULL), AL_ERR_CAPACITY);
+
+    al_safetensors *st = (al_safetensors *)&st;
+    const uint8_t junk[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, '{'};
+    EXPECT(al_st_parse(junk, sizeof junk, &st, NULL), AL_ERR_FORMAT);
+    CHECK(st == NULL, "a refused file is not NULL");
+    EXPECT(al_st_parse(weights, w_size, &st, NULL), AL_OK);
+    if (st) {
+        float q[Q_DIM * HIDDEN];
+        const char *q_name = "model.layers.0.self_attn.q_proj.weight";
+        EXPECT(al_st_read_f32(st, NULL, q, Q_DIM * HIDDEN, NULL), AL_ERR_ARG);
+        EXPECT(al_st_read_f32(st, "q_proj.weight", q, Q_DIM * HIDDEN, NULL), AL_ERR_MISSING);
+        EXPECT(al_st_read_f32(st, q_name, q, Q_DIM * HIDDEN - 1, NULL), AL_ERR_CAPACITY);
+        EXPECT(al_st_read_f32(st, q_name, q, Q_DIM * HIDDEN, NULL), AL_OK);
+
+        const al_attn_hparams base = al_attn_hparams_default();
+        const al_attn_capacity cap = {1, 3};
+        al_attn *a = (al_attn *)&a;
+        EXPECT(al_attn_from_safetensors(st, "", &base, &cap, NULL, NULL), AL_ERR_ARG);
+        EXPECT(al_attn_from_safetensors(st, "", &base, &cap, &a, NULL), AL_ERR_MISSING);
+        CHECK(a == NULL, "a refused layer is not NULL");
+        EXPECT(al_attn_from_safetensors(st, "model.layers.0.self_attn.", &base, &cap, &a, NULL), AL_OK);
+        al_attn_free(a);
+        al_st_free(st);
+    }
+
+    /* A MiniMind file run without a layer: the error path appends a hint to the message, which
+     * must not need the caller's error record. */
+    uint8_t *out = (uint8_t *)&out;
+    al_attn_files_options opt = al_attn_files_options_default();
+    EXPECT(al_attn_files_run(weights, w_size, input, x_size, NULL, &out, NULL, NULL), AL_ERR_MISSING);
+    CHECK(out == NULL, "no result after a refusal");
+    al_attn_files_summary sum;
+    EXPECT(al_attn_files_run(weights, w_size, input, x_size, &opt, &out, &sum, NULL), AL_ERR_MISSING);
+    CHECK(sum.failed_file == AL_FILE_WEIGHTS, "the weights are to blame, not file %d", (int)sum.failed_file);
+    EXPECT(al_attn_files_run(weights, w_size, input, x_size, NULL, NULL, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_attn_files_run(weights, w_size, junk, sizeof junk, NULL, &out, NULL, NULL), AL_ERR_FORMAT);
+    opt.layer = 0;
+    EXPECT(al_attn_files_run(weights, w_size, no_x, no_x_size, &opt, &out, NULL, NULL), AL_ERR_MISSING);
+    opt.prefill = 4;
+    EXPECT(al_attn_files_run(weights, w_size, input, x_size, &opt, &out, NULL, NULL), AL_ERR_ARG);
+    opt.prefill = 2;
+    EXPECT(al_attn_files_run(weights, w_size, input, x_size, &opt, &out, NULL, NULL), AL_OK);
+    CHECK(out != NULL, "no result");
+    al_buffer_free(out);
+    free(weights), free(input), free(no_x);
+}
+
+/* ---- lab.h -------------------------------------------------------------------------------- */
+
+static void test_views(void) {
+    float angles[4 * 4], points[4 * 2], v[8] = {1, 2, 3, 4, 5, 6, 7, 8}, dots[4];
+    int32_t map[8];
+    EXPECT(al_rope_angles_wrapped(angles, 4, 7, 10000.0, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_angles_wrapped(angles, 4, 8, 10000.0, NULL), AL_OK);
+    EXPECT(al_rope_pair_trace(points, v, 4, 4, 8, 10000.0, NULL), AL_ERR_ARG); /* pair 4 of 4 */
+    EXPECT(al_rope_pair_trace(points, v, 3, 4, 8, 10000.0, NULL), AL_OK);
+    EXPECT(al_rope_relative_dots(dots, v, -1, 4, 8, 10000.0, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_relative_dots(dots, v, 2, 4, 8, 10000.0, NULL), AL_OK);
+    EXPECT(al_gqa_map(NULL, 8, 2, NULL), AL_ERR_ARG);
+    EXPECT(al_gqa_map(map, 8, 3, NULL), AL_ERR_CONFIG);
+    EXPECT(al_gqa_map(map, 8, 2, NULL), AL_OK);
+}
+
+static void test_session(void) {
+    const al_session_config cfg = {al_attn_hparams_default(), 42, 3, 2};
+    al_session_config bad = cfg;
+    bad.prompt_len = 0;
+    al_session *s = (al_session *)&s;
+    EXPECT(al_session_create(&cfg, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_session_create(&bad, &s, NULL), AL_ERR_CONFIG);
+    CHECK(s == NULL, "a refused session is not NULL");
+    bad.prompt_len = AL_MAX_SEQ + 1;
+    EXPECT(al_session_create(&bad, &s, NULL), AL_ERR_LIMIT);
+    EXPECT(al_session_create(&cfg, &s, NULL), AL_OK);
+    if (!s) return;
+
+    al_check checks[AL_CHECK_COUNT];
+    float buf[5 * 5 * HIDDEN];
+    EXPECT(al_session_verify(s, checks, NULL), AL_ERR_ARG); /* before the prefill */
+    EXPECT(al_session_prefill(NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_session_prefill(s, NULL), AL_OK);
+    EXPECT(al_session_step(NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_session_step(s, NULL), AL_OK);
+    EXPECT(al_session_step(s, NULL), AL_OK);
+    EXPECT(al_session_step(s, NULL), AL_ERR_CAPACITY); /* both decode steps have run */
+    EXPECT(al_session_outputs(s, buf, 5 * HIDDEN - 1, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_session_outputs(s, buf, 5 * HIDDEN, NULL), AL_OK);
+    EXPECT(al_session_weights(s, 4, buf, 5 * 5, NULL), AL_ERR_ARG); /* head 4 of 4 */
+    EXPECT(al_session_weights(s, 3, buf, 5 * 5, NULL), AL_OK);
+    EXPECT(al_session_mask(s, buf, 5 * 5 - 1, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_session_mask(s, buf, 5 * 5, NULL), AL_OK);
+    EXPECT(al_session_verify(s, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_session_verify(s, checks, NULL), AL_OK);
+    al_session_free(s);
+}
+
+static void test_bench(void) {
+    al_bench_config cfg = {al_attn_hparams_default(), 4, 4, 1, 0};
+    al_bench_result res;
+    EXPECT(al_bench_run(NULL, &res, NULL), AL_ERR_ARG);
+    cfg.repeats = 0;
+    EXPECT(al_bench_run(&cfg, &res, NULL), AL_ERR_ARG);
+    cfg.repeats = 1, cfg.hp.n_kv_heads = 3;
+    EXPECT(al_bench_run(&cfg, &res, NULL), AL_ERR_CONFIG);
+    cfg.hp.n_kv_heads = 2;
+    EXPECT(al_bench_run(&cfg, &res, NULL), AL_OK);
+}
+
+/* ---- demos.h: returns a length, 0 on failure ---------------------------------------------- */
+
+static void test_demos(void) {
+    CHECK(al_demo_run((al_demo)7, AL_LANG_EN, -1, NULL, 0, NULL) == 0, "unknown demo accepted");
+    CHECK(al_demo_run(AL_DEMO_BASIC, (al_lang)7, -1, NULL, 0, NULL) == 0, "unknown language accepted");
+    CHECK(al_demo_run(AL_DEMO_ATTENTION, AL_LANG_EN, -1, NULL, 0, NULL) > 0, "the attention demo's size query failed");
+}
+
+int main(void) {
+    test_model();
+    test_io();
+    test_views();
+    test_session();
+    test_bench();
+    test_demos();
+    CHECK_DONE();
+}
