@@ -146,6 +146,17 @@ static void test_io(void) {
     const uint8_t junk[16] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, '{'};
     EXPECT(al_st_parse(junk, sizeof junk, &st, NULL), AL_ERR_FORMAT);
     CHECK(st == NULL, "a refused file is not NULL");
+    EXPECT(al_st_parse_view(junk, sizeof junk, &st, NULL), AL_ERR_FORMAT);
+    EXPECT(al_st_parse_view(weights, w_size, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_st_parse_view(weights, w_size, &st, NULL), AL_OK);
+    al_st_free(st);
+    uint64_t header_end = 0;
+    EXPECT(al_st_header_size(junk, 8, sizeof junk, &header_end, NULL), AL_ERR_FORMAT);
+    EXPECT(al_st_header_size(junk, 4, sizeof junk, &header_end, NULL), AL_ERR_ARG);
+    EXPECT(al_st_header_size(weights, 8, w_size, &header_end, NULL), AL_OK);
+    EXPECT(al_st_check_header(junk, sizeof junk, sizeof junk, NULL), AL_ERR_FORMAT);
+    EXPECT(al_st_check_header(weights, 8, w_size, NULL), AL_ERR_ARG); /* the header is not all there */
+    EXPECT(al_st_check_header(weights, (size_t)header_end, w_size, NULL), AL_OK);
     EXPECT(al_st_parse(weights, w_size, &st, NULL), AL_OK);
     if (st) {
         float q[Q_DIM * HIDDEN];
@@ -162,6 +173,10 @@ static void test_io(void) {
         EXPECT(al_attn_from_safetensors(st, "", &base, &cap, &a, NULL), AL_ERR_MISSING);
         CHECK(a == NULL, "a refused layer is not NULL");
         EXPECT(al_attn_from_safetensors(st, "model.layers.0.self_attn.", &base, &cap, &a, NULL), AL_OK);
+        al_attn_hparams hp;
+        EXPECT(al_attn_hparams_from_safetensors(st, "", &base, &hp, NULL), AL_ERR_MISSING);
+        EXPECT(al_attn_hparams_from_safetensors(st, "", &base, NULL, NULL), AL_ERR_ARG);
+        EXPECT(al_attn_hparams_from_safetensors(st, "model.layers.0.self_attn.", &base, &hp, NULL), AL_OK);
         al_attn_free(a);
         al_st_free(st);
     }

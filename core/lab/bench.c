@@ -38,7 +38,8 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
     if (b->seq < 0 || b->decode_at < 0 || (b->seq == 0 && b->decode_at == 0))
         return al_fail(err, AL_ERR_ARG, "bench: give a sequence length and/or a decode position");
     if (b->repeats < 1 || b->repeats > BENCH_MAX_REPEATS)
-        return al_fail(err, AL_ERR_LIMIT, "bench: repeats must be between 1 and %d (got %lld)",
+        return al_fail(err, b->repeats < 1 ? AL_ERR_ARG : AL_ERR_LIMIT,
+                       "bench: repeats must be between 1 and %d (got %lld)",
                        BENCH_MAX_REPEATS, (long long)b->repeats);
     if (b->seed < 0) return al_fail(err, AL_ERR_ARG, "bench: seed must be >= 0");
     al_status hp_st = al_attn_hparams_check(&b->hp, err);
