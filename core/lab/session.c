@@ -23,19 +23,31 @@ struct al_session {
     float *weights;  /* [n_heads, total, total] softmax rows of every processed query */
     float *step_w;   /* [n_heads, prompt_len or 1, len] one call's weights */
     float *check;    /* [total, max(hidden, n_heads·head_dim)] scratch for the checks */
-    float *k_raw;    /* [total, n_kv_heads, head_dim] */
-    /* The explicit repeat_kv path of the checks (materialised K/V copies, plain MHA): */
-    float *ref_q;     /* [total, n_heads, head_dim] */
-    float *ref_k;     /* [total, n_kv_heads, head_dim] */
+    /* What the checks compare against, computed apart from the layer's forward pass. Each
+     * token's K and V are projected once, when a check first needs them (ref_len tokens so
+     * far), and the uncached pass over the whole sequence once per session: a step's checks
+     * cost little more than the step. */
+    int64_t ref_len;  /* tokens of k_raw and ref_v computed */
+    float *k_raw;     /* [total, n_kv_heads, head_dim] K after QK-Norm, before RoPE */
     float *ref_v;     /* [total, n_kv_heads, head_dim] */
+    float *ref_full;  /* [total, hidden] all tokens in one pass without the cache */
+    int ref_full_done;
+    /* The explicit repeat_kv path (materialised K/V copies, plain MHA) for the newest rows: */
+    float *ref_q;     /* [REFERENCE_ROWS, n_heads, head_dim] */
+    float *ref_k;     /* [total, n_kv_heads, head_dim] K after RoPE */
     float *ref_k_rep; /* [total, n_heads, head_dim] K repeated for every query head */
     float *ref_v_rep; /* [total, n_heads, head_dim] */
-    float *ref_ctx;   /* [total, n_heads · head_dim] */
-    float *ref_out;   /* [total, hidden] */
+    float *ref_ctx;   /* [REFERENCE_ROWS, n_heads · head_dim] */
+    float *ref_out;   /* [REFERENCE_ROWS, hidden] */
     float *ref_row;   /* [total] one query's scores, then weights */
-    float *ref_cos;   /* [total, head_dim] RoPE table */
+    float *ref_cos;   /* [total, head_dim] RoPE table, as the layer builds it */
     float *ref_sin;   /* [total, head_dim] */
 };
+
+/* Queries the explicit repeat_kv path recomputes: the newest ones (a decode step's row among
+ * them). A handful suffices to see a wrong KV head, and keeps the check cheap at the page's
+ * largest sizes (the path is plain loops, O(rows · n · head_dim) per head). */
+enum { REFERENCE_ROWS = 4 };
 
 al_status al_session_create(const al_session_config *cfg, al_session **out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "session: no output pointer");
@@ -58,8 +70,9 @@ al_status al_session_create(const al_session_config *cfg, al_session **out, al_e
     const int64_t wide = a.hidden > a.n_heads * a.head_dim ? a.hidden : a.n_heads * a.head_dim;
     const int64_t q_width = a.n_heads * a.head_dim, kv_width = a.n_kv_heads * a.head_dim;
     const int64_t floats = 2 * total * a.hidden + a.n_heads * total * total +
-                           a.n_heads * cfg->prompt_len * total + total * wide + total * kv_width +
-                           total * (4 * q_width + 2 * kv_width + a.hidden + 1 + 2 * a.head_dim);
+                           a.n_heads * cfg->prompt_len * total + total * wide +
+                           total * (3 * kv_width + a.hidden + 2 * q_width + 1 + 2 * a.head_dim) +
+                           REFERENCE_ROWS * (2 * q_width + a.hidden);
     const int64_t bytes = (int64_t)sizeof(float) * floats + al_attn_bytes_needed(&a, &cap);
     if (bytes > AL_MAX_BYTES)
         return al_fail(err, AL_ERR_LIMIT,
@@ -90,17 +103,21 @@ al_status al_session_create(const al_session_config *cfg, al_session **out, al_e
     s->weights = p; p += a.n_heads * total * total;
     s->step_w = p;  p += a.n_heads * cfg->prompt_len * total;
     s->check = p;   p += total * wide;
-    s->k_raw = p;   p += total * kv_width;
-    s->ref_q = p;     p += total * q_width;
-    s->ref_k = p;     p += total * kv_width;
+    s->k_raw = p;     p += total * kv_width;
     s->ref_v = p;     p += total * kv_width;
+    s->ref_full = p;  p += total * a.hidden;
+    s->ref_q = p;     p += REFERENCE_ROWS * q_width;
+    s->ref_k = p;     p += total * kv_width;
     s->ref_k_rep = p; p += total * q_width;
     s->ref_v_rep = p; p += total * q_width;
-    s->ref_ctx = p;   p += total * q_width;
-    s->ref_out = p;   p += total * a.hidden;
+    s->ref_ctx = p;   p += REFERENCE_ROWS * q_width;
+    s->ref_out = p;   p += REFERENCE_ROWS * a.hidden;
     s->ref_row = p;   p += total;
     s->ref_cos = p;   p += total * a.head_dim;
     s->ref_sin = p;
+    /* The table for all `total` positions, as the layer builds it (a value's last bit may
+     * depend on its neighbours in the table). */
+    al_rope_table(s->ref_cos, s->ref_sin, total, a.head_dim, a.rope_base);
 
     al_attn_init_torch(s->attn, rng);
     al_rng_randn(rng, s->x, cfg->prompt_len * a.hidden);
@@ -223,32 +240,35 @@ static double max_abs_diff(const float *a, const float *b, int64_t n) {
     return worst;
 }
 
-/* Queries the explicit repeat_kv path recomputes: the newest ones (a decode step's row among
- * them). A handful suffices to see a wrong KV head, and keeps the check cheap at the page's
- * largest sizes (the path is plain loops, O(rows · n · head_dim) per head). */
-enum { REFERENCE_ROWS = 4 };
+/* Projects K (then QK-Norm) and V of the tokens the checks have not seen yet, up to n. */
+static void reference_kv(al_session *s, int64_t n) {
+    const al_attn_hparams *c = &s->cfg.hp;
+    const int64_t KV = c->n_kv_heads, D = c->head_dim, from = s->ref_len;
+    if (from >= n) return;
+    float *k = s->k_raw + from * KV * D;
+    al_attn_project_qkv(s->attn, NULL, k, s->ref_v + from * KV * D, s->x + from * c->hidden, 1,
+                        n - from, NULL);
+    if (c->qk_norm)
+        al_rmsnorm_forward(k, k, al_attn_get_param(s->attn, AL_PARAM_K_NORM, NULL), (n - from) * KV,
+                           D, c->eps);
+    s->ref_len = n;
+}
 
 /* The last `rows` of the session's n tokens the long way, as the tutorial first writes
  * attention: the projections, QK-Norm and RoPE, then repeat_kv as a real copy (every query
  * head gets its own K and V), then plain multi-head attention one query at a time, then o_proj
  * — into s->ref_out [rows, hidden]. Independent of the layer's GQA indexing, packed GEMM and
- * query blocks. Leaves each token's K after QK-Norm, before RoPE, in s->k_raw [n, KV, D]. */
+ * query blocks. */
 static void reference_attention(al_session *s, int64_t n, int64_t rows) {
     const al_attn_hparams *c = &s->cfg.hp;
     const int64_t H = c->n_heads, KV = c->n_kv_heads, D = c->head_dim, n_rep = H / KV;
     const int64_t first = n - rows; /* position of the first recomputed query */
-    al_attn_project_qkv(s->attn, NULL, s->ref_k, s->ref_v, s->x, 1, n, NULL);
+    reference_kv(s, n);
     al_attn_project_qkv(s->attn, s->ref_q, NULL, NULL, s->x + first * c->hidden, 1, rows, NULL);
-    if (c->qk_norm) {
+    if (c->qk_norm)
         al_rmsnorm_forward(s->ref_q, s->ref_q, al_attn_get_param(s->attn, AL_PARAM_Q_NORM, NULL),
                            rows * H, D, c->eps);
-        al_rmsnorm_forward(s->ref_k, s->ref_k, al_attn_get_param(s->attn, AL_PARAM_K_NORM, NULL),
-                           n * KV, D, c->eps);
-    }
-    memcpy(s->k_raw, s->ref_k, (size_t)(n * KV * D) * sizeof(float));
-    /* The table for all `total` positions, as the layer builds it (a value's last bit may
-     * depend on its neighbours in the table). */
-    al_rope_table(s->ref_cos, s->ref_sin, s->total, D, c->rope_base);
+    memcpy(s->ref_k, s->k_raw, (size_t)(n * KV * D) * sizeof(float));
     al_rope_apply(s->ref_q, s->ref_cos + first * D, s->ref_sin + first * D, rows, H, D);
     al_rope_apply(s->ref_k, s->ref_cos, s->ref_sin, n, KV, D);
     al_repeat_kv(s->ref_k_rep, s->ref_k, 1, n, KV, n_rep, D); /* [n, H, D] */
@@ -305,8 +325,8 @@ al_status al_session_verify(al_session *s, al_check *checks, al_error *err) {
         if (fabs((double)s->ref_out[i]) > ref_max) ref_max = fabs((double)s->ref_out[i]);
     set_check(checks, AL_CHECK_REPEAT_KV, max_abs_diff(newest, s->ref_out, rows * hidden) / ref_max, 1e-5);
 
-    /* RoPE keeps norms: each token's K before RoPE (projection + QK-Norm, left in k_raw by the
-     * path above) against the cached, rotated K at its position; relative to the norm. */
+    /* RoPE keeps norms: each token's K before RoPE (projection + QK-Norm, in k_raw) against
+     * the cached, rotated K at its position; relative to the norm. */
     float *rotated = s->check; /* [n, KV, D] the cache */
     al_kv_cache_read(s->cache, 0, rotated, n * KV * D);
     double worst = 0.0;
@@ -341,12 +361,15 @@ al_status al_session_verify(al_session *s, al_check *checks, al_error *err) {
     set_check(checks, AL_CHECK_MASK_ZERO, masked_max, 0.0);
     set_check(checks, AL_CHECK_ROWS_SUM, row_err, 1e-5);
 
-    /* Cached against uncached: the whole processed sequence in one pass. Decoding with the
-     * cache sums every product in the same order as the full pass, so the two are identical
-     * to the bit: the limit is exactly 0. */
-    float *full = s->check; /* [n, hidden] */
-    al_status st = al_attn_forward(s->attn, NULL, full, NULL, 0, s->x, 1, n, err);
-    if (st != AL_OK) return st;
-    set_check(checks, AL_CHECK_CACHE_DIFF, max_abs_diff(full, s->out, n * hidden), 0.0);
+    /* Cached against uncached: every token of the session in one pass without the cache,
+     * computed once. Row i of that pass depends on tokens 0..i only (masked weights are exact
+     * zeros), and decoding with the cache sums every product in the same order as the full
+     * pass, so the processed rows are identical to the bit: the limit is exactly 0. */
+    if (!s->ref_full_done) {
+        al_status st = al_attn_forward(s->attn, NULL, s->ref_full, NULL, 0, s->x, 1, s->total, err);
+        if (st != AL_OK) return st;
+        s->ref_full_done = 1;
+    }
+    set_check(checks, AL_CHECK_CACHE_DIFF, max_abs_diff(s->ref_full, s->out, n * hidden), 0.0);
     return AL_OK;
 }
