@@ -17,6 +17,7 @@ const PROGRAMS = {
   test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
   test_print: [],
   test_abi: [],
+  test_demo: [],
 };
 
 test('both builds exist', () => {

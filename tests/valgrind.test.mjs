@@ -1,6 +1,6 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, forward on good and malformed files) and the C test programs — all but the two
+// demos, kv-growth, forward on good and malformed files) and the C test programs — all but the two
 // long arithmetic sweeps (test_trig, test_pow), which allocate next to nothing and take
 // minutes under valgrind; test_print, a sweep too, runs with a small count. valgrind hides
 // AVX-512 from the program, so this also runs the AVX2 kernels.
@@ -29,6 +29,11 @@ test('valgrind: both demos, in both languages', () => {
   for (const demo of ['basic', 'attention']) for (const lang of ['zh', 'en']) memcheck(CLI, ['demo', demo, '--lang', lang]);
 });
 
+test('valgrind: kv-growth, and a configuration it refuses', () => {
+  memcheck(CLI, ['kv-growth', '--hidden', '64', '--heads', '8', '--kv-heads', '2', '--head-dim', '16', '--prompt', '5', '--steps', '20']);
+  memcheck(CLI, ['kv-growth', '--heads', '4', '--kv-heads', '3'], 2);
+});
+
 test('valgrind: forward on fixtures (GQA, MQA, bf16 MiniMind names) and on malformed files', () => {
   for (const name of ['seeds_ex7_gqa_4x2_hd8_h16_b1_s7_p4', 'mqa_4x1_hd16_h32_b2_s7_p2', 'minimind_like_h256_gqa_8x4_hd32_bf16_layer3_b1_s9_p4']) {
     const dir = join(ATT, name);
@@ -49,6 +54,7 @@ const PROGRAMS = {
   test_safetensors: ['tests/malformed'],
   test_fuzz_replay: ['tests/malformed/fuzz', 'tests/fuzz/seeds'],
   test_print: ['1000'], // 1000 random values per sweep; native.test.mjs runs the full count
+  test_demo: [],
 };
 for (const [name, args] of Object.entries(PROGRAMS)) {
   test(`valgrind: ${name}`, () => memcheck(join(ROOT, 'build', 'tests', name), args));
