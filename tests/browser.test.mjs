@@ -118,15 +118,56 @@ for (const [label, url] of [['served page', () => `${served}#lang=en`], ['dist/a
   });
 }
 
-test('walkthrough shows the CLI demo\'s text for the page\'s seed', async () => {
+test('walkthrough shows each example\'s code and the CLI demo\'s numbers for the page\'s seed, on its panel', async () => {
   const { page, problems } = await openPage(browser.context, `${served}#lang=en&seed=7`);
   const first = await page.textContent('#walk-text');
   assert.match(first, /input_ids/);
+  assert.doesNotMatch(first, /={70}/, 'the header is the title, not part of the numbers');
+  assert.match(await page.textContent('#walk-title'), /^1\/10 · Example 1: Token Embedding/);
+  assert.match(await page.textContent('#walk-code'), /nn\.init\.xavier_uniform_\(embedding\.weight\)/);
+  assert.match(await page.textContent('#walk-code'), /torch\.manual_seed\(7\)/, 'the code seeds as the run does');
   assert.match(await page.textContent('#walk-command'), /attnlab demo basic --seed 7 --lang en/);
   for (let i = 0; i < 5; i++) await page.click('#walk-next');
-  assert.match(await page.textContent('#walk-title'), /^6\/10/);
+  assert.match(await page.textContent('#walk-title'), /^6\/10 · Example 3: RoPE rotary position embedding/);
+  assert.match(await page.textContent('#walk-code'), /v_test = torch\.randn\(1, 1, n_kv_heads, head_dim\)/);
+  assert.deepEqual(await page.$$eval('.panel.highlight', (p) => p.map((x) => x.id)), ['rope-panel']);
+  await page.click('#walk-next');
+  assert.deepEqual(await page.$$eval('.panel.highlight', (p) => p.map((x) => x.id)), ['mask-panel']);
   assert.deepEqual(problems, []);
   await page.close();
+});
+
+// The RoPE relative-distance curve is drawn for the tutorial's own test vector: at the
+// tutorial's configuration (the page's defaults) its point at distance 1 is the <v(0), v(1)>
+// that example 3 of 03-attention-demo.py prints in the walkthrough, for any seed.
+test('the RoPE dot-product curve uses the tutorial\'s v_test', async () => {
+  for (const seed of [42, 1234]) {
+    const { page, problems } = await openPage(browser.context, `${served}#lang=en&seed=${seed}&walk=5`);
+    const printed = /<v\(0\), v\(1\)> = (\S+)/.exec(await page.textContent('#walk-text'));
+    assert.ok(printed, 'the walkthrough shows example 3 of the attention demo');
+    const dot1 = await page.evaluate(() => window.Chart.getChart(document.getElementById('chart-rope-rel')).data.datasets[0].data[1].y);
+    assert.equal(dot1.toFixed(6), printed[1]);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});
+
+// A value below a field's minimum is reported against the lower limit, one above the maximum
+// against the upper limit, in both languages.
+test('a value below the page\'s range is reported as below its lower limit', async () => {
+  const cases = [
+    ['zh', /seed=“-5” 低于本页的下限 0/, /上限 0/],
+    ['en', /seed="-5" is below this page's lower limit of 0/, /upper limit of 0/],
+  ];
+  for (const [lang, says, never] of cases) {
+    const { page, problems } = await openPage(browser.context, `${served}#lang=${lang}&seed=-5&prompt=9999`);
+    const message = await page.textContent('#message');
+    assert.match(message, says);
+    assert.doesNotMatch(message, never);
+    assert.match(message, lang === 'zh' ? /prompt=“9999” 超出本页的上限 512/ : /prompt="9999" is beyond this page's upper limit of 512/);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
 
 // Hostile links: huge, negative, NaN, markup and very long values, broken encodings, unknown
@@ -189,6 +230,7 @@ test('the Content-Security-Policy blocks inline scripts on both pages', async ()
 test('served page: after a seed change the attention hover shows the new weights', async () => {
   const { page, problems } = await openPage(browser.context, `${served}#lang=en&prompt=8&steps=0&seed=3`);
   const hoverLastRowFirstKey = async () => {
+    await page.locator('#chart-attn').scrollIntoViewIfNeeded();
     const at = await page.evaluate(() => {
       const chart = window.Chart.getChart(document.getElementById('chart-attn'));
       const box = chart.canvas.getBoundingClientRect();

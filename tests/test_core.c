@@ -418,6 +418,45 @@ static void test_sessions(void) {
     al_session_free(NULL);
 }
 
+/* The RoPE relative-distance curve of the tutorial's v_test: at the script's layer its points at
+ * distance 1 are the <v(0), v(1)> and <v(1), v(2)> that 03-attention-demo.py prints for the same
+ * seed (the demo's text, checked against PyTorch's by tests/demo.test.mjs); it is the same curve
+ * from any starting position; and it is refused bad arguments. */
+static void test_session_rope_relative(void) {
+    const int64_t seeds[] = {42, 0, 7, 1234};
+    for (size_t i = 0; i < sizeof seeds / sizeof seeds[0]; i++) {
+        const al_session_config cfg = {{16, 4, 2, 8, 10000.0, 1e-6f, 1}, seeds[i], 6, 6};
+        al_error err = {0};
+        al_session *s = NULL;
+        CHECK(al_session_create(&cfg, &s, &err) == AL_OK, "session: %s", err.msg);
+        if (!s) continue;
+        float at0[64], at1[2], at5[64];
+        CHECK(al_session_rope_relative(s, 0, at0, 64, &err) == AL_OK, "curve: %s", err.msg);
+        CHECK(al_session_rope_relative(s, 1, at1, 2, &err) == AL_OK, "curve at 1: %s", err.msg);
+        CHECK(al_session_rope_relative(s, 5, at5, 64, &err) == AL_OK, "curve at 5: %s", err.msg);
+        check_close("RoPE curve from position 5 against from 0", at5, at0, 64, 1e-5);
+
+        static char text[16384];
+        CHECK(al_demo_run(AL_DEMO_ATTENTION, AL_LANG_EN, seeds[i] == 42 ? -1 : seeds[i], text, sizeof text, NULL) > 0, "demo");
+        char want01[64] = "", want12[64] = "", got01[64], got12[64];
+        const char *p01 = strstr(text, "<v(0), v(1)> = "), *p12 = strstr(text, "<v(1), v(2)> = ");
+        if (p01) sscanf(p01 + 15, "%63s", want01);
+        if (p12) sscanf(p12 + 15, "%63s", want12);
+        snprintf(got01, sizeof got01, "%.6f", (double)at0[1]);
+        snprintf(got12, sizeof got12, "%.6f", (double)at1[1]);
+        CHECK(!strcmp(got01, want01) && !strcmp(got12, want12),
+              "seed %lld: the curve gives <v(0), v(1)> = %s and <v(1), v(2)> = %s, the script %s and %s",
+              (long long)seeds[i], got01, got12, want01, want12);
+
+        CHECK(al_session_rope_relative(s, -1, at0, 4, &err) == AL_ERR_ARG, "negative position accepted");
+        CHECK(al_session_rope_relative(s, 0, NULL, 4, &err) == AL_ERR_ARG, "NULL output accepted");
+        CHECK(al_session_rope_relative(s, 1, at0, AL_MAX_SEQ, &err) == AL_ERR_ARG, "past AL_MAX_SEQ accepted");
+        CHECK(al_session_rope_relative(NULL, 0, at0, 4, &err) == AL_ERR_ARG, "NULL session accepted");
+        CHECK(al_session_rope_relative(s, 0, NULL, 0, &err) == AL_OK, "an empty curve refused");
+        al_session_free(s);
+    }
+}
+
 /* The teaching views: mask, wrapped angles, pair trace, relative dots, FLOP counts. */
 static void test_views(void) {
     float mask[3 * 5];
@@ -462,6 +501,52 @@ static void test_views(void) {
     const al_attn_hparams c = al_attn_hparams_default(); /* 16 hidden, 4/2 heads, 8 dims */
     CHECK(al_attn_flops(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
     CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
+}
+
+/* al_kv_growth against the formulas written out here: K and V of len tokens are
+ * 2·len·kv_heads·head_dim float32 values; a call of q queries over k keys costs
+ * 2·q·hidden·head_dim·(2·heads + 2·kv_heads) for the projections and 4·heads·q·k·head_dim for
+ * the scores and weights·V. */
+static void test_kv_growth(void) {
+    const struct { int64_t hidden, heads, kv, hd, prompt, steps; } cases[] = {
+        {16, 4, 2, 8, 4, 3}, {768, 8, 4, 96, 512, 5}, {64, 6, 1, 32, 1, 0}, {48, 2, 2, 16, 3, 40},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        al_attn_hparams hp = al_attn_hparams_default();
+        hp.hidden = cases[c].hidden, hp.n_heads = cases[c].heads, hp.n_kv_heads = cases[c].kv, hp.head_dim = cases[c].hd;
+        const int64_t H = cases[c].heads, KV = cases[c].kv, D = cases[c].hd, C = cases[c].hidden;
+        const int64_t P = cases[c].prompt, S = cases[c].steps;
+        al_error err = {0};
+        CHECK(al_kv_growth(&hp, P, S, NULL, 0, &err) == S + 1, "case %zu: size query: %s", c, err.msg);
+        al_kv_growth_row rows[41];
+        CHECK(al_kv_growth(&hp, P, S, rows, S + 1, &err) == S + 1, "case %zu: fill: %s", c, err.msg);
+        for (int64_t i = 0; i <= S; i++) {
+            const int64_t len = P + i, q = i == 0 ? P : 1;
+            const int64_t proj = 2 * C * D * (2 * H + 2 * KV);
+            CHECK(rows[i].len == len, "case %zu row %lld: len %lld", c, (long long)i, (long long)rows[i].len);
+            CHECK(rows[i].bytes == 2 * len * KV * D * 4 && rows[i].bytes_mha == 2 * len * H * D * 4 &&
+                  rows[i].bytes_mqa == 2 * len * D * 4, "case %zu row %lld: bytes %lld %lld %lld", c, (long long)i,
+                  (long long)rows[i].bytes, (long long)rows[i].bytes_mha, (long long)rows[i].bytes_mqa);
+            CHECK(rows[i].flops_cached == q * proj + 4 * H * q * len * D, "case %zu row %lld: cached FLOPs %lld", c,
+                  (long long)i, (long long)rows[i].flops_cached);
+            CHECK(rows[i].flops_uncached == len * proj + 4 * H * len * len * D, "case %zu row %lld: uncached FLOPs %lld",
+                  c, (long long)i, (long long)rows[i].flops_uncached);
+        }
+        /* A short buffer gets the first rows and the full count. */
+        al_kv_growth_row two[2] = {{0}, {0}};
+        CHECK(S < 1 || (al_kv_growth(&hp, P, S, two, 2, NULL) == S + 1 && two[1].len == P + 1), "case %zu: short buffer", c);
+    }
+    al_attn_hparams hp = al_attn_hparams_default();
+    al_kv_growth_row row;
+    al_error err = {0};
+    CHECK(al_kv_growth(&hp, 0, 3, &row, 1, &err) == -1 && err.status == AL_ERR_ARG && strstr(err.msg, "prompt"), "prompt 0 accepted");
+    CHECK(al_kv_growth(&hp, 4, -1, &row, 1, &err) == -1 && err.status == AL_ERR_ARG, "negative steps accepted");
+    CHECK(al_kv_growth(&hp, AL_MAX_SEQ, 1, &row, 1, &err) == -1 && err.status == AL_ERR_ARG, "past AL_MAX_SEQ accepted");
+    CHECK(al_kv_growth(&hp, 4, 3, NULL, 4, &err) == -1 && err.status == AL_ERR_ARG, "NULL rows with a capacity accepted");
+    CHECK(al_kv_growth(NULL, 4, 3, &row, 1, &err) == -1 && err.status == AL_ERR_ARG, "NULL hparams accepted");
+    hp.n_kv_heads = 3;
+    CHECK(al_kv_growth(&hp, 4, 3, &row, 1, &err) == -1 && err.status == AL_ERR_CONFIG && strstr(err.msg, "multiple"),
+          "GQA 4/3 accepted: %s", err.msg);
 }
 
 /* al_sort against libc's qsort: sizes 0..300 and 5000, many equal keys or none, already sorted
@@ -519,7 +604,9 @@ int main(int argc, char **argv) {
     test_sums();
     test_layer_api();
     test_sessions();
+    test_session_rope_relative();
     test_views();
+    test_kv_growth();
     test_sort();
     al_st_free(golden);
     CHECK_DONE();

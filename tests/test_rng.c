@@ -169,6 +169,21 @@ static void check_properties(void) {
     al_rng_seed(r, 5); al_rng_randn(r, &again, 1);
     CHECK(al_bits_of_float(one) == al_bits_of_float(again), "reseeding did not clear the cached normal");
 
+    /* A clone continues exactly where its original stands, the cached normal included, and
+     * the two then draw independently. */
+    al_rng_seed(r, 9); al_rng_randn(r, a, 3); /* leaves a cached normal */
+    al_rng *copy = al_rng_clone(r);
+    CHECK(copy != NULL && al_rng_clone(NULL) == NULL, "al_rng_clone");
+    if (copy != NULL) {
+        al_rng_randn(r, a, 40); al_rng_randn(r, a, 1);
+        al_rng_randn(copy, b, 40); al_rng_randn(copy, b, 1);
+        CHECK(memcmp(a, b, sizeof a) == 0, "the clone draws other numbers than its original");
+        al_rng_randn(copy, b, 40);
+        al_rng_randn(r, a, 40);
+        CHECK(memcmp(a, b, sizeof a) == 0, "drawing from the clone moved the original");
+    }
+    al_rng_free(copy);
+
     /* uniform_ stays within [from, to) here (the bounds are far apart relative to an ulp). */
     float u[1000];
     al_rng_uniform(r, u, 1000, -0.25f, 0.5f);

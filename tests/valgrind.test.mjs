@@ -1,6 +1,6 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, forward on good and malformed files) and the C test programs of tests/lib/programs.mjs
+// demos, kv-growth, forward on good and malformed files) and the C test programs of tests/lib/programs.mjs
 // with their valgrind arguments (the long arithmetic sweeps skipped or shortened, as that list
 // says). valgrind hides AVX-512 from the program, so this also runs the AVX2 kernels.
 import { test } from 'node:test';

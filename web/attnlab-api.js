@@ -2,12 +2,6 @@
 // One method per C entry point; arguments are checked here because the raw exports check
 // neither count nor type. Heap views are re-read after every call into C (memory growth
 // replaces them) and results are copied out; every malloc is freed in a finally block.
-// No maths here: every number comes from the core.
-// Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
-// attnlab-api.js — the thin JavaScript binding of the AttnLab core compiled to WebAssembly.
-// One method per C entry point; arguments are checked here because the raw exports check
-// neither count nor type. Heap views are re-read after every call into C (memory growth
-// replaces them) and results are copied out; every malloc is freed in a finally block.
 // Struct offsets, enum values and limits are never written here: they come from the module
 // itself (al_abi_json, generated from core/lab/abi_list.h), and a struct is filled only when
 // every one of its fields is given, so a field added or moved in C cannot be misread.
@@ -50,12 +44,14 @@
       this.m = module;
       this.abi = this.readAbi();
       const { structs, enums, limits } = this.abi;
-      for (const name of ['error', 'session_config', 'check', 'attn_files_options', 'attn_files_summary', 'bench_config', 'bench_result']) {
+      for (const name of ['error', 'attn_hparams', 'session_config', 'check', 'attn_files_options', 'attn_files_summary',
+        'bench_config', 'bench_result', 'kv_growth_row', 'demo_section']) {
         if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
       }
       this.status = enums.status;
       this.limits = limits;
       this.checkNames = enumNames(enums.check).filter((n) => n !== 'count');
+      this.panelNames = enumNames(enums.demo_panel);
     }
 
     // --- al_abi_json: every struct layout, enum value and limit, from the module ----------
@@ -163,6 +159,78 @@
           return this.m.UTF8ToString(buf, len);
         });
       });
+    }
+
+    // --- al_demo_section_count: how many sections demoSections gives --------------------
+    demoSectionCount(which) {
+      const demo = this.abi.enums.demo[which];
+      if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, ARG_ERROR);
+      const count = Number(this.m._al_demo_section_count(demo));
+      if (count < 1) throw new AttnLabError(`demo '${which}' has no sections`, this.status.arg);
+      return count;
+    }
+
+    // --- al_demo_sections: the demo as sections, for the walkthrough ----------------------
+    // Returns [{panel, title, code, numbers, printed}], one per example and the closing banner
+    // (panel 'none'); the printed texts, in order, make up what demo() returns.
+    demoSections(which, lang, seed = -1) {
+      const count = this.demoSectionCount(which);
+      const demo = this.abi.enums.demo[which];
+      const language = this.abi.enums.lang[lang];
+      if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, ARG_ERROR);
+      checkInt('seed', seed, -1, 2 ** 32 - 1);
+      return this.withError((err) => {
+        const call = (sections, max, text, cap) => {
+          const len = Number(this.m._al_demo_sections(demo, language, BigInt(seed), sections, BigInt(max), text, BigInt(cap), err));
+          if (len < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
+          return len;
+        };
+        const len = call(0, 0, 0, 0);
+        const size = this.sizeOf('demo_section');
+        return this.withAllocs([size * count, len + 1], (ps, pt) => {
+          call(ps, count, pt, len + 1);
+          const slice = (offset, bytes) => this.m.UTF8ToString(pt + offset, bytes);
+          return Array.from({ length: count }, (_, i) => {
+            const s = this.readStruct(ps + i * size, 'demo_section');
+            return {
+              panel: this.panelNames[s.panel], title: slice(s.title, s.title_len), code: slice(s.code, s.code_len),
+              numbers: slice(s.numbers, s.numbers_len), printed: slice(s.start, s.len),
+            };
+          });
+        });
+      });
+    }
+
+    // --- al_kv_growth: the cache's bytes and each step's FLOPs over a prefill and decode steps
+    // layer: {hidden, heads, kvHeads, headDim}. Returns [{len, bytes, mha, mqa, flopsCached,
+    // flopsUncached}], one row after the prefill and one after each step.
+    kvGrowth(layer, prompt, steps) {
+      checkInt('hidden', layer.hidden, 1, this.limits.AL_MAX_HIDDEN);
+      checkInt('heads', layer.heads, 1, this.limits.AL_MAX_HEADS);
+      checkInt('kv heads', layer.kvHeads, 1, this.limits.AL_MAX_HEADS);
+      checkInt('head_dim', layer.headDim, 2, this.limits.AL_MAX_HEAD_DIM);
+      checkInt('prompt', prompt, 1, this.limits.AL_MAX_SEQ);
+      checkInt('steps', steps, 0, this.limits.AL_MAX_SEQ);
+      return this.withAllocs([this.sizeOf('attn_hparams')], (ph) => this.withError((err) => {
+        this.writeStruct(ph, 'attn_hparams', {
+          hidden: layer.hidden, n_heads: layer.heads, n_kv_heads: layer.kvHeads, head_dim: layer.headDim,
+          rope_base: layer.ropeBase ?? 10000, eps: layer.eps ?? 1e-6, qk_norm: layer.qkNorm === false ? 0 : 1,
+        });
+        const call = (rows, cap) => {
+          const n = Number(this.m._al_kv_growth(ph, BigInt(prompt), BigInt(steps), rows, BigInt(cap), err));
+          if (n < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
+          return n;
+        };
+        const count = call(0, 0);
+        const size = this.sizeOf('kv_growth_row');
+        return this.withAllocs([size * count], (pr) => {
+          call(pr, count);
+          return Array.from({ length: count }, (_, i) => {
+            const r = this.readStruct(pr + i * size, 'kv_growth_row');
+            return { len: r.len, bytes: r.bytes, mha: r.bytes_mha, mqa: r.bytes_mqa, flopsCached: r.flops_cached, flopsUncached: r.flops_uncached };
+          });
+        });
+      }));
     }
 
     // --- al_kv_cache_bytes_for -------------------------------------------------------------
@@ -372,6 +440,12 @@
           return { name, value: r.value, threshold: r.threshold, passed: r.passed !== 0 };
         });
       }));
+    }
+    // al_session_rope_relative: the tutorial's v_test at positions m and m + d, d = 0..n-1
+    ropeRelative(m, n) {
+      checkInt('m', m, 0, this.core.limits.AL_MAX_SEQ);
+      checkInt('n', n, 1, this.core.limits.AL_MAX_SEQ);
+      return this.floats(n, (p, count, err) => this.core.m._al_session_rope_relative(this.live(), BigInt(m), p, count, err));
     }
     // al_attn_flops on this session's layer
     flops(nQuery, nKeys) {

@@ -41,8 +41,9 @@
       position: '位置 m',
       pairIndex: '维度对 i',
       angle: '角度 (rad)',
-      pairTraceTitle: '第 i 对 (x_i, x_{i+d/2}) 随位置旋转',
-      relTitle: 'q·k 点积与相对距离（全 1 向量）',
+      pairTraceTitle: '全 1 向量的第 i 对 (x_i, x_{i+d/2}) 随位置旋转',
+      relTitle: '点积与相对距离（教程的 v_test）',
+      relExplain: '右图用的是 03-attention-demo.py 示例 3 检查相对位置时的向量 v_test = torch.randn(1, 1, n_kv_heads, head_dim)，按脚本的抽取顺序为当前的层和种子生成，放在位置 0 和 d，按 (v0 * v1).sum() 对所有 KV 头求和。本页默认配置下，d = 1 处就是示例 3 打印的 <v(0), v(1)>。',
       distance: '相对距离',
       dot: '点积',
       attnTitle: '3. 注意力权重',
@@ -79,13 +80,16 @@
       value: '数值',
       limit: '阈值',
       walkTitle: '导览：教程的每个示例',
-      walkExplain: '每一步是教程脚本的一个示例，数字与命令行 attnlab demo 在同一随机种子下打印的完全一致。',
+      walkExplain: '每一步是教程脚本的一个示例：脚本中的代码，以及它打印的数字——与命令行 attnlab demo 在同一随机种子下打印的完全一致。',
+      walkCode: '脚本中的代码',
+      walkNumbers: '打印的数字',
       prev: '上一步',
       next: '下一步',
       exportPng: 'PNG',
       exportCsv: 'CSV',
       invalid: (key, value, used) => `参数 ${key}=“${value}” 无效，已改用 ${used}`,
       beyondLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 超出本页的上限 ${limit}（内存与绘图速度所限），已改用 ${used}`,
+      belowLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 低于本页的下限 ${limit}，已改用 ${used}`,
       errorPrefix: '错误：',
       loading: '正在加载 WebAssembly…',
       keyboard: '键盘：→ 下一步，← 重置，空格 播放/暂停',
@@ -127,8 +131,9 @@
       position: 'position m',
       pairIndex: 'pair i',
       angle: 'angle (rad)',
-      pairTraceTitle: 'Pair i (x_i, x_{i+d/2}) rotating with position',
-      relTitle: 'q·k dot product against relative distance (all-ones vector)',
+      pairTraceTitle: 'Pair i (x_i, x_{i+d/2}) of an all-ones vector',
+      relTitle: 'Dot product against distance (the tutorial\'s v_test)',
+      relExplain: 'Right: the vector 03-attention-demo.py\'s example 3 checks relative positions with, v_test = torch.randn(1, 1, n_kv_heads, head_dim), drawn as the script draws it for this layer and seed, at positions 0 and d, summed over the KV heads as (v0 * v1).sum(). With the page\'s defaults, d = 1 is the <v(0), v(1)> example 3 prints.',
       distance: 'relative distance',
       dot: 'dot product',
       attnTitle: '3. Attention weights',
@@ -165,18 +170,31 @@
       value: 'value',
       limit: 'limit',
       walkTitle: 'Walkthrough: every example of the tutorial',
-      walkExplain: 'Each step is one example of the tutorial scripts, with the same numbers the CLI prints with attnlab demo for the same seed.',
+      walkExplain: 'Each step is one example of the tutorial scripts: its code in the script, and what it prints — the same numbers the CLI prints with attnlab demo for the same seed.',
+      walkCode: 'The script\'s code',
+      walkNumbers: 'What it prints',
       prev: 'Previous',
       next: 'Next',
       exportPng: 'PNG',
       exportCsv: 'CSV',
       invalid: (key, value, used) => `Parameter ${key}="${value}" is invalid; using ${used}`,
-      beyondLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is beyond this page's limit of ${limit} (memory and drawing speed); using ${used}`,
+      beyondLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is beyond this page's upper limit of ${limit} (memory and drawing speed); using ${used}`,
+      belowLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is below this page's lower limit of ${limit}; using ${used}`,
       errorPrefix: 'Error: ',
       loading: 'Loading WebAssembly…',
       keyboard: 'Keyboard: → step, ← reset, space play/pause',
     },
   };
+
+  // The corrections state.js reports ({key, value, used, limit?, bound?}) as one line in the
+  // language of strings t: a value clamped to a limit says which limit, lower or upper.
+  function describeProblems(t, problems) {
+    return problems.map((p) => {
+      if (p.limit === undefined) return t.invalid(p.key, p.value, p.used);
+      const words = p.bound === 'lower' ? t.belowLimit : t.beyondLimit;
+      return words(p.key, p.value, p.used, p.limit);
+    }).join(' · ');
+  }
 
   function pickLanguage(navigatorLanguages) {
     for (const l of navigatorLanguages || []) {
@@ -186,7 +204,7 @@
     return 'en';
   }
 
-  const api = { STRINGS, pickLanguage };
+  const api = { STRINGS, describeProblems, pickLanguage };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabI18n = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,6 +1,7 @@
 // state.js — the page's whole state, kept in the URL hash so a view can be shared. Every value
 // read from a hash is validated: out-of-range numbers are clamped, junk falls back to the
-// default, and each correction is reported so the page can say what it changed.
+// default, and each correction is reported so the page can say what it changed (i18n.js words
+// it: describeProblems).
 (function (root) {
   'use strict';
 
@@ -31,19 +32,20 @@
     return s;
   }
 
-  // Parses one value; returns [value, ok, limit] — limit is set when the value was beyond
-  // the page's range and clamped to it.
+  // Parses one value; returns [value, ok, limit, bound] — limit is set when the value was
+  // outside the page's range and clamped to it, and bound says which end it was: 'lower' (the
+  // value was below min) or 'upper' (above max).
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
     let v = Number(raw);
     if (!Number.isFinite(v)) return [NaN, false];
-    let ok = true, limit;
+    let ok = true, limit, bound;
     if (kind !== 'number' && !Number.isInteger(v)) { v = Math.round(v); ok = false; }
     if (kind === 'even' && v % 2 !== 0) { v += 1; ok = false; }
-    if (v < min) { v = min; ok = false; limit = min; }
-    if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; limit = max; }
-    return [v, ok, limit];
+    if (v < min) { v = min; ok = false; limit = min; bound = 'lower'; }
+    if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; limit = max; bound = 'upper'; }
+    return [v, ok, limit, bound];
   }
 
   // Cross-field rules that need no core maths: the chosen head and pair exist, the sequence
@@ -51,7 +53,7 @@
   function clampRelations(s, problems) {
     const fix = (key, value) => { problems.push({ key, value: s[key], used: value }); s[key] = value; };
     if (s.prompt + s.steps > MAX_TOKENS) {
-      problems.push({ key: 'steps', value: s.steps, used: MAX_TOKENS - s.prompt, limit: MAX_TOKENS });
+      problems.push({ key: 'steps', value: s.steps, used: MAX_TOKENS - s.prompt, limit: MAX_TOKENS, bound: 'upper' });
       s.steps = MAX_TOKENS - s.prompt;
     }
     if (s.kv > s.heads) fix('kv', s.heads);
@@ -60,7 +62,7 @@
     if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
   }
 
-  // Returns {state, problems: [{key, value, used}]}.
+  // Returns {state, problems: [{key, value, used, limit?, bound?}]}.
   function parseHash(hash) {
     const state = defaults();
     const problems = [];
@@ -87,9 +89,9 @@
         continue;
       }
       const [def, min, max, kind] = field;
-      const [v, ok, limit] = parseValue(kind, raw.slice(0, 64), min, max);
+      const [v, ok, limit, bound] = parseValue(kind, raw.slice(0, 64), min, max);
       const used = Number.isNaN(v) || (kind === 'lang' && !ok) ? def : v;
-      if (!ok) problems.push({ key, value: raw.slice(0, 24), used, limit });
+      if (!ok) problems.push(limit === undefined ? { key, value: raw.slice(0, 24), used } : { key, value: raw.slice(0, 24), used, limit, bound });
       state[key] = used;
     }
     clampRelations(state, problems);

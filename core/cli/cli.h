@@ -50,5 +50,6 @@ int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size);
 int cmd_demo(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_kv_growth(int argc, char **argv);
 
 #endif

@@ -1,5 +1,6 @@
 /* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
- * as PyTorch prints them) and `forward` (one attention layer from safetensors weights). */
+ * as PyTorch prints them), `forward` (one attention layer from safetensors weights), `bench`
+ * (the core timed) and `kv-growth` (the KV cache's size and a step's cost as a sequence grows). */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -20,10 +21,15 @@ static const char USAGE[] =
     "                [--decode-at C] [--repeats R] [--rope-base B] [--seed N] [--threads 1]\n"
     "      time the core on random weights (default: MiniMind-3's layer, seq 512, cache 2048);\n"
     "      prints one JSON line with prefill_ms, decode_ms and prefill_gflops\n"
+    "  attnlab kv-growth [--hidden H] [--heads N] [--kv-heads M] [--head-dim D]\n"
+    "                    [--prompt P] [--steps S]\n"
+    "      the KV cache's bytes (this layer, MHA, MQA) and each step's FLOPs (with the cache,\n"
+    "      recomputing without it) after a prefill of P tokens and each of S decode steps;\n"
+    "      defaults: the tutorial's layer (16, 4 heads, 2 KV heads, head_dim 8), P 4, S 3\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -38,6 +44,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
 }

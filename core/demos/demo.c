@@ -1,11 +1,28 @@
-/* demo.c — entry point of the tutorial demos and the helpers both share (see demo.h). */
+/* demo.c — entry points of the tutorial demos (the whole text, or the text as sections for the
+ * page's walkthrough) and the helpers both demos share (see demo.h). */
 #include "demos/demo.h"
 
 #include <math.h>
+#include <string.h>
 
-void al_demo_rule(al_text *o) {
-    al_text_printf(o, "%s\n",
-                   "======================================================================");
+#define RULE "======================================================================" /* "=" * 70 */
+
+void al_demo_header(al_demo_out *d, al_demo_panel panel, const char *title) {
+    al_text *o = &d->text;
+    const size_t start = o->len;
+    al_text_printf(o, "%s\n", RULE);
+    const size_t title_at = o->len;
+    al_text_printf(o, "%s", title);
+    const size_t title_end = o->len;
+    al_text_printf(o, "\n%s\n", RULE);
+    if (d->count < AL_DEMO_MAX_SECTIONS) {
+        d->at[d->count].start = start;
+        d->at[d->count].title = title_at;
+        d->at[d->count].title_end = title_end;
+        d->at[d->count].body = o->len;
+        d->at[d->count].panel = panel;
+    }
+    d->count++; /* more than AL_DEMO_MAX_SECTIONS: refused by al_demo_sections */
 }
 
 const char *al_demo_bool(int value) { return value ? "True" : "False"; }
@@ -23,26 +40,113 @@ int al_demo_allclose(const float *a, const float *b, int64_t n, float atol) {
     return 1;
 }
 
+/* Runs one demo into d (whose text the caller has set up). */
+static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
+                            al_error *err) {
+    if (demo != AL_DEMO_BASIC && demo != AL_DEMO_ATTENTION)
+        return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
+    if (lang != AL_LANG_ZH && lang != AL_LANG_EN)
+        return al_fail(err, AL_ERR_ARG, "unknown language %d", (int)lang);
+    al_rng *rng = al_rng_create(5489); /* the state before any manual_seed; reseeded below */
+    if (!rng) return al_fail(err, AL_ERR_NOMEM, "out of memory");
+    d->count = 0;
+    al_status st = AL_OK;
+    if (demo == AL_DEMO_BASIC) al_demo_basic(d, lang, seed, rng);
+    else st = al_demo_attention(d, lang, seed, rng, err);
+    al_rng_free(rng);
+    return st;
+}
+
 size_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, size_t cap,
                    al_error *err) {
-    if (demo != AL_DEMO_BASIC && demo != AL_DEMO_ATTENTION) {
+    al_demo_out d;
+    al_text_init(&d.text, buf, cap);
+    return demo_write(demo, lang, seed, &d, err) == AL_OK ? d.text.len : 0;
+}
+
+/* Appends a script excerpt as the demo runs it: with seed >= 0, the value of every
+ * torch.manual_seed(<digits>) call replaced by the seed. */
+static void append_code(al_text *o, const char *code, int64_t seed) {
+    static const char CALL[] = "torch.manual_seed(";
+    const size_t call_len = sizeof CALL - 1;
+    while (*code) {
+        const char *call = seed >= 0 ? strstr(code, CALL) : NULL;
+        const char *digits = call ? call + call_len : NULL;
+        const char *close = digits;
+        while (close && *close >= '0' && *close <= '9') close++;
+        if (!call || close == digits || *close != ')') {
+            /* no call left (or not a plain number): the rest, or up to past this call */
+            const size_t n = call ? (size_t)(digits - code) : strlen(code);
+            al_text_printf(o, "%.*s", (int)n, code);
+            code += n;
+            continue;
+        }
+        al_text_printf(o, "%.*s%lld", (int)(digits - code), code, (long long)seed);
+        code = close;
+    }
+}
+
+int64_t al_demo_section_count(al_demo demo) {
+    if (demo == AL_DEMO_BASIC) return 4;     /* 3 examples and the closing banner */
+    if (demo == AL_DEMO_ATTENTION) return 8; /* 7 examples and the closing banner */
+    return -1;
+}
+
+int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_section *sections,
+                         int64_t max_sections, char *text, int64_t cap, al_error *err) {
+    const int64_t count = al_demo_section_count(demo);
+    if (count < 0) {
         al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
-        return 0;
+        return -1;
     }
-    if (lang != AL_LANG_ZH && lang != AL_LANG_EN) {
-        al_fail(err, AL_ERR_ARG, "unknown language %d", (int)lang);
-        return 0;
+    if (cap < 0 || max_sections < 0 || (!text && cap > 0) || (!sections && max_sections > 0)) {
+        al_fail(err, AL_ERR_ARG, "demo sections: a NULL buffer given a capacity, or a negative capacity");
+        return -1;
     }
-    al_rng *rng = al_rng_create(5489); /* the state before any manual_seed; reseeded below */
-    if (!rng) {
-        al_fail(err, AL_ERR_NOMEM, "out of memory");
-        return 0;
+
+    /* 1. The printed text, its sections recorded as it is written. */
+    al_demo_out d;
+    al_text_init(&d.text, text, (size_t)cap);
+    if (demo_write(demo, lang, seed, &d, err) != AL_OK) return -1;
+    if (d.count != count) { /* a demo and al_demo_section_count disagree: a bug, not an input */
+        al_fail(err, AL_ERR_CONFIG, "demo %d has %d sections, %lld expected", (int)demo, d.count,
+                (long long)count);
+        return -1;
     }
-    al_text o;
-    al_text_init(&o, buf, cap);
-    al_status st = AL_OK;
-    if (demo == AL_DEMO_BASIC) al_demo_basic(&o, lang, seed, rng);
-    else st = al_demo_attention(&o, lang, seed, rng, err);
-    al_rng_free(rng);
-    return st == AL_OK ? o.len : 0;
+    const size_t printed = d.text.len;
+
+    /* 2. The code excerpts after it. */
+    size_t code_at[AL_DEMO_MAX_SECTIONS];
+    for (int i = 0; i < d.count; i++) {
+        code_at[i] = d.text.len;
+        append_code(&d.text, al_demo_code(demo, lang, i), seed);
+    }
+    const int64_t len = (int64_t)d.text.len;
+    if (cap == 0) return len; /* size query */
+    if (len >= cap || max_sections < count) {
+        al_fail(err, AL_ERR_CAPACITY, "demo sections: %lld bytes and %lld sections needed, "
+                "%lld and %lld given", (long long)(len + 1), (long long)count, (long long)cap,
+                (long long)max_sections);
+        return -1;
+    }
+
+    /* 3. Each section runs to the next one's header (the last one to the end of the printed
+     *    text); its numbers are its body without the newlines around it. */
+    for (int i = 0; i < d.count; i++) {
+        const size_t end = i + 1 < d.count ? d.at[i + 1].start : printed;
+        size_t from = d.at[i].body, to = end;
+        while (from < to && text[from] == '\n') from++;
+        while (to > from && text[to - 1] == '\n') to--;
+        al_demo_section *s = &sections[i];
+        s->panel = (int32_t)d.at[i].panel;
+        s->start = (int64_t)d.at[i].start;
+        s->len = (int64_t)(end - d.at[i].start);
+        s->title = (int64_t)d.at[i].title;
+        s->title_len = (int64_t)(d.at[i].title_end - d.at[i].title);
+        s->numbers = (int64_t)from;
+        s->numbers_len = (int64_t)(to - from);
+        s->code = (int64_t)code_at[i];
+        s->code_len = (int64_t)((i + 1 < d.count ? code_at[i + 1] : d.text.len) - code_at[i]);
+    }
+    return len;
 }

@@ -1,6 +1,7 @@
-/* demo.h — shared pieces of the two tutorial demos (demo_basic.c, demo_attention.c):
- * the bilingual string picker, the separator rule, Python's printing of booleans and the
- * torch.allclose test the scripts print. */
+/* demo.h — shared pieces of the two tutorial demos (demo_basic.c, demo_attention.c): the
+ * writer they print into (the text and where each section of it begins), the bilingual string
+ * picker, Python's printing of booleans, the torch.allclose test the scripts print, and the
+ * scripts' code for each example (demo_code.c). */
 #ifndef ATTNLAB_DEMO_H
 #define ATTNLAB_DEMO_H
 
@@ -9,8 +10,25 @@
 /* The Chinese or English form of a line; needs a variable `lang` in scope. */
 #define L(zh, en) ((lang) == AL_LANG_EN ? (en) : (zh))
 
-/* print("=" * 70) */
-void al_demo_rule(al_text *o);
+/* Sections of the longer demo: its 7 examples and the closing banner. */
+#define AL_DEMO_MAX_SECTIONS 8
+
+/* What a demo prints into: the text, and where each section begins in it. Offsets are counted
+ * whether or not the text fits its buffer (al_text keeps the full length). */
+typedef struct {
+    al_text text;
+    int count; /* sections begun */
+    struct {
+        size_t start; /* the header's first "=" */
+        size_t title; /* the title line */
+        size_t title_end;
+        size_t body;  /* just after the header */
+        al_demo_panel panel;
+    } at[AL_DEMO_MAX_SECTIONS];
+} al_demo_out;
+
+/* Begins a section: print("=" * 70), print(title), print("=" * 70), recording where. */
+void al_demo_header(al_demo_out *d, al_demo_panel panel, const char *title);
 /* Python's str(bool) */
 const char *al_demo_bool(int value);
 /* '通过' / '失败' (passed / failed) */
@@ -18,7 +36,12 @@ const char *al_demo_pass(al_lang lang, int passed);
 /* torch.allclose(a, b, rtol=1e-5, atol): every |a − b| <= atol + rtol·|b|, in float32. */
 int al_demo_allclose(const float *a, const float *b, int64_t n, float atol);
 
-void al_demo_basic(al_text *o, al_lang lang, int64_t seed, al_rng *rng);
-al_status al_demo_attention(al_text *o, al_lang lang, int64_t seed, al_rng *rng, al_error *err);
+/* The code of section `section` (0-based) of the script in language `lang`, verbatim; "" for
+ * the closing banner or a section the script does not have. */
+const char *al_demo_code(al_demo demo, al_lang lang, int section);
+
+void al_demo_basic(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng);
+al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,
+                            al_error *err);
 
 #endif

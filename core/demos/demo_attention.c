@@ -20,18 +20,14 @@ static void print_shape(al_text *o, const char *label, const int64_t *shape, int
     al_text_printf(o, "%s\n", comment);
 }
 
-static void header(al_text *o, const char *title) {
-    al_demo_rule(o);
-    al_text_printf(o, "%s\n", title);
-    al_demo_rule(o);
-}
-
 /* Example 1: projections, viewed as [batch, seq, heads, head_dim]. */
-static void example_projections(al_text *o, al_lang lang, al_attn *attn, al_rng *rng,
+static void example_projections(al_demo_out *d, al_lang lang, al_attn *attn, al_rng *rng,
                                 float *k /* [2, 5, n_kv_heads, head_dim], kept for example 2 */) {
     enum { B = 2, S = 5 };
-    header(o, L("示例 1：Q/K/V 线性投影与多头拆分",
-                "Example 1: Q/K/V linear projections and the split into heads"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+                   L("示例 1：Q/K/V 线性投影与多头拆分",
+                     "Example 1: Q/K/V linear projections and the split into heads"));
     float x[B * S * HIDDEN], q[B * S * N_HEADS * HEAD_DIM], v[B * S * N_KV_HEADS * HEAD_DIM];
     al_rng_randn(rng, x, B * S * HIDDEN);
     al_attn_project_qkv(attn, q, k, v, x, B, S, NULL);
@@ -78,10 +74,12 @@ static int heads_allclose(const float *t, int64_t B, int64_t S, int64_t heads, i
 }
 
 /* Example 2: repeat_kv copies KV head j to query heads j·n_rep .. j·n_rep + n_rep − 1. */
-static void example_repeat_kv(al_text *o, al_lang lang, const float *k /* [2, 5, KV, D] */) {
+static void example_repeat_kv(al_demo_out *d, al_lang lang, const float *k /* [2, 5, KV, D] */) {
     enum { B = 2, S = 5 };
-    header(o, L("示例 2：repeat_kv（把 KV 头复制到与 Q 头数一致）",
-                "Example 2: repeat_kv (copy the KV heads until there are as many as Q heads)"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+                   L("示例 2：repeat_kv（把 KV 头复制到与 Q 头数一致）",
+                     "Example 2: repeat_kv (copy the KV heads until there are as many as Q heads)"));
     float k_expanded[B * S * N_HEADS * HEAD_DIM];
     al_repeat_kv(k_expanded, k, B, S, N_KV_HEADS, N_REP, HEAD_DIM);
     const int64_t k_shape[4] = {B, S, N_KV_HEADS, HEAD_DIM};
@@ -107,8 +105,11 @@ static void example_repeat_kv(al_text *o, al_lang lang, const float *k /* [2, 5,
 }
 
 /* Example 3: RoPE keeps norms and makes dot products depend only on relative position. */
-static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
-    header(o, L("示例 3：RoPE 旋转位置编码", "Example 3: RoPE rotary position embedding"));
+static void example_rope(al_demo_out *d, al_lang lang, al_rng *rng) {
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ROPE,
+                   L("示例 3：RoPE 旋转位置编码",
+                     "Example 3: RoPE rotary position embedding"));
     float cos_t[MAX_SEQ * HEAD_DIM], sin_t[MAX_SEQ * HEAD_DIM];
     al_rope_table(cos_t, sin_t, MAX_SEQ, HEAD_DIM, 10000.0);
     const int64_t table_shape[2] = {MAX_SEQ, HEAD_DIM}, vec_shape[1] = {HEAD_DIM};
@@ -160,9 +161,12 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
 }
 
 /* Example 4: softmax over all-zero scores with the causal mask. */
-static void example_causal_mask(al_text *o, al_lang lang) {
+static void example_causal_mask(al_demo_out *d, al_lang lang) {
     enum { S = 5 };
-    header(o, L("示例 4：因果掩码（causal mask）", "Example 4: Causal mask"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_MASK,
+                   L("示例 4：因果掩码（causal mask）",
+                     "Example 4: Causal mask"));
     float scores[S * S] = {0}, mask[S * S], masked[S * S], weights[S * S];
     for (int i = 0; i < S; i++)
         for (int j = 0; j < S; j++) {
@@ -197,11 +201,13 @@ static void example_causal_mask(al_text *o, al_lang lang) {
 }
 
 /* Example 5: the whole layer on [2, 6, 16], keeping the KV cache. */
-static al_status example_forward(al_text *o, al_lang lang, al_attn *attn, al_rng *rng,
+static al_status example_forward(al_demo_out *d, al_lang lang, al_attn *attn, al_rng *rng,
                                  al_kv_cache *cache, al_error *err) {
     enum { B = 2, S = 6 };
-    header(o, L("示例 5：完整注意力前向传播（GQA + RoPE + QK-Norm + 因果掩码）",
-                "Example 5: The complete attention forward pass (GQA + RoPE + QK-Norm + causal mask)"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+                   L("示例 5：完整注意力前向传播（GQA + RoPE + QK-Norm + 因果掩码）",
+                     "Example 5: The complete attention forward pass (GQA + RoPE + QK-Norm + causal mask)"));
     float x[B * S * HIDDEN], out[B * S * HIDDEN];
     al_rng_randn(rng, x, B * S * HIDDEN);
     al_kv_cache_reset(cache);
@@ -227,11 +233,13 @@ static al_status example_forward(al_text *o, al_lang lang, al_attn *attn, al_rng
 }
 
 /* Example 6: prefill a 4-token prompt, then decode 3 tokens one at a time. */
-static al_status example_prefill_decode(al_text *o, al_lang lang, al_attn *attn, al_rng *rng,
+static al_status example_prefill_decode(al_demo_out *d, al_lang lang, al_attn *attn, al_rng *rng,
                                         al_kv_cache *cache, al_error *err) {
     enum { PROMPT = 4, STEPS = 3 };
-    header(o, L("示例 6：prefill + decode 两阶段生成（使用 KV Cache）",
-                "Example 6: Two-phase generation: prefill + decode (with the KV cache)"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_KV,
+                   L("示例 6：prefill + decode 两阶段生成（使用 KV Cache）",
+                     "Example 6: Two-phase generation: prefill + decode (with the KV cache)"));
     float prompt[PROMPT * HIDDEN], out[PROMPT * HIDDEN];
     al_rng_randn(rng, prompt, PROMPT * HIDDEN);
     al_kv_cache_reset(cache);
@@ -270,11 +278,13 @@ static al_status example_prefill_decode(al_text *o, al_lang lang, al_attn *attn,
 }
 
 /* Example 7: the same 7 tokens with and without the cache give the same outputs. */
-static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al_rng *rng,
+static al_status example_cache_check(al_demo_out *d, al_lang lang, al_attn *attn, al_rng *rng,
                                      al_kv_cache *cache, al_error *err) {
     enum { PROMPT = 4, TOTAL = 7, OVERLAP = TOTAL - PROMPT + 1 };
-    header(o, L("示例 7：KV Cache 正确性验证（有/无 cache 结果应一致）",
-                "Example 7: Checking that the KV cache is correct (results with and without the cache should match)"));
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_CHECKS,
+                   L("示例 7：KV Cache 正确性验证（有/无 cache 结果应一致）",
+                     "Example 7: Checking that the KV cache is correct (results with and without the cache should match)"));
     float tokens[TOTAL * HIDDEN], no_cache[TOTAL * HIDDEN], prefill[PROMPT * HIDDEN];
     float with_cache[OVERLAP * HIDDEN];
     al_rng_randn(rng, tokens, TOTAL * HIDDEN);
@@ -290,8 +300,8 @@ static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al
             return st;
     float max_diff = 0.0f;
     for (int i = 0; i < OVERLAP * HIDDEN; i++) {
-        const float d = fabsf(no_cache[(PROMPT - 1) * HIDDEN + i] - with_cache[i]);
-        if (d > max_diff) max_diff = d;
+        const float diff = fabsf(no_cache[(PROMPT - 1) * HIDDEN + i] - with_cache[i]);
+        if (diff > max_diff) max_diff = diff;
     }
     const int64_t shape[3] = {1, OVERLAP, HIDDEN};
     char label[160];
@@ -311,7 +321,7 @@ static al_status example_cache_check(al_text *o, al_lang lang, al_attn *attn, al
     return AL_OK;
 }
 
-al_status al_demo_attention(al_text *o, al_lang lang, int64_t seed, al_rng *rng, al_error *err) {
+al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng, al_error *err) {
     const al_attn_hparams hp = al_attn_hparams_default();
     const al_attn_capacity cap = {MAX_BATCH, MAX_SEQ};
     al_attn *attn = NULL;
@@ -326,18 +336,15 @@ al_status al_demo_attention(al_text *o, al_lang lang, int64_t seed, al_rng *rng,
     al_attn_init_torch(attn, rng);
 
     float k[2 * 5 * N_KV_HEADS * HEAD_DIM]; /* example 1's K, reused by example 2 */
-    example_projections(o, lang, attn, rng, k);
-    example_repeat_kv(o, lang, k);
-    example_rope(o, lang, rng);
-    example_causal_mask(o, lang);
-    st = example_forward(o, lang, attn, rng, cache, err);
-    if (st == AL_OK) st = example_prefill_decode(o, lang, attn, rng, cache, err);
-    if (st == AL_OK) st = example_cache_check(o, lang, attn, rng, cache, err);
-    if (st == AL_OK) {
-        al_demo_rule(o);
-        al_text_printf(o, "%s\n", L("所有示例运行完毕！", "All examples finished!"));
-        al_demo_rule(o);
-    }
+    example_projections(d, lang, attn, rng, k);
+    example_repeat_kv(d, lang, k);
+    example_rope(d, lang, rng);
+    example_causal_mask(d, lang);
+    st = example_forward(d, lang, attn, rng, cache, err);
+    if (st == AL_OK) st = example_prefill_decode(d, lang, attn, rng, cache, err);
+    if (st == AL_OK) st = example_cache_check(d, lang, attn, rng, cache, err);
+    if (st == AL_OK)
+        al_demo_header(d, AL_DEMO_PANEL_NONE, L("所有示例运行完毕！", "All examples finished!"));
     al_kv_cache_free(cache);
     al_attn_free(attn);
     return st;

@@ -9,12 +9,12 @@
 #include <string.h>
 
 /* Example 1: nn.Embedding(10, 4) with xavier_uniform_ weights, looked up for two sentences. */
-static void example_embedding(al_text *o, al_lang lang, al_rng *rng, int64_t seed) {
+static void example_embedding(al_demo_out *d, al_lang lang, al_rng *rng, int64_t seed) {
     enum { VOCAB = 10, HIDDEN = 4, BATCH = 2, SEQ = 3 };
-    al_demo_rule(o);
-    al_text_printf(o, "%s\n", L("示例 1：Token Embedding（词嵌入层）",
-                                "Example 1: Token Embedding (word embedding layer)"));
-    al_demo_rule(o);
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+                   L("示例 1：Token Embedding（词嵌入层）",
+                     "Example 1: Token Embedding (word embedding layer)"));
 
     float weight[VOCAB * HIDDEN];
     al_rng_seed(rng, seed >= 0 ? (uint64_t)seed : 42);
@@ -61,12 +61,12 @@ static void example_embedding(al_text *o, al_lang lang, al_rng *rng, int64_t see
 }
 
 /* Example 2: SimpleRMSNorm against nn.LayerNorm on the same random input. */
-static void example_rmsnorm(al_text *o, al_lang lang, al_rng *rng, int64_t seed) {
+static void example_rmsnorm(al_demo_out *d, al_lang lang, al_rng *rng, int64_t seed) {
     enum { B = 2, S = 3, H = 4, ROWS = B * S, N = B * S * H };
-    al_demo_rule(o);
-    al_text_printf(o, "%s\n", L("示例 2：RMSNorm（均方根层归一化）",
-                                "Example 2: RMSNorm (root mean square layer normalization)"));
-    al_demo_rule(o);
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+                   L("示例 2：RMSNorm（均方根层归一化）",
+                     "Example 2: RMSNorm (root mean square layer normalization)"));
 
     float x[N];
     al_rng_seed(rng, seed >= 0 ? (uint64_t)seed : 123);
@@ -136,12 +136,12 @@ static void example_rmsnorm(al_text *o, al_lang lang, al_rng *rng, int64_t seed)
 }
 
 /* Example 3: RoPE's cos/sin table, a rotated unit vector, relative-position invariance. */
-static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
+static void example_rope(al_demo_out *d, al_lang lang, al_rng *rng) {
     enum { HEAD_DIM = 8, SEQ = 4 };
-    al_demo_rule(o);
-    al_text_printf(o, "%s\n", L("示例 3：RoPE（旋转位置编码）",
-                                "Example 3: RoPE (rotary position embedding)"));
-    al_demo_rule(o);
+    al_text *o = &d->text;
+    al_demo_header(d, AL_DEMO_PANEL_ROPE,
+                   L("示例 3：RoPE（旋转位置编码）",
+                     "Example 3: RoPE (rotary position embedding)"));
 
     float cos_t[SEQ * HEAD_DIM], sin_t[SEQ * HEAD_DIM];
     al_rope_table(cos_t, sin_t, SEQ, HEAD_DIM, 10000.0);
@@ -222,12 +222,10 @@ static void example_rope(al_text *o, al_lang lang, al_rng *rng) {
     al_text_printf(o, "    %s %s\n", L("验证:", "check:"), al_demo_pass(lang, fabs(d02 - d13) < 1e-5));
 }
 
-void al_demo_basic(al_text *o, al_lang lang, int64_t seed, al_rng *rng) {
-    example_embedding(o, lang, rng, seed);
-    example_rmsnorm(o, lang, rng, seed);
-    example_rope(o, lang, rng);
-    al_text_printf(o, "\n");
-    al_demo_rule(o);
-    al_text_printf(o, "%s\n", L("所有示例运行完毕！", "All examples finished!"));
-    al_demo_rule(o);
+void al_demo_basic(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng) {
+    example_embedding(d, lang, rng, seed);
+    example_rmsnorm(d, lang, rng, seed);
+    example_rope(d, lang, rng);
+    al_text_printf(&d->text, "\n");
+    al_demo_header(d, AL_DEMO_PANEL_NONE, L("所有示例运行完毕！", "All examples finished!"));
 }

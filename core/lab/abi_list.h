@@ -50,7 +50,17 @@
     F(al_bench_config, repeats, i64) F(al_bench_config, seed, i64)                             \
     S(bench_result, al_bench_result)                                                           \
     F(al_bench_result, prefill_ms, f64) F(al_bench_result, decode_ms, f64)                     \
-    F(al_bench_result, prefill_gflops, f64) F(al_bench_result, decode_recompute_ms, f64)
+    F(al_bench_result, prefill_gflops, f64) F(al_bench_result, decode_recompute_ms, f64)       \
+    S(kv_growth_row, al_kv_growth_row)                                                         \
+    F(al_kv_growth_row, len, i64) F(al_kv_growth_row, bytes, i64)                              \
+    F(al_kv_growth_row, bytes_mha, i64) F(al_kv_growth_row, bytes_mqa, i64)                    \
+    F(al_kv_growth_row, flops_cached, i64) F(al_kv_growth_row, flops_uncached, i64)            \
+    S(demo_section, al_demo_section)                                                           \
+    F(al_demo_section, panel, i32) F(al_demo_section, start, i64)                              \
+    F(al_demo_section, len, i64) F(al_demo_section, title, i64)                                \
+    F(al_demo_section, title_len, i64) F(al_demo_section, numbers, i64)                        \
+    F(al_demo_section, numbers_len, i64) F(al_demo_section, code, i64)                         \
+    F(al_demo_section, code_len, i64)
 
 #define AL_ABI_ENUMS(E, V)                                                                     \
     E(status)                                                                                  \
@@ -68,7 +78,10 @@
     E(demo)                                                                                    \
     V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
     E(lang)                                                                                    \
-    V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)
+    V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)                                                        \
+    E(demo_panel)                                                                              \
+    V(AL_DEMO_PANEL_NONE, none) V(AL_DEMO_PANEL_MASK, mask) V(AL_DEMO_PANEL_ROPE, rope)        \
+    V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)
 
 #define AL_ABI_LIMITS(L)                                                                       \
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \

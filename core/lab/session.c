@@ -4,6 +4,8 @@
  *
  * Draw order follows the tutorial's example 6: torch.manual_seed(seed); SimpleAttention(...)
  * (q, k, v, o init); randn(1, prompt_len, hidden); then one randn(1, 1, hidden) per step.
+ * Beside them, from the generator's state just after the init, the RoPE test vector of the
+ * tutorial's example 3 (al_session_rope_relative).
  * All memory is taken at create time; prefill and steps never allocate. */
 #include "torch/reduce.h"
 
@@ -42,12 +44,36 @@ struct al_session {
     float *ref_row;   /* [total] one query's scores, then weights */
     float *ref_cos;   /* [total, head_dim] RoPE table, as the layer builds it */
     float *ref_sin;   /* [total, head_dim] */
+    float *rope_v;    /* [n_kv_heads, head_dim] the tutorial's v_test */
 };
 
 /* Queries the explicit repeat_kv path recomputes: the newest ones (a decode step's row among
  * them). A handful suffices to see a wrong KV head, and keeps the check cheap at the page's
  * largest sizes (the path is plain loops, O(rows · n · head_dim) per head). */
 enum { REFERENCE_ROWS = 4 };
+
+/* The tutorial's v_test (03-attention-demo.py, example 3) for this layer, drawn from a copy of
+ * the generator as it stands after the layer's init (the session's tokens are drawn from that
+ * same state): example 1's x = randn(2, 5, hidden), example 3's k_raw =
+ * randn(1, 2, n_kv_heads, head_dim), then v_test = randn(1, 1, n_kv_heads, head_dim). */
+static al_status draw_rope_test_vector(al_session *s, const al_rng *after_init, al_error *err) {
+    const al_attn_hparams *a = &s->cfg.hp;
+    const int64_t kv_width = a->n_kv_heads * a->head_dim;
+    const int64_t skipped = 10 * a->hidden > 2 * kv_width ? 10 * a->hidden : 2 * kv_width;
+    al_rng *rng = al_rng_clone(after_init);
+    float *scratch = malloc((size_t)skipped * sizeof(float)); /* x, then k_raw, discarded */
+    if (!rng || !scratch) {
+        al_rng_free(rng);
+        free(scratch);
+        return al_fail(err, AL_ERR_NOMEM, "session: out of memory");
+    }
+    al_rng_randn(rng, scratch, 2 * 5 * a->hidden);
+    al_rng_randn(rng, scratch, 2 * kv_width);
+    al_rng_randn(rng, s->rope_v, kv_width);
+    al_rng_free(rng);
+    free(scratch);
+    return AL_OK;
+}
 
 al_status al_session_create(const al_session_config *cfg, al_session **out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "session: no output pointer");
@@ -72,7 +98,7 @@ al_status al_session_create(const al_session_config *cfg, al_session **out, al_e
     const int64_t floats = 2 * total * a.hidden + a.n_heads * total * total +
                            a.n_heads * cfg->prompt_len * total + total * wide +
                            total * (3 * kv_width + a.hidden + 2 * q_width + 1 + 2 * a.head_dim) +
-                           REFERENCE_ROWS * (2 * q_width + a.hidden);
+                           REFERENCE_ROWS * (2 * q_width + a.hidden) + kv_width;
     const int64_t bytes = (int64_t)sizeof(float) * floats + al_attn_bytes_needed(&a, &cap);
     if (bytes > AL_MAX_BYTES)
         return al_fail(err, AL_ERR_LIMIT,
@@ -114,12 +140,18 @@ al_status al_session_create(const al_session_config *cfg, al_session **out, al_e
     s->ref_out = p;   p += REFERENCE_ROWS * a.hidden;
     s->ref_row = p;   p += total;
     s->ref_cos = p;   p += total * a.head_dim;
-    s->ref_sin = p;
+    s->ref_sin = p;   p += total * a.head_dim;
+    s->rope_v = p;
     /* The table for all `total` positions, as the layer builds it (a value's last bit may
      * depend on its neighbours in the table). */
     al_rope_table(s->ref_cos, s->ref_sin, total, a.head_dim, a.rope_base);
 
     al_attn_init_torch(s->attn, rng);
+    if ((st = draw_rope_test_vector(s, rng, err)) != AL_OK) {
+        al_rng_free(rng);
+        al_session_free(s);
+        return st;
+    }
     al_rng_randn(rng, s->x, cfg->prompt_len * a.hidden);
     for (int64_t t = cfg->prompt_len; t < total; t++)
         al_rng_randn(rng, s->x + t * a.hidden, a.hidden);
@@ -292,6 +324,44 @@ static void reference_attention(al_session *s, int64_t n, int64_t rows) {
         }
     al_linear_forward(s->ref_out, s->ref_ctx, al_attn_get_param(s->attn, AL_PARAM_O_PROJ, NULL),
                       rows, H * D, c->hidden);
+}
+
+al_status al_session_rope_relative(const al_session *s, int64_t m, float *dots, int64_t n,
+                                   al_error *err) {
+    if (!s || (!dots && n > 0)) return al_fail(err, AL_ERR_ARG, "RoPE relative curve: NULL argument");
+    if (m < 0 || n < 0 || m > AL_MAX_SEQ || n > AL_MAX_SEQ - m)
+        return al_fail(err, AL_ERR_ARG, "RoPE relative curve: position %lld and count %lld must be "
+                       ">= 0 and together at most %d", (long long)m, (long long)n, AL_MAX_SEQ);
+    if (n == 0) return AL_OK;
+    const al_attn_hparams *c = &s->cfg.hp;
+    const int64_t KV = c->n_kv_heads, D = c->head_dim, rows = m + n;
+    float *mem = malloc((size_t)(2 * rows * D + 3 * KV * D) * sizeof(float));
+    if (!mem) return al_fail(err, AL_ERR_NOMEM, "RoPE relative curve: out of memory");
+    float *cos_t = mem;              /* [m + n, D] */
+    float *sin_t = cos_t + rows * D; /* [m + n, D] */
+    float *at_m = sin_t + rows * D;  /* [KV, D] v_test at position m */
+    float *at_md = at_m + KV * D;    /* [KV, D] v_test at position m + d */
+    float *prod = at_md + KV * D;    /* [KV, D] their elementwise product */
+
+    /* 1. precompute_freqs_cis(head_dim, m + n, base): the whole table at once, as the script
+     *    computes its table (a value's last bit can depend on its neighbours in the table). */
+    al_status st = al_rope_table(cos_t, sin_t, rows, D, c->rope_base);
+    if (st != AL_OK) {
+        free(mem);
+        return al_fail(err, st, "RoPE relative curve: the table could not be computed");
+    }
+    /* 2. v0 = apply_rotary_pos_emb(v_test, cos[m], sin[m]) on every KV head. */
+    memcpy(at_m, s->rope_v, (size_t)(KV * D) * sizeof(float));
+    al_rope_apply(at_m, cos_t + m * D, sin_t + m * D, 1, KV, D);
+    /* 3. dots[d] = (v0 * v_d).sum(): float32 products, summed in PyTorch's order. */
+    for (int64_t d = 0; d < n; d++) {
+        memcpy(at_md, s->rope_v, (size_t)(KV * D) * sizeof(float));
+        al_rope_apply(at_md, cos_t + (m + d) * D, sin_t + (m + d) * D, 1, KV, D);
+        for (int64_t i = 0; i < KV * D; i++) prod[i] = at_m[i] * at_md[i];
+        dots[d] = al_sum_f32(prod, KV * D);
+    }
+    free(mem);
+    return AL_OK;
 }
 
 al_status al_session_verify(al_session *s, al_check *checks, al_error *err) {

@@ -1,7 +1,7 @@
 /* views.c — the quantities the page draws besides the layer's own outputs: the causal mask as
  * applied, RoPE angles (wrapped), one rotating pair, the dot product of a vector with itself
- * at a distance (relative-position invariance and long-range decay), and FLOP counts that make
- * the KV cache's O(n) against O(n²) visible. */
+ * at a distance (relative-position invariance and long-range decay), and FLOP counts and cache
+ * sizes that make the KV cache's O(n) against O(n²) visible. */
 #include "model/rope.h"
 
 #include <math.h>
@@ -83,6 +83,34 @@ int64_t al_attn_flops(const al_attn_hparams *c, int64_t n_query, int64_t n_keys)
     const int64_t proj = 2 * n_query * c->hidden * c->head_dim * (2 * c->n_heads + 2 * c->n_kv_heads);
     const int64_t attn = 4 * c->n_heads * n_query * n_keys * c->head_dim;
     return proj + attn;
+}
+
+int64_t al_kv_growth(const al_attn_hparams *hp, int64_t prompt, int64_t steps,
+                     al_kv_growth_row *rows, int64_t cap, al_error *err) {
+    if (cap < 0 || (!rows && cap > 0)) {
+        al_fail(err, AL_ERR_ARG, "KV growth: no room for %lld rows", (long long)cap);
+        return -1;
+    }
+    if (al_attn_hparams_check(hp, err) != AL_OK) return -1;
+    if (prompt < 1 || steps < 0 || prompt > AL_MAX_SEQ || steps > AL_MAX_SEQ - prompt) {
+        al_fail(err, AL_ERR_ARG, "KV growth: the prompt (%lld) must be >= 1, the decode steps "
+                "(%lld) >= 0, and together at most %d tokens",
+                (long long)prompt, (long long)steps, AL_MAX_SEQ);
+        return -1;
+    }
+    /* Row i: the cache after the prefill (i = 0) or after decode step i. Within the limits
+     * checked above no product overflows int64 (at most ~7e18 FLOPs). */
+    for (int64_t i = 0; i <= steps && i < cap; i++) {
+        const int64_t len = prompt + i;
+        al_kv_growth_row *r = &rows[i];
+        r->len = len;
+        r->bytes = al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
+        r->bytes_mha = al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
+        r->bytes_mqa = al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
+        r->flops_cached = al_attn_flops(hp, i == 0 ? prompt : 1, len);
+        r->flops_uncached = al_attn_flops(hp, len, len);
+    }
+    return steps + 1;
 }
 
 al_status al_gqa_map(int32_t *kv_head, int64_t n_heads, int64_t n_kv_heads, al_error *err) {

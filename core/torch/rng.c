@@ -78,6 +78,13 @@ al_rng *al_rng_create(uint64_t seed) {
 
 void al_rng_free(al_rng *r) { free(r); }
 
+al_rng *al_rng_clone(const al_rng *r) {
+    if (r == NULL) return NULL;
+    al_rng *copy = malloc(sizeof *copy);
+    if (copy != NULL) *copy = *r;
+    return copy;
+}
+
 /* Regenerates all 624 words: word i takes the top bit of s[i] and the low 31 bits of s[i+1],
  * shifted right once, xored with the matrix A's row 0x9908b0df when the dropped bit is 1, and
  * with s[i+397]. Indices wrap, so the last words already see the new first ones. */

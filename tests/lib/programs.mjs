@@ -15,6 +15,7 @@ export const PROGRAMS = {
   test_print: { args: [], valgrind: ['1000'] },
   test_abi: { args: [] },
   test_null_err: { args: [] },
+  test_demo: { args: [] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

@@ -1,18 +1,19 @@
 // kv.js — chart 4: KV-cache bytes after each step for this configuration, with the MHA and
-// MQA costs beside it; and attention FLOPs per step with the cache against recomputing.
+// MQA costs beside it; and attention FLOPs per step with the cache against recomputing. The
+// rows are the core's (al_kv_growth through core.kvGrowth), one per cache length.
 (function (root) {
   'use strict';
 
-  // d: {lengths: number[], bytes: number[], mha: number[], mqa: number[], t}
+  // d: {rows: [{len, bytes, mha, mqa}], t}
   function kvBytesConfig(d) {
     return {
       type: 'line',
       data: {
-        labels: d.lengths,
+        labels: d.rows.map((r) => r.len),
         datasets: [
-          { label: d.t.thisConfig, data: d.bytes, borderColor: '#21908c', backgroundColor: '#21908c', stepped: false },
-          { label: d.t.mha, data: d.mha, borderColor: '#440154', backgroundColor: '#440154', borderDash: [6, 3] },
-          { label: d.t.mqa, data: d.mqa, borderColor: '#e6b400', backgroundColor: '#e6b400', borderDash: [2, 2] },
+          { label: d.t.thisConfig, data: d.rows.map((r) => r.bytes), borderColor: '#21908c', backgroundColor: '#21908c', stepped: false },
+          { label: d.t.mha, data: d.rows.map((r) => r.mha), borderColor: '#440154', backgroundColor: '#440154', borderDash: [6, 3] },
+          { label: d.t.mqa, data: d.rows.map((r) => r.mqa), borderColor: '#e6b400', backgroundColor: '#e6b400', borderDash: [2, 2] },
         ],
       },
       options: {
@@ -23,15 +24,15 @@
     };
   }
 
-  // d: {lengths: number[], cached: number[], uncached: number[], t}
+  // d: {rows: [{len, flopsCached, flopsUncached}], t}
   function kvFlopsConfig(d) {
     return {
       type: 'bar',
       data: {
-        labels: d.lengths,
+        labels: d.rows.map((r) => r.len),
         datasets: [
-          { label: d.t.withCache, data: d.cached, backgroundColor: '#21908c' },
-          { label: d.t.withoutCache, data: d.uncached, backgroundColor: '#440154' },
+          { label: d.t.withCache, data: d.rows.map((r) => r.flopsCached), backgroundColor: '#21908c' },
+          { label: d.t.withoutCache, data: d.rows.map((r) => r.flopsUncached), backgroundColor: '#440154' },
         ],
       },
       options: {

@@ -22,6 +22,54 @@ typedef enum { AL_LANG_ZH = 0, AL_LANG_EN = 1 } al_lang;
 size_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, size_t cap,
                    al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * The demos as sections, for the page's walkthrough: one per example of the script, and one
+ * for its closing banner, each with its title, the script's code for that example, what it
+ * prints, and the panel of the page it belongs to (chosen here, never by position in JS).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The panel of the page an example belongs to. */
+typedef enum {
+    AL_DEMO_PANEL_NONE = 0, /* the closing banner: no panel, not a step of the walkthrough */
+    AL_DEMO_PANEL_MASK,     /* the causal mask */
+    AL_DEMO_PANEL_ROPE,     /* RoPE: angles, one pair's rotation, the relative-distance curve */
+    AL_DEMO_PANEL_ATTN,     /* attention weights: every head and the GQA map */
+    AL_DEMO_PANEL_KV,       /* the KV cache's growth */
+    AL_DEMO_PANEL_CHECKS    /* the live checks */
+} al_demo_panel;
+
+/* One section, as byte ranges (offset, length) of the text al_demo_sections fills: the demo's
+ * printed text first — al_demo_run's, byte for byte — then the code excerpts. The printed
+ * ranges [start, start + len) of a demo's sections follow one another and cover its printed
+ * text exactly, so their concatenation is what `attnlab demo` prints. Text is UTF-8. */
+typedef struct {
+    int32_t panel;       /* al_demo_panel */
+    int64_t start;       /* the section's printed text: its "=" * 70 header, then its output */
+    int64_t len;
+    int64_t title;       /* the header's title line, without its newline */
+    int64_t title_len;
+    int64_t numbers;     /* what the example prints below its header, without the blank lines
+                          * around it (empty for the closing banner) */
+    int64_t numbers_len;
+    int64_t code;        /* the example's code, verbatim from the script in this language (the
+                          * lines after its header's three print calls, up to the next example;
+                          * empty for the closing banner) */
+    int64_t code_len;
+} al_demo_section;
+
+/* How many sections al_demo_sections gives for `demo`, or -1 for an unknown demo. */
+int64_t al_demo_section_count(al_demo demo);
+
+/* Runs the demo (seed as al_demo_run) and describes its sections.
+ *   Size query: cap 0 (text may be NULL): returns the length of the text, NUL excluded.
+ *   Fill: text[cap] with cap > that length, sections[max_sections] with max_sections >=
+ *   al_demo_section_count(demo): writes the text (NUL-terminated) and every section, returns
+ *   the text's length.
+ * Returns -1 with *err set on failure: an unknown demo or language, a NULL buffer given a
+ * capacity (AL_ERR_ARG), buffers too small (AL_ERR_CAPACITY). */
+int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_section *sections,
+                         int64_t max_sections, char *text, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

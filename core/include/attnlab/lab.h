@@ -51,6 +51,26 @@ int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
  * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
 int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
+/* One state of the KV cache while a sequence grows (batch 1, float32). */
+typedef struct {
+    int64_t len;            /* tokens in the cache */
+    int64_t bytes;          /* K and V for this layer: 2 · len · n_kv_heads · head_dim · 4 */
+    int64_t bytes_mha;      /* the same with n_kv_heads = n_heads (MHA) */
+    int64_t bytes_mqa;      /* the same with n_kv_heads = 1 (MQA) */
+    int64_t flops_cached;   /* the step that reached len, with the cache: the prefill (prompt
+                             * queries over prompt keys), then one query over len keys */
+    int64_t flops_uncached; /* the same step recomputing the whole sequence: len over len */
+} al_kv_growth_row;
+
+/* The KV cache's growth over a prefill of `prompt` tokens and `steps` one-token decode steps:
+ * one row after the prefill (len = prompt), then one after each step (len = prompt + 1, ...,
+ * prompt + steps), each by al_kv_cache_bytes_for and al_attn_flops. Writes at most cap rows;
+ * returns how many there are (steps + 1: a size query with rows NULL and cap 0), or -1 with
+ * *err set (hyper-parameters refused by al_attn_hparams_check, prompt < 1, steps < 0,
+ * prompt + steps beyond AL_MAX_SEQ, rows NULL with cap > 0). */
+int64_t al_kv_growth(const al_attn_hparams *hp, int64_t prompt, int64_t steps,
+                     al_kv_growth_row *rows, int64_t cap, al_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * Session: one layer, one sequence, stepped through prefill and decode — what the page drives.
  * Weights and tokens are drawn as the tutorial's example 6 draws them: torch.manual_seed(seed),
@@ -90,6 +110,18 @@ al_status al_session_weights(const al_session *s, int64_t head, float *out, int6
 /* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
  * have the causal triangle; a decode row sees all cached keys. */
 al_status al_session_mask(const al_session *s, float *out, int64_t cap, al_error *err);
+
+/* The RoPE relative-distance curve of the tutorial's own test vector (03-attention-demo.py,
+ * example 3): v_test = randn(1, 1, n_kv_heads, head_dim), drawn as the script draws it, for
+ * this session's layer and seed — torch.manual_seed(seed), SimpleAttention init, example 1's
+ * x = randn(2, 5, hidden), example 3's k_raw = randn(1, 2, n_kv_heads, head_dim), then v_test —
+ * placed at positions m and m + d, rotated as the script rotates it (a cos/sin table of
+ * m + n rows, computed whole), and multiplied and summed as (v0 * v1).sum() is:
+ *   dots[d] = Σ_{kv head, i} (R(m) v_test)[i] · (R(m + d) v_test)[i]   for d = 0..n-1.
+ * At the script's layer (hidden 16, 4 heads, 2 KV heads, head_dim 8, base 10000), dots[1] is
+ * the <v(0), v(1)> the script prints for m = 0, and its <v(1), v(2)> for m = 1. */
+al_status al_session_rope_relative(const al_session *s, int64_t m, float *dots /* [n] */,
+                                   int64_t n, al_error *err);
 
 /* The checks of the tutorial run on the session's current state. */
 typedef enum {

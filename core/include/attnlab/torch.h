@@ -18,6 +18,9 @@ typedef struct al_rng al_rng;
 al_rng *al_rng_create(uint64_t seed); /* torch.manual_seed(seed); NULL on out of memory */
 void al_rng_free(al_rng *r);
 void al_rng_seed(al_rng *r, uint64_t seed); /* torch.manual_seed again (clears cached normals) */
+/* A second generator in r's state (get_state / set_state): the two then draw the same
+ * numbers. NULL if r is NULL or on out of memory. */
+al_rng *al_rng_clone(const al_rng *r);
 uint32_t al_rng_u32(al_rng *r);             /* next raw mt19937 output */
 
 /* tensor.uniform_(from, to) on a float32 tensor of n elements. */

@@ -1,0 +1,48 @@
+// page-state.test.mjs — the page's state from a URL hash (web/state.js) and the words for its
+// corrections (web/i18n.js): a value clamped to a field's range records which limit it met,
+// and the message says "lower" for the minimum and "upper" for the maximum, in both languages.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT } from './lib/run.mjs';
+
+const require = createRequire(import.meta.url);
+const S = require(join(ROOT, 'web', 'state.js'));
+const { STRINGS, describeProblems } = require(join(ROOT, 'web', 'i18n.js'));
+
+test('a value below a field\'s minimum is clamped and recorded against the lower limit', () => {
+  const { state, problems } = S.parseHash('#seed=-5&hd=0');
+  assert.equal(state.seed, 0);
+  assert.equal(state.hd, 2);
+  assert.deepEqual(problems, [
+    { key: 'seed', value: '-5', used: 0, limit: 0, bound: 'lower' },
+    { key: 'hd', value: '0', used: 2, limit: 2, bound: 'lower' },
+  ]);
+});
+
+test('a value above a field\'s maximum is recorded against the upper limit', () => {
+  const { problems } = S.parseHash('#prompt=9999');
+  assert.deepEqual(problems, [{ key: 'prompt', value: '9999', used: 512, limit: 512, bound: 'upper' }]);
+  // The tokens of prompt and steps together (a rule across fields, checked on its own).
+  const tokens = [];
+  S.clampRelations({ ...S.defaults(), prompt: 700, steps: 400 }, tokens);
+  assert.deepEqual(tokens, [{ key: 'steps', value: 400, used: S.MAX_TOKENS - 700, limit: S.MAX_TOKENS, bound: 'upper' }]);
+});
+
+test('the message says lower limit for the minimum and upper limit for the maximum, in both languages', () => {
+  const { problems } = S.parseHash('#seed=-5&prompt=9999&hidden=abc');
+  const zh = describeProblems(STRINGS.zh, problems).split(' · ');
+  assert.equal(zh[0], '参数 seed=“-5” 低于本页的下限 0，已改用 0');
+  assert.match(zh[1], /^参数 prompt=“9999” 超出本页的上限 512/);
+  assert.equal(zh[2], '参数 hidden=“abc” 无效，已改用 16');
+  const en = describeProblems(STRINGS.en, problems).split(' · ');
+  assert.equal(en[0], 'Parameter seed="-5" is below this page\'s lower limit of 0; using 0');
+  assert.match(en[1], /^Parameter prompt="9999" is beyond this page's upper limit of 512/);
+  assert.equal(en[2], 'Parameter hidden="abc" is invalid; using 16');
+});
+
+test('values in range, and junk, carry no limit', () => {
+  assert.deepEqual(S.parseHash('#seed=5&prompt=7').problems, []);
+  for (const p of S.parseHash('#seed=x&hd=3&lang=fr').problems) assert.equal(p.limit, undefined, JSON.stringify(p));
+});

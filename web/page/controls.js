@@ -1,0 +1,106 @@
+// page/controls.js — the controls and the page's events: the inputs shown from the state and
+// read back through the same validation as the URL hash (state.js), the buttons, the keys, the
+// language switch, the walkthrough's buttons, the export buttons and the hash changed by hand.
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+  const S = root.AttnLabState;
+  const $ = P.$;
+  const run = () => root.AttnLabRun;
+  const walk = () => root.AttnLabWalkthrough;
+
+  // Input id -> state key, for the inputs that hold a number.
+  const NUMERIC = { seed: 'seed', prompt: 'prompt', steps: 'steps', hidden: 'hidden', heads: 'heads', hd: 'hd', base: 'base', pair: 'pair' };
+
+  function syncControls() {
+    const { state } = P;
+    for (const [id, key] of Object.entries(NUMERIC)) $(id).value = String(state[key]);
+    const kv = $('kv'), head = $('head');
+    if (kv.dataset.heads !== String(state.heads)) { // the options depend on the head count only
+      kv.replaceChildren(...P.kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
+      head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
+      kv.dataset.heads = String(state.heads);
+    }
+    kv.value = String(state.kv);
+    head.value = String(state.head);
+    $('pair').max = String(state.hd / 2 - 1);
+    $('qk').checked = !!state.qk;
+    $('wrap').checked = !!state.wrap;
+  }
+
+  // Reads the controls into a hash-like string so the same validation applies to both.
+  function readControls() {
+    const parts = [];
+    for (const [id, key] of Object.entries(NUMERIC)) parts.push(`${key}=${encodeURIComponent($(id).value.trim())}`);
+    parts.push(`kv=${$('kv').value}`, `head=${$('head').value}`, `qk=${$('qk').checked ? 1 : 0}`,
+      `wrap=${$('wrap').checked ? 1 : 0}`, `lang=${P.state.lang}`, `walk=${P.state.walk}`);
+    return S.parseHash(parts.join('&'));
+  }
+
+  // A control changed: the head, pair and wrap only change what is drawn; anything else builds
+  // a new session.
+  function onControlChange(event) {
+    const { state: next, problems } = readControls();
+    const viewOnly = ['head', 'pair', 'wrap'].includes(event.target.id);
+    P.state = { ...next, at: viewOnly ? P.session.length : -1 };
+    if (viewOnly && !problems.length) {
+      syncControls();
+      root.AttnLabRender.render();
+    } else {
+      run().rebuild(problems);
+      // The walkthrough's text is not on screen with the charts: build it after they paint.
+      if (event.target.id === 'seed') afterPaint(walk().build);
+    }
+  }
+
+  function afterPaint(fn) {
+    requestAnimationFrame(() => setTimeout(fn, 0));
+  }
+
+  function download({ name, url }) {
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
+  function wire() {
+    for (const id of [...Object.keys(NUMERIC), 'kv', 'head', 'qk', 'wrap']) $(id).addEventListener('change', onControlChange);
+    $('lang').addEventListener('change', () => {
+      P.state.lang = $('lang').value === 'zh' ? 'zh' : 'en';
+      P.applyLanguage();
+      walk().build();
+      root.AttnLabRender.render();
+    });
+    $('btn-prefill').addEventListener('click', () => run().restart(-1));
+    $('btn-reset').addEventListener('click', () => run().restart(0));
+    $('btn-step').addEventListener('click', () => run().step());
+    $('btn-play').addEventListener('click', () => run().play());
+    $('walk-prev').addEventListener('click', () => walk().move(-1));
+    $('walk-next').addEventListener('click', () => walk().move(1));
+    for (const button of document.querySelectorAll('[data-export]')) {
+      button.addEventListener('click', () => {
+        const [chart, kind] = button.dataset.export.split(':');
+        download(root.AttnLabRender.exportFile(chart, kind));
+      });
+    }
+    document.addEventListener('keydown', (e) => {
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+      if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); run().step(); }
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); run().restart(0); }
+      if (e.key === ' ') { e.preventDefault(); $('btn-play').click(); }
+    });
+    root.addEventListener('hashchange', () => {
+      if (location.hash === S.toHash(P.state)) return;
+      const parsed = S.parseHash(location.hash);
+      P.state = { ...parsed.state, lang: parsed.state.lang || P.state.lang };
+      P.applyLanguage();
+      run().rebuild(parsed.problems);
+      walk().build();
+    });
+  }
+
+  root.AttnLabControls = { syncControls, wire };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

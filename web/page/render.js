@@ -1,0 +1,191 @@
+// page/render.js — the core's results to the page: the four charts (each drawn by its module in
+// charts/ from the data the core returns here), every head's thumbnail, the GQA map, the live
+// checks and the status line; and each chart's PNG / CSV export. Nothing here computes a number.
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+  const $ = P.$;
+
+  const charts = {}; // canvas id -> Chart
+  const images = {}; // canvas id -> the offscreen canvas its heatmap cells are painted into
+  const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
+  const exports = {}; // chart name -> () => {csv, canvas}
+
+  // ---------------------------------------------------------------- drawing
+  // Draws a chart unless it already shows exactly this: `key` names everything its data was
+  // computed from, so an unchanged chart is not redrawn (a seed change leaves the mask, the RoPE
+  // angles and the KV charts as they are). For a heatmap, `layout` names what its axes, title
+  // and outline come from: when only the cells changed, makeConfig has repainted its image and
+  // the chart is redrawn as it stands, without Chart.js's update and layout.
+  const drawnKeys = {};
+  const drawnLayouts = {};
+  function drawIfChanged(canvasId, key, makeConfig, layout = null) {
+    if (key !== null && drawnKeys[canvasId] === key && charts[canvasId]) return;
+    const config = makeConfig();
+    if (layout !== null && drawnLayouts[canvasId] === layout && charts[canvasId]) charts[canvasId].draw();
+    else draw(canvasId, config);
+    drawnKeys[canvasId] = key;
+    drawnLayouts[canvasId] = layout;
+  }
+
+  function draw(canvasId, config) {
+    const existing = charts[canvasId];
+    if (existing && existing.config.type === config.type) {
+      existing.data = config.data;
+      existing.options = config.options;
+      existing.update('none');
+      return existing;
+    }
+    if (existing) existing.destroy();
+    charts[canvasId] = new root.Chart($(canvasId), config);
+    return charts[canvasId];
+  }
+
+  function matrixCsv(values, rows, cols, rowLabel, colLabel) {
+    const lines = [[`${rowLabel}\\${colLabel}`, ...Array.from({ length: cols }, (_, j) => j)].join(',')];
+    for (let i = 0; i < rows; i++) {
+      const row = [i];
+      for (let j = 0; j < cols; j++) row.push(String(values[i * cols + j]));
+      lines.push(row.join(','));
+    }
+    return lines.join('\n') + '\n';
+  }
+
+  // ---------------------------------------------------------------- the charts
+  function render() {
+    const { core, session, state, t } = P;
+    const len = session.length, total = session.total;
+    const newestRow = len > state.prompt ? len - 1 : -1;
+    const kvMap = core.gqaMap(state.heads, state.kv);
+    state.at = len;
+
+    // 1. mask
+    const mask = session.mask();
+    drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
+      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask') }, $('tip-mask')));
+    exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
+
+    // 2. RoPE (each computed only when its chart is redrawn or the export asks for it): the
+    // angles, one pair of an all-ones vector turning, and the dot product of the tutorial's
+    // v_test against distance (which depends on the layer and the seed it was drawn for).
+    const pairs = state.hd / 2, hd = state.hd, base = state.base, wrap = !!state.wrap, pair = state.pair;
+    const angles = () => core.ropeAngles(total, hd, base, wrap);
+    const ropeKey = `${total}|${hd}|${base}|${state.lang}`;
+    drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => root.AttnLabRopeChart.ropeAngleConfig(
+      { angles: angles(), positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')),
+    `${total}|${pairs}|${len}|${state.lang}`);
+    const ones = () => new Float32Array(hd).fill(1);
+    drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => root.AttnLabRopeChart.ropePairConfig(
+      { points: core.ropePairTrace(ones(), pair, total, hd, base), pair, t }));
+    drawIfChanged('chart-rope-rel', `${ropeKey}|${state.seed}|${state.hidden}|${state.heads}|${state.kv}`,
+      () => root.AttnLabRopeChart.ropeRelativeConfig({ dots: session.ropeRelative(0, Math.max(64, total)), t }));
+    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope' });
+
+    // 3. attention weights: chosen head, every head, GQA map
+    const weights = session.weights(state.head);
+    drawIfChanged('chart-attn', null, () => root.AttnLabAttnChart.attnConfig(
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn') }, $('tip-attn')),
+    `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
+    exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
+    renderHeadGrid(len, kvMap);
+    renderGqaMap(kvMap);
+
+    // 4. KV cache growth: one row after the prefill and one after each step so far (none
+    // before the prefill), all from one call into the core.
+    const prompt = session.cfg.promptLen;
+    const rows = len >= prompt ? core.kvGrowth(session.cfg, prompt, len - prompt) : [];
+    const kvKey = `${state.prompt}|${len}|${state.hidden}|${state.heads}|${state.kv}|${state.hd}|${state.lang}`;
+    drawIfChanged('chart-kv', kvKey, () => root.AttnLabKvChart.kvBytesConfig({ rows, t }));
+    drawIfChanged('chart-kv-flops', kvKey, () => root.AttnLabKvChart.kvFlopsConfig({ rows, t }));
+    exports.kv = () => ({
+      csv: 'cache_len,bytes,mha_bytes,mqa_bytes,flops_with_cache,flops_without_cache\n' +
+        rows.map((r) => [r.len, r.bytes, r.mha, r.mqa, r.flopsCached, r.flopsUncached].join(',')).join('\n') + '\n',
+      canvas: 'chart-kv',
+    });
+
+    renderChecks();
+    renderStatus();
+    P.writeHash();
+  }
+
+  // Every head's weights as small images (plain canvases: Chart.js axes would cost more than
+  // the picture is worth at this size).
+  function renderHeadGrid(len, kvMap) {
+    const { session, state } = P;
+    const grid = $('attn-grid');
+    while (grid.children.length > state.heads) grid.lastElementChild.remove();
+    for (let h = 0; h < state.heads; h++) {
+      let cell = grid.children[h];
+      if (!cell) {
+        cell = document.createElement('figure');
+        cell.className = 'thumb';
+        const canvas = document.createElement('canvas');
+        canvas.id = `chart-attn-head-${h}`;
+        cell.append(document.createElement('figcaption'), canvas);
+        grid.appendChild(cell);
+      }
+      cell.firstChild.textContent = `h${h} → kv${kvMap[h]}`;
+      cell.classList.toggle('selected', h === state.head);
+      root.AttnLabHeatmap.paint(cell.lastChild, session.weights(h), len, len, 0, 1);
+    }
+  }
+
+  function renderGqaMap(kvMap) {
+    const { state, t } = P;
+    const table = $('gqa-map');
+    table.replaceChildren();
+    const head = table.insertRow();
+    head.insertCell().textContent = t.kvHead;
+    head.insertCell().textContent = t.queryHeads;
+    for (let k = 0; k < state.kv; k++) {
+      const row = table.insertRow();
+      row.className = `kv-group kv-${k % 8}`;
+      row.insertCell().textContent = `kv ${k}`;
+      row.insertCell().textContent = kvMap.map((kv, h) => (kv === k ? `h${h}` : null)).filter(Boolean).join(' ');
+    }
+  }
+
+  // ---------------------------------------------------------------- checks and status
+  function formatNumber(v) {
+    if (Number.isNaN(v)) return 'NaN';
+    if (v === 0) return '0';
+    return v.toExponential(2);
+  }
+
+  function renderChecks() {
+    const { session, t } = P;
+    const body = $('verify').tBodies[0];
+    body.replaceChildren();
+    if (session.length === 0) return; // the checks need the prefill
+    for (const c of session.verify()) {
+      const row = body.insertRow();
+      row.className = c.passed ? 'pass' : 'fail';
+      row.insertCell().textContent = t.checks[c.name];
+      row.insertCell().textContent = formatNumber(c.value);
+      row.insertCell().textContent = `≤ ${formatNumber(c.threshold)}`;
+      row.insertCell().textContent = c.passed ? `✔ ${t.pass}` : `✘ ${t.fail}`;
+    }
+  }
+
+  function renderStatus() {
+    const { session, state, t } = P;
+    if (!session) return;
+    const len = session.length, total = session.total;
+    const phase = len === 0 ? t.phaseNone : len >= total ? t.phaseDone : len === state.prompt ? t.phasePrefill : t.phaseDecode;
+    $('status').textContent = t.status(len, total, phase);
+    $('btn-prefill').disabled = len > 0;
+    $('btn-step').disabled = len >= total;
+    $('btn-play').disabled = len >= total;
+    $('btn-play').textContent = P.playTimer ? t.pause : t.play;
+  }
+
+  // ---------------------------------------------------------------- exports
+  // The file a chart's export button saves: {name, url} (kind 'png' or 'csv').
+  function exportFile(chart, kind) {
+    const what = exports[chart]();
+    if (kind === 'png') return { name: `attnlab-${chart}.png`, url: charts[what.canvas].toBase64Image() };
+    return { name: `attnlab-${chart}.csv`, url: URL.createObjectURL(new Blob([what.csv], { type: 'text/csv' })) };
+  }
+
+  root.AttnLabRender = { render, renderStatus, exportFile };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,85 @@
+// page/run.js — the session the page shows: built from the state (KV heads snapped to what the
+// core allows), run to the state's token, stepped one token at a time, played and paused. A
+// configuration the core refuses brings back the last good state with the core's message.
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+
+  function sessionConfig(s) {
+    return {
+      hidden: s.hidden, heads: s.heads, kvHeads: s.kv, headDim: s.hd, ropeBase: s.base,
+      qkNorm: !!s.qk, seed: s.seed, promptLen: s.prompt, decodeSteps: s.steps,
+    };
+  }
+
+  // Builds the session for P.state (KV heads snapped to a divisor of heads, as the core lists
+  // them) and runs it to state.at tokens. On a refused configuration, returns to the last good
+  // state (or the defaults) and shows the core's message.
+  function rebuild(problems = [], refusal = '') {
+    const { state, t } = P;
+    const choices = P.kvChoices(state.heads);
+    if (!choices.includes(state.kv)) {
+      const nearest = choices.reduce((a, b) => (Math.abs(b - state.kv) < Math.abs(a - state.kv) ? b : a));
+      problems.push({ key: 'kv', value: state.kv, used: nearest });
+      state.kv = nearest;
+    }
+    stop();
+    let next;
+    try {
+      next = P.core.createSession(sessionConfig(state));
+      const target = state.at === -1 ? state.prompt : state.at; // 0: before the prefill
+      if (target > 0) next.prefill();
+      while (next.length < target) next.step();
+    } catch (e) {
+      if (next) next.free();
+      const fallback = P.lastGood || { ...root.AttnLabState.defaults(), lang: state.lang };
+      if (JSON.stringify(fallback) === JSON.stringify(state)) {
+        P.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
+        return;
+      }
+      P.state = { ...fallback };
+      return rebuild([], t.errorPrefix + e.message);
+    }
+    if (P.session) P.session.free();
+    P.session = next;
+    P.lastGood = { ...state };
+    if (refusal) P.showMessage(refusal, true);
+    else P.showProblems(problems);
+    root.AttnLabControls.syncControls();
+    root.AttnLabRender.render();
+  }
+
+  // One decode step, then the charts.
+  function step() {
+    const { session, t } = P;
+    if (session.length >= session.total) return stop();
+    try {
+      session.step();
+    } catch (e) {
+      P.showMessage(t.errorPrefix + e.message, true);
+      return stop();
+    }
+    root.AttnLabRender.render();
+    if (session.length >= session.total) stop();
+  }
+
+  function play() {
+    if (P.playTimer) return stop();
+    P.playTimer = setInterval(step, 400);
+    root.AttnLabRender.renderStatus();
+  }
+
+  function stop() {
+    if (P.playTimer) clearInterval(P.playTimer);
+    P.playTimer = null;
+    root.AttnLabRender.renderStatus();
+  }
+
+  // Back to before the prefill (at 0) or to just after it (at -1), with a new session.
+  function restart(at) {
+    P.state.at = at;
+    rebuild([]);
+  }
+
+  root.AttnLabRun = { rebuild, step, play, stop, restart };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,61 @@
+// page/shared.js — what every part of the page shares: the core, the session the charts show
+// and the state it was built from, the strings of the page's language; and the two places the
+// page speaks outside its charts: the message line and the URL hash. The other page scripts
+// (render.js, run.js, walkthrough.js, controls.js, then app.js) read and set these fields and
+// keep no copy of their own.
+(function (root) {
+  'use strict';
+  const { STRINGS, describeProblems } = root.AttnLabI18n;
+  const S = root.AttnLabState;
+  const $ = (id) => document.getElementById(id);
+
+  const page = {
+    core: null,      // the WebAssembly core (attnlab-api.js)
+    session: null,   // the session the charts show
+    state: null,     // the page's state (state.js), which the URL hash holds
+    lastGood: null,  // the last state a session was built from
+    t: STRINGS.en,   // the strings of the page's language
+    playTimer: null, // set while Play runs
+    $,
+  };
+
+  // ---------------------------------------------------------------- the message line
+  page.showMessage = (text, isError) => {
+    const box = $('message');
+    box.textContent = text || '';
+    box.hidden = !text;
+    box.className = isError ? 'message error' : 'message';
+  };
+  // The corrections made to a state read from the hash or the controls (none: no message).
+  page.showProblems = (problems) => page.showMessage(problems.length ? describeProblems(page.t, problems) : '', false);
+
+  // ---------------------------------------------------------------- the language
+  page.applyLanguage = () => {
+    page.t = STRINGS[page.state.lang];
+    document.documentElement.lang = page.state.lang === 'zh' ? 'zh-CN' : 'en';
+    for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = page.t[el.dataset.i18n];
+    $('lang').value = page.state.lang;
+  };
+
+  // ---------------------------------------------------------------- KV head choices
+  // The KV head counts the core allows for a head count, asked once per head count.
+  const kvChoiceCache = new Map();
+  page.kvChoices = (heads) => {
+    if (!kvChoiceCache.has(heads)) kvChoiceCache.set(heads, page.core.kvChoices(heads));
+    return kvChoiceCache.get(heads);
+  };
+
+  // ---------------------------------------------------------------- the URL hash
+  // The URL follows the state, written once things settle: history.replaceState costs
+  // milliseconds, too much to pay on every step of Play.
+  let hashTimer = null;
+  page.writeHash = () => {
+    clearTimeout(hashTimer);
+    hashTimer = setTimeout(() => {
+      const hash = S.toHash(page.state);
+      if (location.hash !== hash) history.replaceState(null, '', hash);
+    }, 150);
+  };
+
+  root.AttnLabPage = page;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
