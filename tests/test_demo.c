@@ -35,7 +35,7 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
     al_error err = {0};
 
     /* The whole text, as the CLI prints it. */
-    const size_t run_len = al_demo_run(demo, lang, seed, NULL, 0, &err);
+    const int64_t run_len = al_demo_run(demo, lang, seed, NULL, 0, &err);
     char *run = malloc(run_len + 1);
     CHECK(run && al_demo_run(demo, lang, seed, run, run_len + 1, &err) == run_len, "%s: run", what);
 

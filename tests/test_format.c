@@ -193,16 +193,16 @@ static void check_hand_written(void) {
     const int64_t negative_shape[2] = {2, -1};
     const int64_t huge_shape[3] = {INT64_C(1) << 40, INT64_C(1) << 40, INT64_C(1) << 40};
     strcpy(buf, "x");
-    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, negative_shape, 2, NULL) == 0 &&
+    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, negative_shape, 2, NULL) == -1 &&
               buf[0] == '\0', "negative dimension accepted");
-    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, row_shape, -1, NULL) == 0,
+    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, row_shape, -1, NULL) == -1,
           "negative ndim accepted");
-    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, NULL, 1, NULL) == 0, "NULL shape accepted");
-    CHECK(al_format_tensor(buf, sizeof buf, NULL, NULL, row_shape, 1, NULL) == 0,
+    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, NULL, 1, NULL) == -1, "NULL shape accepted");
+    CHECK(al_format_tensor(buf, sizeof buf, NULL, NULL, row_shape, 1, NULL) == -1,
           "NULL data accepted");
-    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, huge_shape, 3, NULL) == 0,
+    CHECK(al_format_tensor(buf, sizeof buf, row, NULL, huge_shape, 3, NULL) == -1,
           "element count overflow accepted");
-    CHECK(al_format_size(buf, sizeof buf, NULL, 2) == 0, "NULL size shape accepted");
+    CHECK(al_format_size(buf, sizeof buf, NULL, 2) == -1, "NULL size shape accepted");
     /* An empty tensor needs no data. */
     const int64_t empty_shape[2] = {0, 3};
     al_format_tensor(buf, sizeof buf, NULL, NULL, empty_shape, 2, NULL);

@@ -249,7 +249,18 @@ static void test_session(void) {
     EXPECT(al_session_mask(s, buf, 5 * 5, NULL), AL_OK);
     EXPECT(al_session_verify(s, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_session_verify(s, checks, NULL), AL_OK);
+    float dots[8];
+    EXPECT(al_session_rope_relative(s, 0, NULL, 8, NULL), AL_ERR_ARG);
+    EXPECT(al_session_rope_relative(s, -1, dots, 8, NULL), AL_ERR_ARG);
+    EXPECT(al_session_rope_relative(s, 0, dots, 8, NULL), AL_OK);
     al_session_free(s);
+
+    const al_attn_hparams hp = al_attn_hparams_default();
+    al_kv_growth_row rows[4];
+    CHECK(al_kv_growth(&hp, 0, 3, rows, 4, NULL) == -1, "kv growth: an empty prompt accepted");
+    CHECK(al_kv_growth(NULL, 4, 3, rows, 4, NULL) == -1, "kv growth: NULL hyper-parameters accepted");
+    CHECK(al_kv_growth(&hp, 4, 3, NULL, 4, NULL) == -1, "kv growth: NULL rows with a capacity accepted");
+    CHECK(al_kv_growth(&hp, 4, 3, rows, 4, NULL) == 4, "kv growth failed");
 }
 
 static void test_bench(void) {
@@ -264,12 +275,23 @@ static void test_bench(void) {
     EXPECT(al_bench_run(&cfg, &res, NULL), AL_OK);
 }
 
-/* ---- demos.h: returns a length, 0 on failure ---------------------------------------------- */
+/* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
 
 static void test_demos(void) {
-    CHECK(al_demo_run((al_demo)7, AL_LANG_EN, -1, NULL, 0, NULL) == 0, "unknown demo accepted");
-    CHECK(al_demo_run(AL_DEMO_BASIC, (al_lang)7, -1, NULL, 0, NULL) == 0, "unknown language accepted");
+    CHECK(al_demo_run((al_demo)7, AL_LANG_EN, -1, NULL, 0, NULL) == -1, "unknown demo accepted");
+    CHECK(al_demo_run(AL_DEMO_BASIC, (al_lang)7, -1, NULL, 0, NULL) == -1, "unknown language accepted");
+    CHECK(al_demo_run(AL_DEMO_BASIC, AL_LANG_EN, -1, NULL, 5, NULL) == -1, "NULL buffer with a capacity accepted");
     CHECK(al_demo_run(AL_DEMO_ATTENTION, AL_LANG_EN, -1, NULL, 0, NULL) > 0, "the attention demo's size query failed");
+    al_demo_section sections[16];
+    CHECK(al_demo_sections((al_demo)7, AL_LANG_EN, -1, sections, 16, NULL, 0, NULL) == -1, "sections of an unknown demo");
+    const int64_t len = al_demo_sections(AL_DEMO_BASIC, AL_LANG_EN, -1, sections, 16, NULL, 0, NULL);
+    CHECK(len > 0, "sections size query failed");
+    char *text = len > 0 ? malloc((size_t)len + 1) : NULL;
+    CHECK(al_demo_sections(AL_DEMO_BASIC, AL_LANG_EN, -1, sections, 1, text, len + 1, NULL) == -1,
+          "too few sections accepted");
+    CHECK(text && al_demo_sections(AL_DEMO_BASIC, AL_LANG_EN, -1, sections, 16, text, len + 1, NULL) == len,
+          "sections fill failed");
+    free(text);
 }
 
 int main(void) {

@@ -152,10 +152,10 @@
       if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, ARG_ERROR);
       checkInt('seed', seed, -1, 2 ** 32 - 1);
       return this.withError((err) => {
-        const len = Number(this.m._al_demo_run(demo, language, BigInt(seed), 0, 0, err));
-        if (!len) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
+        const len = Number(this.m._al_demo_run(demo, language, BigInt(seed), 0, 0n, err));
+        if (len < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
         return this.withAllocs([len + 1], (buf) => {
-          this.m._al_demo_run(demo, language, BigInt(seed), buf, len + 1, err);
+          this.m._al_demo_run(demo, language, BigInt(seed), buf, BigInt(len + 1), err);
           return this.m.UTF8ToString(buf, len);
         });
       });

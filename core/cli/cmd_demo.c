@@ -42,14 +42,14 @@ int cmd_demo(int argc, char **argv) {
         }
     }
     al_error err = {0};
-    size_t len = al_demo_run(demo, lang, seed, NULL, 0, &err);
-    char *text = len ? malloc(len + 1) : NULL;
+    const int64_t len = al_demo_run(demo, lang, seed, NULL, 0, &err);
+    char *text = len >= 0 ? malloc((size_t)len + 1) : NULL;
     if (!text || al_demo_run(demo, lang, seed, text, len + 1, &err) != len) {
         cli_error("%s", err.msg[0] ? err.msg : "out of memory");
         free(text);
         return err.status == AL_ERR_NOMEM || !err.msg[0] ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     }
-    fwrite(text, 1, len, stdout);
+    fwrite(text, 1, (size_t)len, stdout);
     free(text);
     return EXIT_OK; /* main checks that standard output was written */
 }

@@ -57,11 +57,13 @@ static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_ou
     return st;
 }
 
-size_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, size_t cap,
-                   al_error *err) {
+int64_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t cap,
+                    al_error *err) {
+    if (cap < 0 || (!buf && cap > 0))
+        return al_fail(err, AL_ERR_ARG, "demo: a NULL buffer or a negative capacity"), -1;
     al_demo_out d;
-    al_text_init(&d.text, buf, cap);
-    return demo_write(demo, lang, seed, &d, err) == AL_OK ? d.text.len : 0;
+    al_text_init(&d.text, buf, (size_t)cap);
+    return demo_write(demo, lang, seed, &d, err) == AL_OK ? (int64_t)d.text.len : -1;
 }
 
 /* Appends a script excerpt as the demo runs it: with seed >= 0, the value of every

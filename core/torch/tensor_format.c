@@ -334,17 +334,18 @@ static int shape_numel(const int64_t *shape, int ndim, int64_t *numel) {
     return 1;
 }
 
-static size_t empty_result(char *buf, size_t cap) {
+/* A refused call: an empty string where there is room, and -1. */
+static int64_t refused(char *buf, size_t cap) {
     if (buf && cap > 0) buf[0] = '\0';
-    return 0;
+    return -1;
 }
 
-size_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t *ints,
+int64_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t *ints,
                         const int64_t *shape, int ndim, const char *suffix) {
     int64_t numel;
-    if (!shape_numel(shape, ndim, &numel)) return empty_result(buf, cap);
+    if (!shape_numel(shape, ndim, &numel)) return refused(buf, cap);
     const float *values = ints ? NULL : data;
-    if (numel > 0 && !values && !ints) return empty_result(buf, cap);
+    if (numel > 0 && !values && !ints) return refused(buf, cap);
 
     text_sink sink = {buf, buf ? cap : 0, 0, 0, 0};
     sink_puts(&sink, TENSOR_PREFIX);
@@ -365,7 +366,7 @@ size_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t 
         if (ints) write_suffix(&sink, &last_line_len, "dtype=torch.int64", 17);
         write_caller_suffix(&sink, &last_line_len, suffix);
         sink_puts(&sink, ")");
-        return sink_finish(&sink);
+        return (int64_t)sink_finish(&sink);
     }
 
     int64_t strides[MAX_PRINT_DIMS];
@@ -381,11 +382,11 @@ size_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t 
     size_t last_line_len = torch_last_line_length(&sink);
     write_caller_suffix(&sink, &last_line_len, suffix);
     sink_puts(&sink, ")");
-    return sink_finish(&sink);
+    return (int64_t)sink_finish(&sink);
 }
 
-size_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim) {
-    if (ndim < 0 || (ndim > 0 && !shape)) return empty_result(buf, cap);
+int64_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim) {
+    if (ndim < 0 || (ndim > 0 && !shape)) return refused(buf, cap);
     text_sink sink = {buf, buf ? cap : 0, 0, 0, 0};
     sink_puts(&sink, "torch.Size([");
     for (int d = 0; d < ndim; d++) {
@@ -395,5 +396,5 @@ size_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim) {
         sink_puts(&sink, number);
     }
     sink_puts(&sink, "])");
-    return sink_finish(&sink);
+    return (int64_t)sink_finish(&sink);
 }

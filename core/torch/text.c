@@ -33,17 +33,20 @@ void al_text_tensor(al_text *t, const float *data, const int64_t *shape, int ndi
                     const char *suffix) {
     size_t room;
     char *tail = text_tail(t, &room);
-    t->len += al_format_tensor(tail, room, data, NULL, shape, ndim, suffix);
+    const int64_t n = al_format_tensor(tail, room, data, NULL, shape, ndim, suffix);
+    if (n > 0) t->len += (size_t)n;
 }
 
 void al_text_int_tensor(al_text *t, const int64_t *data, const int64_t *shape, int ndim) {
     size_t room;
     char *tail = text_tail(t, &room);
-    t->len += al_format_tensor(tail, room, NULL, data, shape, ndim, NULL);
+    const int64_t n = al_format_tensor(tail, room, NULL, data, shape, ndim, NULL);
+    if (n > 0) t->len += (size_t)n;
 }
 
 void al_text_size(al_text *t, const int64_t *shape, int ndim) {
     size_t room;
     char *tail = text_tail(t, &room);
-    t->len += al_format_size(tail, room, shape, ndim);
+    const int64_t n = al_format_size(tail, room, shape, ndim);
+    if (n > 0) t->len += (size_t)n;
 }

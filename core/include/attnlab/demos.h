@@ -18,8 +18,8 @@ typedef enum { AL_LANG_ZH = 0, AL_LANG_EN = 1 } al_lang;
 
 /* seed < 0: each torch.manual_seed(...) keeps the script's value; else all use `seed`.
  * Writes the whole text to buf[cap]; returns its full length (size query with cap 0),
- * or 0 with *err set on failure. */
-size_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, size_t cap,
+ * or -1 with *err set on failure. */
+int64_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t cap,
                    al_error *err);
 
 /* ------------------------------------------------------------------------------------------

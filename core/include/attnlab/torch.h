@@ -59,12 +59,13 @@ float al_dot_f32(const float *a, const float *b, int64_t n);
 /* Writes the repr of a float32 (or int64 if `ints` != NULL) tensor into buf[cap], e.g.
  * "tensor([ 0.4837,  0.0887], grad_fn=<SelectBackward0>)". `suffix` (may be NULL) is the text
  * placed before the closing parenthesis, such as ", grad_fn=<SelectBackward0>".
- * Returns the full length (like snprintf); output is truncated but terminated if cap is small. */
-size_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t *ints,
+ * Returns the full length (like snprintf; output is truncated but terminated if cap is small),
+ * or -1 for a negative dimension, a NULL shape or data, or too many elements. */
+int64_t al_format_tensor(char *buf, size_t cap, const float *data, const int64_t *ints,
                         const int64_t *shape, int ndim, const char *suffix);
 
 /* "torch.Size([2, 3, 4])". Same return convention. */
-size_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim);
+int64_t al_format_size(char *buf, size_t cap, const int64_t *shape, int ndim);
 
 #ifdef __cplusplus
 }
