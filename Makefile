@@ -130,8 +130,9 @@ build/faults/test_faults: $(FAULTS_OBJ) build/faults/obj/objects
 # The C entry points the page calls (web/attnlab-api.js wraps each one).
 WASM_EXPORTS := \
     al_status_str al_abi_json al_demo_run al_demo_section_count al_demo_sections \
-    al_session_create al_session_free al_session_prefill al_session_step al_session_reset \
+    al_session_create al_session_free al_session_prefill al_session_step al_session_run_to al_session_reset \
     al_session_len al_session_total al_session_outputs al_session_weights al_session_mask \
+    al_session_thumb_size al_session_weights_thumb \
     al_session_verify al_session_hparams al_session_rope_relative \
     al_attn_flops al_kv_cache_bytes_for al_kv_growth \
     al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots \

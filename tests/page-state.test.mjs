@@ -46,3 +46,26 @@ test('values in range, and junk, carry no limit', () => {
   assert.deepEqual(S.parseHash('#seed=5&prompt=7').problems, []);
   for (const p of S.parseHash('#seed=x&hd=3&lang=fr').problems) assert.equal(p.limit, undefined, JSON.stringify(p));
 });
+
+test('ignored parts, a bad language and invisible characters are worded as what happened', () => {
+  const { problems } = S.parseHash(`#zzz=1&lang=xx&seed=a\u202Eb\u200B&prompt=%E0%A4%A&${'x'.repeat(10)}=\u0007`);
+  const en = describeProblems(STRINGS.en, problems).split(' · ');
+  assert.equal(en[0], 'Unknown parameter zzz="1" ignored');
+  assert.equal(en[1], 'Language lang="xx" is invalid (zh or en); the page is in English');
+  assert.equal(en[2], 'Parameter seed="a\\u{202E}b\\u{200B}" is invalid; using 42');
+  assert.equal(en[3], 'The link\'s "prompt=%E0%A4%A" cannot be decoded; ignored');
+  assert.equal(en[4], 'Unknown parameter xxxxxxxxxx="\\u{0007}" ignored');
+  const zh = describeProblems(STRINGS.zh, problems).split(' · ');
+  assert.equal(zh[0], '未知参数 zzz=“1”，已忽略');
+  assert.equal(zh[1], '语言 lang=“xx” 无效（可选 zh 或 en），页面使用中文');
+  for (const line of [...en, ...zh]) assert.doesNotMatch(line, /using ignored|已改用 ignored|[\u202a-\u202e\u200b\u0007]/);
+  const long = describeProblems(STRINGS.en, S.parseHash(`#${'a=1&'.repeat(1000)}`).problems);
+  assert.match(long, /^The link's settings are too long \(a=1&a=1&.*\); using the defaults$/);
+});
+
+test('two fields bounded together: heads × head_dim at most MAX_HEAD_WIDTH', () => {
+  const { state, problems } = S.parseHash('#heads=16&hd=128');
+  assert.equal(state.hd, S.MAX_HEAD_WIDTH / 16);
+  assert.deepEqual(problems, [{ key: 'hd', value: 128, used: 64, limit: 64, bound: 'upper' }]);
+  assert.deepEqual(S.parseHash('#heads=8&hd=128').problems, []);
+});

@@ -353,6 +353,68 @@ static void test_layer_api(void) {
 }
 
 /* Sessions against PyTorch: the tutorial's example-6 draw order, prefill, decode steps. */
+/* al_session_run_to against stepping: the same outputs, weights and cache to the bit, for
+ * catch-ups shorter and longer than the prompt (so in one call and in several). */
+static void test_session_run_to(void) {
+    const al_session_config cases[] = {
+        {{16, 4, 2, 8, 10000.0, 1e-6f, 1}, 42, 3, 10},
+        {{24, 6, 1, 4, 500000.0, 1e-6f, 1}, 7, 6, 5},
+        {{32, 4, 4, 16, 100.0, 1e-6f, 0}, 1, 1, 40},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const al_session_config *cfg = &cases[i];
+        const int64_t total = cfg->prompt_len + cfg->decode_steps, hidden = cfg->hp.hidden;
+        al_error err = {0};
+        al_session *stepped = NULL, *jumped = NULL;
+        CHECK(al_session_create(cfg, &stepped, &err) == AL_OK && al_session_create(cfg, &jumped, &err) == AL_OK,
+              "run_to case %zu: %s", i, err.msg);
+        if (!stepped || !jumped) continue;
+        const int64_t mid = cfg->prompt_len + cfg->decode_steps / 2;
+        CHECK(al_session_run_to(jumped, cfg->prompt_len - 1, &err) == AL_ERR_ARG, "run_to inside the prompt accepted");
+        CHECK(al_session_run_to(jumped, total + 1, &err) == AL_ERR_ARG, "run_to past the end accepted");
+        CHECK(al_session_run_to(jumped, mid, &err) == AL_OK, "run_to %lld: %s", (long long)mid, err.msg);
+        CHECK(al_session_len(jumped) == mid, "length after run_to");
+        CHECK(al_session_run_to(jumped, mid - 1, &err) == AL_ERR_ARG, "run_to backwards accepted");
+        CHECK(al_session_run_to(jumped, total, &err) == AL_OK, "run_to the end: %s", err.msg);
+        while (al_session_len(stepped) < total && al_session_step(stepped, &err) == AL_OK) {}
+        CHECK(al_session_len(stepped) == total, "stepping: %s", err.msg);
+        float *a = malloc((size_t)(total * (hidden > total ? hidden : total)) * sizeof(float));
+        float *b = malloc((size_t)(total * (hidden > total ? hidden : total)) * sizeof(float));
+        al_session_outputs(stepped, a, total * hidden, NULL);
+        al_session_outputs(jumped, b, total * hidden, NULL);
+        CHECK(memcmp(a, b, (size_t)(total * hidden) * sizeof(float)) == 0, "run_to case %zu: outputs differ", i);
+        for (int64_t h = 0; h < cfg->hp.n_heads; h++) {
+            al_session_weights(stepped, h, a, total * total, NULL);
+            al_session_weights(jumped, h, b, total * total, NULL);
+            CHECK(memcmp(a, b, (size_t)(total * total) * sizeof(float)) == 0, "run_to case %zu: head %lld weights differ",
+                  i, (long long)h);
+        }
+        /* The head grid's thumbnails: the whole matrix when it fits, else each cell the
+         * largest weight of the block of queries and keys it covers. */
+        al_session_weights(jumped, 0, a, total * total, NULL);
+        CHECK(al_session_thumb_size(jumped, total + 5) == total && al_session_thumb_size(jumped, 3) == 3 &&
+              al_session_thumb_size(jumped, 0) == -1, "thumbnail sizes");
+        CHECK(al_session_weights_thumb(jumped, 0, total + 5, b, total * total, &err) == AL_OK &&
+              memcmp(a, b, (size_t)(total * total) * sizeof(float)) == 0, "a thumbnail as large as the matrix is the matrix");
+        CHECK(al_session_weights_thumb(jumped, 0, 3, b, 9, &err) == AL_OK, "thumbnail: %s", err.msg);
+        for (int64_t r = 0; r < 3; r++)
+            for (int64_t j = 0; j < 3; j++) {
+                float most = 0.0f;
+                for (int64_t q = r * total / 3; q < (r + 1) * total / 3; q++)
+                    for (int64_t k = j * total / 3; k < (j + 1) * total / 3; k++)
+                        most = a[q * total + k] > most ? a[q * total + k] : most;
+                CHECK(b[r * 3 + j] == most, "thumbnail cell (%lld, %lld): %g, want %g", (long long)r, (long long)j,
+                      (double)b[r * 3 + j], (double)most);
+            }
+        al_check checks[AL_CHECK_COUNT];
+        CHECK(al_session_verify(jumped, checks, &err) == AL_OK, "verify after run_to: %s", err.msg);
+        for (int c = 0; c < AL_CHECK_COUNT; c++) CHECK(checks[c].passed, "run_to case %zu: check %d fails", i, c);
+        free(a), free(b);
+        al_session_free(stepped);
+        al_session_free(jumped);
+    }
+}
+
 static void test_sessions(void) {
     const struct { const char *tag; al_session_config cfg; } cases[] = {
         {"session_seeds", {{16, 4, 2, 8, 10000.0, 1e-6f, 1}, 42, 4, 3}},
@@ -604,6 +666,7 @@ int main(int argc, char **argv) {
     test_sums();
     test_layer_api();
     test_sessions();
+    test_session_run_to();
     test_session_rope_relative();
     test_views();
     test_kv_growth();

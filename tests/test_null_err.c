@@ -249,6 +249,11 @@ static void test_session(void) {
     EXPECT(al_session_mask(s, buf, 5 * 5, NULL), AL_OK);
     EXPECT(al_session_verify(s, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_session_verify(s, checks, NULL), AL_OK);
+    float thumb[4];
+    EXPECT(al_session_weights_thumb(s, 9, 2, thumb, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_session_weights_thumb(s, 0, 2, thumb, 3, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_session_weights_thumb(s, 0, 2, thumb, 4, NULL), AL_OK);
+    EXPECT(al_session_run_to(s, 99, NULL), AL_ERR_ARG);
     float dots[8];
     EXPECT(al_session_rope_relative(s, 0, NULL, 8, NULL), AL_ERR_ARG);
     EXPECT(al_session_rope_relative(s, -1, dots, 8, NULL), AL_ERR_ARG);

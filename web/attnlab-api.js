@@ -402,6 +402,13 @@
       const c = this.core;
       c.withError((err) => c.throwIf(fn(this.live(), err), err));
     }
+    // al_session_run_to: the prefill if needed, then the steps up to len tokens, in as few calls
+    // as the core can make them (the same numbers as stepping)
+    runTo(len) {
+      checkInt('len', len, 1, this.total);
+      const c = this.core;
+      c.withError((err) => c.throwIf(c.m._al_session_run_to(this.live(), BigInt(len), err), err));
+    }
     // al_session_reset
     reset() { this.core.m._al_session_reset(this.live()); }
     // al_session_len / al_session_total
@@ -424,6 +431,16 @@
       checkInt('head', head, 0, this.cfg.heads - 1);
       const n = this.length;
       return this.floats(n * n, (p, cap, err) => this.core.m._al_session_weights(this.live(), BigInt(head), p, cap, err));
+    }
+    // al_session_weights_thumb: one head's weights max-pooled to [size, size], size =
+    // min(len, maxSize); returns {size, values}
+    weightsThumb(head, maxSize) {
+      checkInt('head', head, 0, this.cfg.heads - 1);
+      checkInt('thumbnail size', maxSize, 1, 4096);
+      const size = Number(this.core.m._al_session_thumb_size(this.live(), BigInt(maxSize)));
+      const values = this.floats(size * size, (p, cap, err) =>
+        this.core.m._al_session_weights_thumb(this.live(), BigInt(head), BigInt(maxSize), p, cap, err));
+      return { size, values };
     }
     // al_session_mask: [len, len] of 0 / -inf
     mask() {

@@ -68,14 +68,17 @@
 
   // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, title, xLabel, yLabel,
   // format(v) for the tooltip, highlightRow, image: the canvas to paint the cells into (one per
-  // chart, reused)}. `tooltip` is a DOM element to position on hover.
+  // chart, reused), cellsKey: what the cells come from (optional; unchanged: not repainted)}. `tooltip` is a DOM element to position on hover.
   // The image also carries the matrix it shows (image.cells), which the hover reads: a chart
   // whose axes and title stay the same is then brought up to date by repainting the image and
   // redrawing (chart.draw()), without Chart.js's update and layout.
   function heatmapConfig(m, tooltip) {
     const image = m.image || (typeof document !== 'undefined' ? document.createElement('canvas') : null);
     if (image) {
-      paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
+      // m.cellsKey names what the cells were computed from: the same key (a new language, say)
+      // keeps the painted image.
+      if (m.cellsKey === undefined || image.cellsKey !== m.cellsKey) paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
+      image.cellsKey = m.cellsKey;
       image.cells = m;
     }
     const axis = (label, n, reverse) => ({

@@ -88,6 +88,10 @@
       exportPng: 'PNG',
       exportCsv: 'CSV',
       invalid: (key, value, used) => `参数 ${key}=“${value}” 无效，已改用 ${used}`,
+      ignoredKey: (key, value) => `未知参数 ${key}=“${value}”，已忽略`,
+      undecodable: (part) => `链接中的“${part}”无法解码，已忽略`,
+      hashTooLong: (value) => `链接中的设置过长（${value}），已改用默认设置`,
+      invalidLang: (value) => `语言 lang=“${value}” 无效（可选 zh 或 en），页面使用中文`,
       beyondLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 超出本页的上限 ${limit}（内存与绘图速度所限），已改用 ${used}`,
       belowLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 低于本页的下限 ${limit}，已改用 ${used}`,
       errorPrefix: '错误：',
@@ -178,6 +182,10 @@
       exportPng: 'PNG',
       exportCsv: 'CSV',
       invalid: (key, value, used) => `Parameter ${key}="${value}" is invalid; using ${used}`,
+      ignoredKey: (key, value) => `Unknown parameter ${key}="${value}" ignored`,
+      undecodable: (part) => `The link's "${part}" cannot be decoded; ignored`,
+      hashTooLong: (value) => `The link's settings are too long (${value}); using the defaults`,
+      invalidLang: (value) => `Language lang="${value}" is invalid (zh or en); the page is in English`,
       beyondLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is beyond this page's upper limit of ${limit} (memory and drawing speed); using ${used}`,
       belowLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is below this page's lower limit of ${limit}; using ${used}`,
       errorPrefix: 'Error: ',
@@ -188,8 +196,17 @@
 
   // The corrections state.js reports ({key, value, used, limit?, bound?}) as one line in the
   // language of strings t: a value clamped to a limit says which limit, lower or upper.
+  // Text from the link shown as text: control characters and the invisible ones that reorder
+  // or hide what follows (bidirectional overrides and isolates, zero-width characters) escaped.
+  const visible = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g,
+    (c) => `\\u{${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}}`);
   function describeProblems(t, problems) {
-    return problems.map((p) => {
+    return problems.map((problem) => {
+      const p = { ...problem, key: visible(problem.key), value: visible(problem.value) };
+      if (p.kind === 'ignored') return t.ignoredKey(p.key, p.value);
+      if (p.kind === 'undecodable') return t.undecodable(p.key);
+      if (p.kind === 'too-long') return t.hashTooLong(p.value);
+      if (p.key === 'lang') return t.invalidLang(p.value);
       if (p.limit === undefined) return t.invalid(p.key, p.value, p.used);
       const words = p.bound === 'lower' ? t.belowLimit : t.beyondLimit;
       return words(p.key, p.value, p.used, p.limit);

@@ -5,25 +5,28 @@
 (function (root) {
   'use strict';
 
-  // key: [default, min, max, kind]. Limits keep one page's session small enough for a tab.
+  // key: [default, min, max, kind]. The limits are ones the page can serve: at all of them at
+  // once (MiniMind-3's width 768, 16 heads of 64 dims or 8 of 128, 1024 tokens) it loads within
+  // 3 s and steps within 300 ms (a browser test measures it).
   const FIELDS = {
     seed: [42, 0, 4294967295, 'int'],
     prompt: [6, 1, 512, 'int'],
     steps: [6, 0, 512, 'int'],
-    hidden: [16, 1, 1024, 'int'],
-    heads: [4, 1, 32, 'int'],
-    kv: [2, 1, 32, 'int'],
-    hd: [8, 2, 256, 'even'],
+    hidden: [16, 1, 768, 'int'],
+    heads: [4, 1, 16, 'int'],
+    kv: [2, 1, 16, 'int'],
+    hd: [8, 2, 128, 'even'],
     base: [10000, 1.0001, 1e9, 'number'],
     qk: [1, 0, 1, 'int'],
-    head: [0, 0, 31, 'int'],
-    pair: [0, 0, 127, 'int'],
+    head: [0, 0, 15, 'int'],
+    pair: [0, 0, 63, 'int'],
     wrap: [1, 0, 1, 'int'],
     at: [-1, -1, 1024, 'int'], // tokens processed; -1: just after the prefill, 0: before it
     walk: [0, 0, 63, 'int'],
     lang: ['', '', '', 'lang'],
   };
   const MAX_TOKENS = 1024; // prompt + steps: the heatmaps' largest size
+  const MAX_HEAD_WIDTH = 1024; // heads × head_dim (16 × 64, 8 × 128; MiniMind-3: 8 × 96)
   const MAX_HASH = 2048;   // longer hashes are ignored whole
 
   function defaults() {
@@ -56,19 +59,27 @@
       problems.push({ key: 'steps', value: s.steps, used: MAX_TOKENS - s.prompt, limit: MAX_TOKENS, bound: 'upper' });
       s.steps = MAX_TOKENS - s.prompt;
     }
+    if (s.heads * s.hd > MAX_HEAD_WIDTH) { // the query width bounds the work of a step
+      const most = Math.floor(MAX_HEAD_WIDTH / s.heads / 2) * 2;
+      problems.push({ key: 'hd', value: s.hd, used: most, limit: most, bound: 'upper' });
+      s.hd = most;
+    }
     if (s.kv > s.heads) fix('kv', s.heads);
     if (s.head >= s.heads) fix('head', 0);
     if (s.pair >= s.hd / 2) fix('pair', 0);
     if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
   }
 
-  // Returns {state, problems: [{key, value, used, limit?, bound?}]}.
+  // Returns {state, problems: [{key, value, used, limit?, bound?} or {key, value, kind}]}: a value
+  // corrected to `used` (clamped to a limit, lower or upper), or a part of the hash ignored
+  // (kind 'ignored': an unknown key; 'undecodable': a broken %-encoding; 'too-long': the whole
+  // hash).
   function parseHash(hash) {
     const state = defaults();
     const problems = [];
     let text = String(hash || '').replace(/^#/, '');
     if (text.length > MAX_HASH) {
-      problems.push({ key: '#', value: `${text.slice(0, 24)}… (${text.length} chars)`, used: 'defaults' });
+      problems.push({ key: '#', value: `${text.slice(0, 24)}… (${text.length} chars)`, kind: 'too-long' });
       text = '';
     }
     for (const part of text.split('&')) {
@@ -79,13 +90,13 @@
         key = decodeURIComponent(eq < 0 ? part : part.slice(0, eq));
         raw = decodeURIComponent(eq < 0 ? '' : part.slice(eq + 1));
       } catch (_e) {
-        problems.push({ key: part.slice(0, 24), value: '', used: 'ignored' });
+        problems.push({ key: part.slice(0, 24), value: '', kind: 'undecodable' }); // broken %-encoding
         continue;
       }
       // Own keys only: '__proto__', 'constructor' and the like are unknown keys, not fields.
       const field = Object.prototype.hasOwnProperty.call(FIELDS, key) ? FIELDS[key] : null;
       if (!field) {
-        problems.push({ key: key.slice(0, 24), value: raw.slice(0, 24), used: 'ignored' });
+        problems.push({ key: key.slice(0, 24), value: raw.slice(0, 24), kind: 'ignored' });
         continue;
       }
       const [def, min, max, kind] = field;
@@ -103,7 +114,7 @@
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 
-  const api = { FIELDS, MAX_TOKENS, defaults, parseHash, toHash, clampRelations };
+  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, defaults, parseHash, toHash, clampRelations };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -209,6 +209,25 @@ al_status al_session_step(al_session *s, al_error *err) {
     return run_tokens(s, 1, err);
 }
 
+al_status al_session_run_to(al_session *s, int64_t len, al_error *err) {
+    if (!s) return al_fail(err, AL_ERR_ARG, "no session");
+    if (len < s->cfg.prompt_len || len > s->total)
+        return al_fail(err, AL_ERR_ARG, "run to %lld tokens: give a length from the prompt's %lld to %lld",
+                       (long long)len, (long long)s->cfg.prompt_len, (long long)s->total);
+    if (len < s->len)
+        return al_fail(err, AL_ERR_ARG, "run to %lld tokens: %lld have run already (reset first)",
+                       (long long)len, (long long)s->len);
+    al_status st = al_session_prefill(s, err);
+    /* The decode steps in calls of up to prompt_len tokens (what the weights buffer holds):
+     * each token's query still sees exactly the keys up to its own position, and the products
+     * are summed in the same order, so every number is the one its own step would give. */
+    while (st == AL_OK && s->len < len) {
+        const int64_t n = len - s->len < s->cfg.prompt_len ? len - s->len : s->cfg.prompt_len;
+        st = run_tokens(s, n, err);
+    }
+    return st;
+}
+
 /* AL_ERR_CAPACITY with the sizes when a caller's buffer of cap floats is shorter than need. */
 static al_status check_cap(const char *what, int64_t need, int64_t cap, al_error *err) {
     if (cap < need)
@@ -236,6 +255,37 @@ al_status al_session_weights(const al_session *s, int64_t head, float *out, int6
     if (st != AL_OK) return st;
     for (int64_t q = 0; q < n; q++)
         memcpy(out + q * n, s->weights + (head * T + q) * T, (size_t)n * sizeof(float));
+    return AL_OK;
+}
+
+int64_t al_session_thumb_size(const al_session *s, int64_t max_size) {
+    if (!s || max_size < 1) return -1;
+    return s->len < max_size ? s->len : max_size;
+}
+
+al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
+                                   int64_t cap, al_error *err) {
+    if (!s || !out) return al_fail(err, AL_ERR_ARG, "session thumbnail: NULL argument");
+    if (head < 0 || head >= s->cfg.hp.n_heads)
+        return al_fail(err, AL_ERR_ARG, "session thumbnail: head %lld is not in [0, %lld)",
+                       (long long)head, (long long)s->cfg.hp.n_heads);
+    const int64_t size = al_session_thumb_size(s, max_size);
+    if (size < 0) return al_fail(err, AL_ERR_ARG, "session thumbnail: size %lld must be >= 1", (long long)max_size);
+    al_status st = check_cap("thumbnail", size * size, cap, err);
+    if (st != AL_OK) return st;
+    /* Cell (i, j) covers queries [i·n/size, (i+1)·n/size) and keys [j·n/size, (j+1)·n/size):
+     * the largest weight in it, so a thin diagonal or a single strong key stays visible. */
+    const int64_t n = s->len, T = s->total;
+    for (int64_t i = 0; i < size; i++)
+        for (int64_t j = 0; j < size; j++) {
+            float most = 0.0f;
+            for (int64_t q = i * n / size; q < (i + 1) * n / size; q++) {
+                const float *row = s->weights + (head * T + q) * T;
+                for (int64_t k = j * n / size; k < (j + 1) * n / size; k++)
+                    if (row[k] > most) most = row[k];
+            }
+            out[i * size + j] = most;
+        }
     return AL_OK;
 }
 

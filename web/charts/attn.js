@@ -7,7 +7,7 @@
   // d: {weights: Float32Array[len*len], len, head, kvHead, newestRow, t}
   function attnConfig(d, tooltip) {
     return H.heatmapConfig({
-      values: d.weights, rows: d.len, cols: d.len, lo: 0, hi: 1, image: d.image,
+      values: d.weights, rows: d.len, cols: d.len, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.attnTitle} — head ${d.head} (${d.t.kvHead} ${d.kvHead})`,
       xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow,
       format: (v) => v.toPrecision(6),

@@ -18,6 +18,8 @@
       },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false,
+        // Markers only while there are few enough steps to tell apart (and to draw quickly).
+        elements: { point: { radius: d.rows.length > 64 ? 0 : 3 } },
         plugins: { title: { display: true, text: d.t.kvTitle } },
         scales: { x: { title: { display: true, text: d.t.cacheLen } }, y: { beginAtZero: true, title: { display: true, text: d.t.bytes } } },
       },

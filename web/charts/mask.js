@@ -7,7 +7,7 @@
   // d: {mask: Float32Array[len*len], len, newestRow, t (strings)}
   function maskConfig(d, tooltip) {
     return H.heatmapConfig({
-      values: d.mask, rows: d.len, cols: d.len, lo: -1, hi: 0, image: d.image,
+      values: d.mask, rows: d.len, cols: d.len, lo: -1, hi: 0, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.maskTitle} — ${d.t.allowed} / ${d.t.masked}`,
       xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow,
       format: (v) => (Number.isFinite(v) ? `${d.t.allowed}` : `${d.t.masked}`),

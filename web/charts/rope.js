@@ -11,7 +11,7 @@
     let lo = Infinity, hi = -Infinity;
     for (const v of d.angles) { if (v < lo) lo = v; if (v > hi) hi = v; }
     return H.heatmapConfig({
-      values: d.angles, rows: d.positions, cols: d.pairs, lo, hi, image: d.image,
+      values: d.angles, rows: d.positions, cols: d.pairs, lo, hi, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.ropeTitle} — ${d.t.angle}`,
       xLabel: d.t.pairIndex, yLabel: d.t.position, highlightRow: d.newest,
       format: (v) => `${v.toPrecision(6)} rad`,

@@ -67,6 +67,12 @@
   }
 
   function wire() {
+    // The inputs' ranges are the state's own (state.js), not a second copy in the HTML.
+    for (const [id, key] of Object.entries(NUMERIC)) {
+      if (key === 'pair') continue; // its range follows head_dim (syncControls)
+      $(id).min = String(S.FIELDS[key][1]);
+      $(id).max = String(S.FIELDS[key][2]);
+    }
     for (const id of [...Object.keys(NUMERIC), 'kv', 'head', 'qk', 'wrap']) $(id).addEventListener('change', onControlChange);
     $('lang').addEventListener('change', () => {
       P.state.lang = $('lang').value === 'zh' ? 'zh' : 'en';

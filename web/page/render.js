@@ -59,10 +59,13 @@
     const kvMap = core.gqaMap(state.heads, state.kv);
     state.at = len;
 
+    // What every number below was computed from: this session at this length.
+    const cells = `${P.sessionSerial}|${len}`;
+
     // 1. mask
     const mask = session.mask();
     drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
-      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask') }, $('tip-mask')));
+      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
     exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
 
     // 2. RoPE (each computed only when its chart is redrawn or the export asks for it): the
@@ -72,7 +75,7 @@
     const angles = () => core.ropeAngles(total, hd, base, wrap);
     const ropeKey = `${total}|${hd}|${base}|${state.lang}`;
     drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => root.AttnLabRopeChart.ropeAngleConfig(
-      { angles: angles(), positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope') }, $('tip-rope')),
+      { angles: angles(), positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope'), cellsKey: `${total}|${hd}|${base}|${wrap}` }, $('tip-rope')),
     `${total}|${pairs}|${len}|${state.lang}`);
     const ones = () => new Float32Array(hd).fill(1);
     drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => root.AttnLabRopeChart.ropePairConfig(
@@ -84,10 +87,10 @@
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.weights(state.head);
     drawIfChanged('chart-attn', null, () => root.AttnLabAttnChart.attnConfig(
-      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn') }, $('tip-attn')),
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
     `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
-    renderHeadGrid(len, kvMap);
+    renderHeadGrid(len, kvMap, cells);
     renderGqaMap(kvMap);
 
     // 4. KV cache growth: one row after the prefill and one after each step so far (none
@@ -103,14 +106,16 @@
       canvas: 'chart-kv',
     });
 
-    renderChecks();
+    renderChecks(cells);
     renderStatus();
     P.writeHash();
   }
 
   // Every head's weights as small images (plain canvases: Chart.js axes would cost more than
-  // the picture is worth at this size).
-  function renderHeadGrid(len, kvMap) {
+  // the picture is worth at this size), max-pooled by the core to at most THUMB_SIZE cells a
+  // side: a thumbnail is about 110 px wide, and 16 heads of 1024² cells cost 0.2 s to paint.
+  const THUMB_SIZE = 128;
+  function renderHeadGrid(len, kvMap, cells) {
     const { session, state } = P;
     const grid = $('attn-grid');
     while (grid.children.length > state.heads) grid.lastElementChild.remove();
@@ -126,7 +131,10 @@
       }
       cell.firstChild.textContent = `h${h} → kv${kvMap[h]}`;
       cell.classList.toggle('selected', h === state.head);
-      root.AttnLabHeatmap.paint(cell.lastChild, session.weights(h), len, len, 0, 1);
+      if (cell.dataset.cells === cells) continue; // already shows this session at this length
+      const thumb = session.weightsThumb(h, THUMB_SIZE);
+      root.AttnLabHeatmap.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
+      cell.dataset.cells = cells;
     }
   }
 
@@ -152,12 +160,15 @@
     return v.toExponential(2);
   }
 
-  function renderChecks() {
+  // The checks run once per session and length; a new language or head only rewords them.
+  let checked = { cells: null, results: [] };
+  function renderChecks(cells) {
     const { session, t } = P;
     const body = $('verify').tBodies[0];
     body.replaceChildren();
     if (session.length === 0) return; // the checks need the prefill
-    for (const c of session.verify()) {
+    if (checked.cells !== cells) checked = { cells, results: session.verify() };
+    for (const c of checked.results) {
       const row = body.insertRow();
       row.className = c.passed ? 'pass' : 'fail';
       row.insertCell().textContent = t.checks[c.name];

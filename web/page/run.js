@@ -28,8 +28,7 @@
     try {
       next = P.core.createSession(sessionConfig(state));
       const target = state.at === -1 ? state.prompt : state.at; // 0: before the prefill
-      if (target > 0) next.prefill();
-      while (next.length < target) next.step();
+      if (target > 0) next.runTo(target);
     } catch (e) {
       if (next) next.free();
       const fallback = P.lastGood || { ...root.AttnLabState.defaults(), lang: state.lang };
@@ -42,6 +41,7 @@
     }
     if (P.session) P.session.free();
     P.session = next;
+    P.sessionSerial = (P.sessionSerial || 0) + 1; // names this session in the charts' cache keys
     P.lastGood = { ...state };
     if (refusal) P.showMessage(refusal, true);
     else P.showProblems(problems);
@@ -63,14 +63,27 @@
     if (session.length >= session.total) stop();
   }
 
+  // Play: a step every 400 ms, the next one scheduled only after this one has been drawn, so
+  // steps never queue up behind a slow one and Pause takes effect at once. While a step runs or
+  // waits for its frame, playTimer is DRAWING (still playing, no timer to clear).
+  const DRAWING = -1;
   function play() {
     if (P.playTimer) return stop();
-    P.playTimer = setInterval(step, 400);
+    const schedule = () => {
+      if (P.playTimer !== DRAWING) return; // paused meanwhile
+      P.playTimer = setTimeout(() => {
+        P.playTimer = DRAWING;
+        step();
+        requestAnimationFrame(schedule);
+      }, 400);
+    };
+    P.playTimer = DRAWING;
+    schedule();
     root.AttnLabRender.renderStatus();
   }
 
   function stop() {
-    if (P.playTimer) clearInterval(P.playTimer);
+    if (P.playTimer && P.playTimer !== DRAWING) clearTimeout(P.playTimer);
     P.playTimer = null;
     root.AttnLabRender.renderStatus();
   }

@@ -16,6 +16,7 @@
     lastGood: null,  // the last state a session was built from
     t: STRINGS.en,   // the strings of the page's language
     playTimer: null, // set while Play runs
+    sessionSerial: 0, // counts the sessions built: what the charts' cached pictures were drawn from
     $,
   };
 

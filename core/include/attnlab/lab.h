@@ -96,6 +96,11 @@ al_status al_session_prefill(al_session *s, al_error *err);
 al_status al_session_step(al_session *s, al_error *err);
 void al_session_reset(al_session *s); /* back to before the prefill, same weights and tokens */
 
+/* Runs the prefill if needed, then the decode steps up to `len` tokens (prompt_len <= len <=
+ * total, not fewer than have run) in as few calls as possible: every output, weight and cache
+ * entry is bit for bit what that many al_session_step calls give (tests/test_core.c checks). */
+al_status al_session_run_to(al_session *s, int64_t len, al_error *err);
+
 int64_t al_session_len(const al_session *s);   /* tokens processed = cache length; -1 if NULL */
 int64_t al_session_total(const al_session *s); /* prompt_len + decode_steps; -1 if NULL */
 
@@ -106,6 +111,14 @@ al_status al_session_outputs(const al_session *s, float *out, int64_t cap, al_er
  * [len, len] matrix (query row q over keys 0..len-1; masked cells are 0). */
 al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap,
                              al_error *err);
+
+/* A small picture of one head's weights for the page's grid of heads: [size, size] with
+ * size = min(len, max_size) (al_session_thumb_size, -1 for a NULL session or max_size < 1),
+ * each cell the largest weight among the queries and keys it covers (max-pooling), so a thin
+ * pattern stays visible. */
+int64_t al_session_thumb_size(const al_session *s, int64_t max_size);
+al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
+                                   int64_t cap, al_error *err);
 
 /* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
  * have the causal triangle; a decode row sees all cached keys. */
