@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
-import { OUT, examples, script, source } from './fixtures/gen_demo_code.mjs';
+import { OUT, examples, excerpts, pack, script, source, unpack } from './fixtures/gen_demo_code.mjs';
 
 const core = await loadCore();
 const DEMOS = join(ROOT, 'tests', 'fixtures', 'demo');
@@ -48,6 +48,16 @@ for (const c of cases) {
     }
   });
 }
+
+test('the excerpts\' packing round-trips: the scripts, long runs and random bytes', () => {
+  let seed = 1;
+  const random = Buffer.from(Array.from({ length: 5000 }, () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed >> 24; }));
+  for (const bytes of [excerpts().text, Buffer.alloc(1000, 7), random, Buffer.from('ab'), Buffer.alloc(0)]) {
+    const packed = pack(bytes);
+    assert.ok(Buffer.from(unpack(packed, bytes.length)).equals(bytes));
+  }
+  assert.ok(pack(excerpts().text).length < excerpts().text.length / 2.5, 'the scripts no longer pack well');
+});
 
 test('core/demos/demo_code.c is what tests/fixtures/gen_demo_code.mjs writes', () => {
   assert.ok(readFileSync(OUT, 'utf8') === source(), 'run: node tests/fixtures/gen_demo_code.mjs');
