@@ -9,6 +9,7 @@
  * particular a decode step) never allocates. Scores are computed a block of QUERY_BLOCK queries at a time, over only the
  * keys the block may see: the full [seq, seq] matrix is never materialised. */
 #include "model/kv_cache.h"
+#include "model/attend.h"
 #include "base/fault.h"
 
 #include <math.h>
@@ -36,7 +37,7 @@ struct al_attn {
     float *scores;   /* [QUERY_BLOCK, max_seq] a block of score rows, then of weights */
 };
 
-enum { QUERY_BLOCK = 32 };
+enum { QUERY_BLOCK = AL_ATTEND_QUERY_BLOCK };
 
 al_attn_hparams al_attn_hparams_default(void) {
     al_attn_hparams hp = {0};
@@ -325,6 +326,32 @@ al_status al_attn_project_qkv(al_attn *a, float *q, float *k, float *v, const fl
     return AL_OK;
 }
 
+void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
+                    int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
+                    int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
+    for (int64_t s0 = 0; s0 < seq; s0 += AL_ATTEND_QUERY_BLOCK) {
+        const int64_t rows = seq - s0 < AL_ATTEND_QUERY_BLOCK ? seq - s0 : AL_ATTEND_QUERY_BLOCK;
+        const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
+        float *sc = scores;                       /* [rows, visible] */
+        al_gemm(sc, visible, q + s0 * ld_q, ld_q, keys, rows, visible, head_dim, 0);
+        for (int64_t r = 0; r < rows; r++) {
+            float *row = sc + r * visible;
+            int64_t last = past + s0 + r;
+            if (fault_mask_leak && last + 1 < visible) last++;
+            for (int64_t t = 0; t <= last; t++) row[t] = row[t] / scale;
+            for (int64_t t = last + 1; t < visible; t++) row[t] = -INFINITY;
+            al_softmax_forward(row, row, 1, visible);
+            if (weights) {
+                float *w = weights + (s0 + r) * ld_w;
+                memcpy(w, row, (size_t)visible * sizeof(float));
+                for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
+            }
+        }
+        /* Masked weights are exactly 0, so their terms add nothing. */
+        al_gemm(ctx + s0 * ld_ctx, ld_ctx, sc, visible, values, rows, head_dim, visible, 0);
+    }
+}
+
 al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *attn_weights,
                           int64_t attn_cap, const float *x, int64_t batch, int64_t seq,
                           al_error *err) {
@@ -388,29 +415,10 @@ al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *att
                                        : al_bmat_packed(a->k_packed + kvh * panel_floats, D);
             const al_bmat values = cache ? al_kv_cache_values(cache, b, kvh)
                                          : al_bmat_rows(a->v + b * seq * KV * D + kvh * D, KV * D);
-            for (int64_t s0 = 0; s0 < seq; s0 += QUERY_BLOCK) {
-                const int64_t rows = seq - s0 < QUERY_BLOCK ? seq - s0 : QUERY_BLOCK;
-                const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
-                float *sc = a->scores;                    /* [rows, visible] */
-                al_gemm(sc, visible, a->q + ((b * seq + s0) * H + h) * D, H * D, keys, rows,
-                        visible, D, 0);
-                for (int64_t r = 0; r < rows; r++) {
-                    float *row = sc + r * visible;
-                    int64_t last = past + s0 + r;
-                    if (AL_FAULT(AL_FAULT_MASK_LEAK) && last + 1 < visible) last++;
-                    for (int64_t t = 0; t <= last; t++) row[t] = row[t] / scale;
-                    for (int64_t t = last + 1; t < visible; t++) row[t] = -INFINITY;
-                    al_softmax_forward(row, row, 1, visible);
-                    if (attn_weights) {
-                        float *w = attn_weights + ((b * H + h) * seq + s0 + r) * L;
-                        memcpy(w, row, (size_t)visible * sizeof(float));
-                        for (int64_t t = visible; t < L; t++) w[t] = 0.0f;
-                    }
-                }
-                /* Masked weights are exactly 0, so their terms add nothing. */
-                al_gemm(a->ctx + (b * seq + s0) * H * D + h * D, H * D, sc, visible, values, rows,
-                        D, visible, 0);
-            }
+            al_attend_head(a->ctx + b * seq * H * D + h * D, H * D,
+                           attn_weights ? attn_weights + (b * H + h) * seq * L : NULL, L,
+                           a->q + (b * seq * H + h) * D, H * D, keys, values, seq, past, D, scale,
+                           AL_FAULT(AL_FAULT_MASK_LEAK), a->scores);
         }
     }
 
