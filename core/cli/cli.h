@@ -31,6 +31,10 @@ const char *cli_show(const char *s);
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_double(const char *s, double *out); /* finite values only */
 
+/* Reads a whole regular file (checked before opening it, so a FIFO cannot block; at most
+ * max_bytes) into a malloc'd buffer. On failure prints the error and returns NULL. */
+uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
+
 /* Reads a safetensors file (at most max_bytes) into a malloc'd buffer: a regular file only
  * (checked before opening it, so a FIFO cannot block), its header read and checked before its
  * data is read. On failure prints the error and returns NULL. */
@@ -50,6 +54,7 @@ int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size);
 int cmd_demo(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 
 #endif

@@ -119,10 +119,10 @@ static int64_t read_full(int fd, uint8_t *buf, size_t n) {
     return (int64_t)done;
 }
 
-/* A file whose size the system does not know (stat says 0, as for /proc files): read to the
- * end, at most max_bytes. */
-static uint8_t *read_unsized(int fd, const char *path, size_t max_bytes, size_t *size) {
-    size_t cap = 1 << 16, len = 0;
+/* Reads to the end of the file, at most max_bytes: `hint` is the size stat gave (0 when the
+ * system does not know it, as for /proc files). */
+static uint8_t *read_unsized(int fd, const char *path, size_t max_bytes, size_t hint, size_t *size) {
+    size_t cap = hint ? hint + 1 : 1 << 16, len = 0; /* one byte more than expected: sees the end */
     uint8_t *buf = malloc(cap);
     for (;;) {
         if (!buf) {
@@ -151,32 +151,50 @@ static uint8_t *read_unsized(int fd, const char *path, size_t max_bytes, size_t 
     return buf;
 }
 
-uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size) {
-    /* 1. Only a regular file, checked before opening: a FIFO would block the open. */
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
+/* Opens a regular file for reading, checked before opening (a FIFO would block the open) and
+ * again once open, and no larger than max_bytes; its size in *sb. -1 after printing why. */
+static int open_regular(const char *path, size_t max_bytes, struct stat *sb) {
+    if (stat(path, sb) != 0) {
         cli_error("cannot open '%s': %s", cli_show(path), strerror(errno));
-        return NULL;
+        return -1;
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (!S_ISREG(sb->st_mode)) {
         cli_error("'%s' is not a regular file", cli_show(path));
-        return NULL;
+        return -1;
     }
     int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) { /* replaced since the stat */
+    if (fd < 0 || fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) { /* replaced since the stat */
         cli_error(fd < 0 ? "cannot open '%s': %s" : "'%s' is not a regular file%s", cli_show(path),
                   fd < 0 ? strerror(errno) : "");
         if (fd >= 0) close(fd);
-        return NULL;
+        return -1;
     }
-    if ((uint64_t)sb.st_size > (uint64_t)max_bytes) {
+    if ((uint64_t)sb->st_size > (uint64_t)max_bytes) {
         cli_error("'%s' is %lld bytes; files larger than %zu MiB are refused", cli_show(path),
-                  (long long)sb.st_size, max_bytes >> 20);
+                  (long long)sb->st_size, max_bytes >> 20);
         close(fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size) {
+    struct stat sb;
+    const int fd = open_regular(path, max_bytes, &sb);
+    if (fd < 0) return NULL;
+    /* Read to the end whatever stat says (a /proc file says 0), at most max_bytes. */
+    uint8_t *buf = read_unsized(fd, path, max_bytes, (size_t)sb.st_size, size);
+    close(fd);
+    return buf;
+}
+
+uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size) {
+    /* 1. Only a regular file. */
+    struct stat sb;
+    const int fd = open_regular(path, max_bytes, &sb);
+    if (fd < 0) return NULL;
     if (sb.st_size == 0) {
-        uint8_t *buf = read_unsized(fd, path, max_bytes, size);
+        uint8_t *buf = read_unsized(fd, path, max_bytes, 0, size);
         close(fd);
         return buf;
     }

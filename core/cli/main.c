@@ -26,10 +26,12 @@ static const char USAGE[] =
     "      the KV cache's bytes (this layer, MHA, MQA) and each step's FLOPs (with the cache,\n"
     "      recomputing without it) after a prefill of P tokens and each of S decode steps;\n"
     "      defaults: the tutorial's layer (16, 4 heads, 2 KV heads, head_dim 8), P 4, S 3\n"
+    "  attnlab generate --model MODEL.bin --ids \"1 2 3\" [--max-new-tokens N] [--print-ids]\n"
+    "      continue the prompt with a llama2.c checkpoint, greedily, printing the new ids\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -44,6 +46,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "demo")) return cmd_demo(argc - 2, argv + 2);
     if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
+    if (!strcmp(cmd, "generate")) return cmd_generate(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;

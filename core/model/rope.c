@@ -112,3 +112,20 @@ void al_rope_apply(float *x, const float *cos_t, const float *sin_t, int64_t n_t
         }
     }
 }
+
+void al_rope_apply_interleaved(float *x, const float *cos_t, const float *sin_t, int64_t n_tok,
+                               int64_t n_heads, int64_t head_dim) {
+    const int64_t half = head_dim / 2;
+    for (int64_t t = 0; t < n_tok; t++) {
+        const float *c = cos_t + t * head_dim, *s = sin_t + t * head_dim; /* pair i at [i] */
+        for (int64_t h = 0; h < n_heads; h++) {
+            float *v = x + (t * n_heads + h) * head_dim;
+            for (int64_t i = 0; i < half; i++) {
+                const float x0 = v[2 * i], x1 = v[2 * i + 1];
+                /* (x0 + i·x1)·(cos + i·sin), each product rounded, then the sum (llama2.c). */
+                v[2 * i] = x0 * c[i] - x1 * s[i];
+                v[2 * i + 1] = x0 * s[i] + x1 * c[i];
+            }
+        }
+    }
+}

@@ -126,6 +126,21 @@ al_status al_attn_files_run(const uint8_t *weights, size_t weights_size, const u
                             al_attn_files_summary *summary, al_error *err);
 void al_buffer_free(void *p);
 
+/* ------------------------------------------------------------------------------------------
+ * llama2.c checkpoints (run.c's "legacy" format: a 28-byte header of seven int32, then float32
+ * weights; models/stories260K/SOURCE.md gives the layout).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The hyper-parameters of a checkpoint image, checked: header fields, the size they imply
+ * against the image's (interleaved RoPE, base 10000, eps 1e-5, no QK-Norm). */
+al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams *hp,
+                             al_error *err);
+
+/* A model from a checkpoint image, with `context` positions reserved (0: the model's own
+ * seq_len) and forward calls of up to max_step tokens. */
+al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
+                                int64_t max_step, al_model **out, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

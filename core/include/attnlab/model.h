@@ -67,6 +67,14 @@ void al_rope_apply(float *x,         /* [n_tok, n_heads, head_dim] */
                    const float *sin, /* [n_tok, head_dim] */
                    int64_t n_tok, int64_t n_heads, int64_t head_dim);
 
+/* In place, the interleaved convention of Llama and llama2.c: dimensions 2i and 2i+1 form pair
+ * i, rotated by m · freq_i: (x₂ᵢ, x₂ᵢ₊₁) ← (x₂ᵢ·cos − x₂ᵢ₊₁·sin, x₂ᵢ·sin + x₂ᵢ₊₁·cos).
+ * cos/sin as al_rope_table gives them (only each row's first head_dim/2 values are read). */
+void al_rope_apply_interleaved(float *x,         /* [n_tok, n_heads, head_dim] */
+                               const float *cos, /* [n_tok, head_dim] */
+                               const float *sin, /* [n_tok, head_dim] */
+                               int64_t n_tok, int64_t n_heads, int64_t head_dim);
+
 /* ------------------------------------------------------------------------------------------
  * Attention layer configuration
  * ------------------------------------------------------------------------------------------ */
@@ -200,6 +208,93 @@ void al_repeat_kv(float *out,      /* [batch, seq, n_kv_heads·n_rep, head_dim] 
                   const float *kv, /* [batch, seq, n_kv_heads, head_dim] */
                   int64_t batch, int64_t seq, int64_t n_kv_heads, int64_t n_rep,
                   int64_t head_dim);
+
+/* ------------------------------------------------------------------------------------------
+ * The whole decoder: token embedding → n_layers blocks → final RMSNorm → lm_head.
+ *   block: h = x + attention(RMSNorm(x)),  out = h + FFN(RMSNorm(h)),
+ *   FFN(x) = down(silu(gate(x)) · up(x))   (SwiGLU; llama2.c's w1 = gate, w3 = up, w2 = down).
+ * MiniMind's models (half-split RoPE, QK-Norm) and Llama / llama2.c's (interleaved RoPE, no
+ * QK-Norm). Weights live in one allocation and are packed once for the GEMM; each layer has a
+ * KV cache for the context reserved at create; a forward call allocates nothing.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef enum { AL_ROPE_HALF_SPLIT = 0, AL_ROPE_INTERLEAVED = 1 } al_rope_style;
+
+typedef struct {
+    int64_t vocab;      /* tokens */
+    int64_t hidden;     /* model width */
+    int64_t n_layers;
+    int64_t n_heads;    /* query heads */
+    int64_t n_kv_heads; /* key/value heads (GQA) */
+    int64_t head_dim;   /* even */
+    int64_t ffn_hidden; /* SwiGLU's inner width (MiniMind: intermediate_size) */
+    int64_t max_seq;    /* positions the model was made for (MiniMind: max_position_embeddings) */
+    double rope_base;   /* RoPE theta */
+    float eps;          /* RMSNorm eps of every norm */
+    int32_t qk_norm;    /* 1: RMSNorm on each head's q and k before RoPE (MiniMind) */
+    int32_t rope_style; /* al_rope_style */
+    int32_t tied;       /* 1: lm_head is the token embedding */
+} al_model_hparams;
+
+/* The model's weights. Per layer unless said otherwise; [out, in] as nn.Linear keeps them. */
+typedef enum {
+    AL_MP_EMBED = 0,  /* [vocab, hidden], the model's (not per layer) */
+    AL_MP_ATTN_NORM,  /* [hidden] */
+    AL_MP_WQ,         /* [n_heads·head_dim, hidden] */
+    AL_MP_WK,         /* [n_kv_heads·head_dim, hidden] */
+    AL_MP_WV,         /* [n_kv_heads·head_dim, hidden] */
+    AL_MP_WO,         /* [hidden, n_heads·head_dim] */
+    AL_MP_Q_NORM,     /* [head_dim], with qk_norm only */
+    AL_MP_K_NORM,     /* [head_dim], with qk_norm only */
+    AL_MP_FFN_NORM,   /* [hidden] */
+    AL_MP_GATE,       /* [ffn_hidden, hidden] */
+    AL_MP_UP,         /* [ffn_hidden, hidden] */
+    AL_MP_DOWN,       /* [hidden, ffn_hidden] */
+    AL_MP_FINAL_NORM, /* [hidden], the model's */
+    AL_MP_LM_HEAD,    /* [vocab, hidden], the model's, untied only */
+    AL_MP_COUNT
+} al_model_param;
+
+typedef struct al_model al_model;
+
+/* AL_OK, or AL_ERR_CONFIG / AL_ERR_LIMIT with a message naming the field. */
+al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err);
+
+/* 1 or 2 (its dimensions, in shape), 0 if the model has no such weight (q_norm without
+ * QK-Norm, lm_head when tied), -1 for an invalid p. */
+int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t shape[2]);
+
+/* Bytes a model with `context` positions reserved and forward calls of up to `max_step`
+ * tokens allocates (weights, packed copies, caches, scratch); -1 if out of range. */
+int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step);
+
+/* Creates a model with zeroed weights and norms of 1; refused beyond AL_MAX_MODEL_BYTES. */
+al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
+                          al_model **out, al_error *err);
+void al_model_free(al_model *m);
+const al_model_hparams *al_model_get_hparams(const al_model *m); /* NULL if m is NULL */
+int64_t al_model_context(const al_model *m);                     /* -1 if m is NULL */
+
+/* A weight of layer `layer` (ignored for the model's own weights): read-only, or for writing
+ * (the model repacks before its next forward call). NULL if absent or out of range. */
+const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
+                                int64_t *numel);
+float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t *numel);
+
+/* Runs n tokens through the model at positions len .. len+n-1, appending their K and V to
+ * every layer's cache (len = al_model_len; 0 after create or reset). n may exceed max_step:
+ * the tokens then go through in pieces of max_step, with the same numbers.
+ *   logits [logits_rows, vocab]: logits_rows 1 gives the last token's, n every token's, 0 none.
+ *   attn (may be NULL): every layer's softmax weights [n_layers, n_heads, n, len + n], zero past
+ *   what a query sees; attn_cap its capacity in floats (n must then fit in max_step).
+ * Ids must be in [0, vocab); len + n must fit the context. */
+al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *logits,
+                           int64_t logits_rows, float *attn, int64_t attn_cap, al_error *err);
+int64_t al_model_len(const al_model *m); /* tokens in the caches; -1 if m is NULL */
+void al_model_reset(al_model *m);        /* empties the caches; the weights stay */
+
+/* The next token by argmax: the first of the largest logits (NaN never chosen); -1 if n < 1. */
+int64_t al_sample_greedy(const float *logits /* [vocab] */, int64_t vocab);
 
 #ifdef __cplusplus
 }

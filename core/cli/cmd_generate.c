@@ -1,0 +1,142 @@
+/* cmd_generate.c — `attnlab generate`: a model continues a prompt, token by token, each
+ * step one forward pass over the new token with every layer's KV cache; the ids (or, with a
+ * tokenizer, the text) as they come, and a last line on stderr with the counts and the speed.
+ * Greedy for now (temperature 0): the first of the largest logits. */
+#define _POSIX_C_SOURCE 199309L
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_MODEL_BYTES ((size_t)2 << 30)
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+/* "1 2 3" into ids[cap]; the count, or -1 after printing why. */
+static int64_t parse_ids(const char *text, int32_t *ids, int64_t cap) {
+    int64_t n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != ',') p++;
+        char token[24];
+        const size_t len = (size_t)(p - start);
+        int64_t v = 0;
+        if (len >= sizeof token) {
+            cli_error("--ids: '%.20s...' is not a token id", start);
+            return -1;
+        }
+        memcpy(token, start, len);
+        token[len] = '\0';
+        if (!cli_parse_int(token, 0, INT32_MAX, &v)) {
+            cli_error("--ids: '%s' is not a token id (a whole number >= 0)", cli_show(token));
+            return -1;
+        }
+        if (n == cap) {
+            cli_error("--ids: more than %lld ids", (long long)cap);
+            return -1;
+        }
+        ids[n++] = (int32_t)v;
+    }
+    return n;
+}
+
+int cmd_generate(int argc, char **argv) {
+    const char *model_path = NULL, *ids_text = NULL;
+    int64_t max_new = 256, print_ids = 0;
+    double temperature = 0.0;
+    for (int i = 0; i < argc; i++) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = 1;
+        if (!strcmp(flag, "--print-ids")) {
+            print_ids = 1;
+            continue;
+        }
+        if (!strcmp(flag, "--model")) model_path = value;
+        else if (!strcmp(flag, "--ids")) ids_text = value;
+        else if (!strcmp(flag, "--max-new-tokens")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &max_new);
+        else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &temperature) && temperature == 0.0;
+        else {
+            cli_error("unknown option '%s' for generate (see 'attnlab help')", cli_show(flag));
+            return EXIT_BAD_INPUT;
+        }
+        if (!value || !ok) {
+            cli_error("%s expects %s", flag,
+                      !strcmp(flag, "--max-new-tokens") ? "a token count from 0 to 65536"
+                      : !strcmp(flag, "--temperature") ? "0 (greedy; sampling is not built yet)"
+                                                        : "a value");
+            return EXIT_BAD_INPUT;
+        }
+        i++;
+    }
+    if (!model_path || !ids_text) {
+        cli_error("generate needs --model and --ids (a prompt as token ids, e.g. \"1\" for BOS)");
+        return EXIT_BAD_INPUT;
+    }
+
+    /* 1. The model, and the prompt's ids checked against it. */
+    size_t size = 0;
+    uint8_t *bytes = cli_read_file(model_path, MAX_MODEL_BYTES, &size);
+    if (!bytes) return EXIT_BAD_INPUT;
+    al_error err = {0};
+    al_model *m = NULL;
+    al_status st = al_model_from_llama2c(bytes, size, 0, 64, &m, &err);
+    free(bytes);
+    if (st != AL_OK) {
+        cli_error("%s: %s", cli_show(model_path), err.msg);
+        return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    }
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t context = al_model_context(m);
+    int32_t *ids = malloc((size_t)context * sizeof *ids);
+    float *logits = malloc((size_t)hp->vocab * sizeof *logits);
+    int status = EXIT_OK;
+    const int64_t n_prompt = ids && logits ? parse_ids(ids_text, ids, context) : -1;
+    if (!ids || !logits) cli_error("out of memory");
+    if (n_prompt == 0) cli_error("--ids: give at least one token id");
+    if (n_prompt < 1) status = !ids || !logits ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+
+    /* 2. The prompt in one pass (its last logits), then one token per step until the limit,
+     *    the context's end or a BOS (id 1: where llama2.c's run.c stops). */
+    int64_t n = n_prompt, generated = 0;
+    double t0 = now_ms(), t_prompt = 0.0;
+    if (status == EXIT_OK && (st = al_model_forward(m, ids, n_prompt, logits, 1, NULL, 0, &err)) != AL_OK) {
+        cli_error("%s", err.msg);
+        status = EXIT_BAD_INPUT;
+    }
+    t_prompt = now_ms() - t0;
+    t0 = now_ms();
+    while (status == EXIT_OK && generated < max_new && n < context) {
+        const int32_t next = (int32_t)al_sample_greedy(logits, hp->vocab);
+        if (next == 1) break;
+        ids[n++] = next;
+        generated++;
+        if (!print_ids) printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");
+        if (generated < max_new && n < context &&
+            (st = al_model_forward(m, &ids[n - 1], 1, logits, 1, NULL, 0, &err)) != AL_OK) {
+            cli_error("%s", err.msg);
+            status = EXIT_FAILURE_ENV;
+        }
+    }
+    const double t_gen = now_ms() - t0;
+    if (status == EXIT_OK) {
+        if (print_ids)
+            for (int64_t i = n_prompt; i < n; i++) printf("%d%s", (int)ids[i], i + 1 < n ? " " : "");
+        printf("\n");
+        fprintf(stderr, "prompt %lld tokens (%.2f ms), generated %lld tokens, %.3f ms/token, %.0f tokens/s\n",
+                (long long)n_prompt, t_prompt, (long long)generated, generated ? t_gen / (double)generated : 0.0,
+                generated && t_gen > 0 ? 1e3 * (double)generated / t_gen : 0.0);
+    }
+    free(ids);
+    free(logits);
+    al_model_free(m);
+    return status;
+}

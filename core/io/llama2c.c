@@ -1,0 +1,130 @@
+/* llama2c.c — a model from a llama2.c checkpoint image (the "legacy" format that run.c reads):
+ * seven little-endian int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size —
+ * negative when an untied classifier follows — seq_len), then float32 arrays: token embedding
+ * [vocab, dim]; rms_att [layers, dim]; wq [layers, heads·hd, dim]; wk and wv
+ * [layers, kv·hd, dim]; wo [layers, dim, heads·hd]; rms_ffn [layers, dim]; w1 [layers, hidden,
+ * dim]; w2 [layers, dim, hidden]; w3 [layers, hidden, dim]; rms_final [dim]; freq_cis_real and
+ * freq_cis_imag [seq, hd/2] (not read: the model computes its own table); wcls [vocab, dim] if
+ * untied. Llama's conventions: interleaved RoPE (base 10000), no QK-Norm, RMSNorm eps 1e-5.
+ * Every size is checked against the image before anything is read or allocated. */
+#include "base/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+enum { HEADER_INTS = 7 };
+
+static int32_t load_i32(const uint8_t *p) {
+    return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+}
+
+al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams *hp,
+                             al_error *err) {
+    if (!bytes || !hp) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: NULL argument");
+    if (size < HEADER_INTS * 4)
+        return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: %zu bytes, shorter than its 28-byte header", size);
+    int32_t h[HEADER_INTS];
+    for (int i = 0; i < HEADER_INTS; i++) h[i] = load_i32(bytes + 4 * i);
+    if (h[0] == 0x616b3432) /* "ak42": llama2.c's version-1 export */
+        return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: version-%d export (\"ak42\" header); only the legacy format is read so far",
+                       (int)h[1]);
+    static const char *const NAMES[HEADER_INTS] = {"dim", "hidden_dim", "n_layers", "n_heads",
+                                                   "n_kv_heads", "vocab_size", "seq_len"};
+    for (int i = 0; i < HEADER_INTS; i++)
+        if (h[i] == 0 || (h[i] < 0 && i != 5))
+            return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: header field %s is %d", NAMES[i], (int)h[i]);
+    if (h[5] == INT32_MIN) return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: vocab_size is %d", (int)h[5]);
+    memset(hp, 0, sizeof *hp);
+    hp->hidden = h[0];
+    hp->ffn_hidden = h[1];
+    hp->n_layers = h[2];
+    hp->n_heads = h[3];
+    hp->n_kv_heads = h[4];
+    hp->vocab = h[5] < 0 ? -(int64_t)h[5] : h[5];
+    hp->tied = h[5] > 0;
+    hp->max_seq = h[6];
+    if (hp->hidden % hp->n_heads != 0)
+        return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: dim %lld is not a multiple of n_heads %lld",
+                       (long long)hp->hidden, (long long)hp->n_heads);
+    hp->head_dim = hp->hidden / hp->n_heads;
+    hp->rope_base = 10000.0;
+    hp->eps = 1e-5f;
+    hp->qk_norm = 0;
+    hp->rope_style = AL_ROPE_INTERLEAVED;
+    al_status st = al_model_hparams_check(hp, err);
+    if (st != AL_OK) return st;
+
+    /* The size the header implies, in 64 bits (within the limits just checked, no overflow). */
+    const int64_t E = hp->hidden, F = hp->ffn_hidden, L = hp->n_layers;
+    const int64_t q = hp->n_heads * hp->head_dim, kv = hp->n_kv_heads * hp->head_dim;
+    int64_t floats = hp->vocab * E + L * (E + q * E + 2 * kv * E + E * q + E + 3 * F * E) + E +
+                     hp->max_seq * hp->head_dim; /* the two freq_cis tables */
+    if (!hp->tied) floats += hp->vocab * E;
+    const int64_t want = HEADER_INTS * 4 + 4 * floats;
+    if ((int64_t)size != want)
+        return al_fail(err, AL_ERR_FORMAT,
+                       "llama2.c checkpoint: the header (dim %lld, hidden %lld, %lld layers, %lld/%lld heads, vocab %lld, seq %lld) "
+                       "implies %lld bytes but the file has %zu",
+                       (long long)E, (long long)F, (long long)L, (long long)hp->n_heads,
+                       (long long)hp->n_kv_heads, (long long)hp->vocab, (long long)hp->max_seq,
+                       (long long)want, size);
+    return AL_OK;
+}
+
+/* Copies `count` float32 values from the image (little-endian), refusing NaN and infinity. */
+static al_status copy_floats(float *dst, const uint8_t *src, int64_t count, const char *what,
+                             al_error *err) {
+    for (int64_t i = 0; i < count; i++) {
+        const uint32_t b = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 |
+                           (uint32_t)src[4 * i + 2] << 16 | (uint32_t)src[4 * i + 3] << 24;
+        dst[i] = al_float_of_bits(b);
+        if (!isfinite(dst[i]))
+            return al_fail(err, AL_ERR_NONFINITE, "llama2.c checkpoint: %s holds a non-finite value at index %lld",
+                           what, (long long)i);
+    }
+    return AL_OK;
+}
+
+al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
+                                int64_t max_step, al_model **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: no output pointer");
+    *out = NULL;
+    al_model_hparams hp;
+    al_status st = al_llama2c_hparams(bytes, size, &hp, err);
+    if (st != AL_OK) return st;
+    if (context <= 0) context = hp.max_seq;
+    al_model *m = NULL;
+    if ((st = al_model_create(&hp, context, max_step, &m, err)) != AL_OK) return st;
+
+    /* The arrays in file order; per-layer ones hold every layer back to back. */
+    static const struct {
+        al_model_param p;
+        const char *name;
+    } ORDER[] = {
+        {AL_MP_EMBED, "token_embedding"}, {AL_MP_ATTN_NORM, "rms_att"}, {AL_MP_WQ, "wq"},
+        {AL_MP_WK, "wk"}, {AL_MP_WV, "wv"}, {AL_MP_WO, "wo"}, {AL_MP_FFN_NORM, "rms_ffn"},
+        {AL_MP_GATE, "w1"}, {AL_MP_DOWN, "w2"}, {AL_MP_UP, "w3"}, {AL_MP_FINAL_NORM, "rms_final"},
+    };
+    const uint8_t *p = bytes + HEADER_INTS * 4;
+    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && st == AL_OK; i++) {
+        const int per_layer = ORDER[i].p != AL_MP_EMBED && ORDER[i].p != AL_MP_FINAL_NORM;
+        for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && st == AL_OK; l++) {
+            int64_t numel = 0;
+            float *dst = al_model_param_for_write(m, ORDER[i].p, l, &numel);
+            st = copy_floats(dst, p, numel, ORDER[i].name, err);
+            p += 4 * numel;
+        }
+    }
+    p += 4 * hp.max_seq * hp.head_dim; /* freq_cis_real, freq_cis_imag */
+    if (st == AL_OK && !hp.tied) {
+        int64_t numel = 0;
+        float *dst = al_model_param_for_write(m, AL_MP_LM_HEAD, 0, &numel);
+        st = copy_floats(dst, p, numel, "wcls", err);
+    }
+    if (st != AL_OK) {
+        al_model_free(m);
+        return st;
+    }
+    *out = m;
+    return AL_OK;
+}
