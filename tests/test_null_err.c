@@ -268,6 +268,34 @@ static void test_session(void) {
     CHECK(al_kv_growth(&hp, 4, 3, rows, 4, NULL) == 4, "kv growth failed");
 }
 
+/* The whole decoder, on a small model made here, and the llama2.c reader on bytes. */
+static void test_whole_model(void) {
+    al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1};
+    EXPECT(al_model_hparams_check(NULL, NULL), AL_ERR_ARG);
+    al_model_hparams bad = hp;
+    bad.n_layers = 0;
+    EXPECT(al_model_hparams_check(&bad, NULL), AL_ERR_CONFIG);
+    EXPECT(al_model_hparams_check(&hp, NULL), AL_OK);
+    al_model *m = (al_model *)&m;
+    EXPECT(al_model_create(&hp, 99, 4, &m, NULL), AL_ERR_ARG); /* beyond max_seq */
+    CHECK(m == NULL, "a refused model is not NULL");
+    EXPECT(al_model_create(&hp, 16, 4, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_model_create(&hp, 16, 4, &m, NULL), AL_OK);
+    const int32_t ids[3] = {1, 2, 99};
+    float logits[32];
+    EXPECT(al_model_forward(m, ids, 3, logits, 1, 32, NULL, 0, NULL), AL_ERR_ARG); /* id 99 */
+    EXPECT(al_model_forward(m, ids, 2, logits, 2, 32, NULL, 0, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_model_forward(m, ids, 2, logits, 1, 32, NULL, 0, NULL), AL_OK);
+    al_model_free(m);
+
+    const uint8_t junk[40] = {4, 0, 0, 0};
+    EXPECT(al_llama2c_hparams(junk, 10, &hp, NULL), AL_ERR_FORMAT);
+    EXPECT(al_llama2c_hparams(junk, sizeof junk, &hp, NULL), AL_ERR_FORMAT);
+    EXPECT(al_llama2c_hparams(NULL, 0, &hp, NULL), AL_ERR_ARG);
+    EXPECT(al_model_from_llama2c(junk, sizeof junk, 0, 4, &m, NULL), AL_ERR_FORMAT);
+    EXPECT(al_model_from_llama2c(junk, sizeof junk, 0, 4, NULL, NULL), AL_ERR_ARG);
+}
+
 static void test_bench(void) {
     al_bench_config cfg = {al_attn_hparams_default(), 4, 4, 1, 0};
     al_bench_result res;
@@ -305,6 +333,7 @@ int main(void) {
     test_views();
     test_session();
     test_bench();
+    test_whole_model();
     test_demos();
     CHECK_DONE();
 }

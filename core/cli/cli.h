@@ -31,6 +31,10 @@ const char *cli_show(const char *s);
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_double(const char *s, double *out); /* finite values only */
 
+/* Token ids written "1 2 3" (or with commas) into ids[cap]: their count, or -1 after printing
+ * why (not a whole number >= 0, more than cap of them). */
+int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap);
+
 /* Reads a whole regular file (checked before opening it, so a FIFO cannot block; at most
  * max_bytes) into a malloc'd buffer. On failure prints the error and returns NULL. */
 uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
@@ -55,6 +59,7 @@ int cmd_demo(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
+int cmd_logits(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 
 #endif

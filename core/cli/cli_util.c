@@ -104,6 +104,37 @@ int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out) {
 
 int cli_parse_double(const char *s, double *out) { return s && al_parse_finite(s, out); }
 
+/* "1 2 3" into ids[cap]; the count, or -1 after printing why. */
+int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap) {
+    int64_t n = 0;
+    const char *p = text;
+    while (*p) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != ',') p++;
+        char token[24];
+        const size_t len = (size_t)(p - start);
+        int64_t v = 0;
+        if (len >= sizeof token) {
+            cli_error("--ids: '%.20s...' is not a token id", start);
+            return -1;
+        }
+        memcpy(token, start, len);
+        token[len] = '\0';
+        if (!cli_parse_int(token, 0, INT32_MAX, &v)) {
+            cli_error("--ids: '%s' is not a token id (a whole number >= 0)", cli_show(token));
+            return -1;
+        }
+        if (n == cap) {
+            cli_error("--ids: more than %lld ids", (long long)cap);
+            return -1;
+        }
+        ids[n++] = (int32_t)v;
+    }
+    return n;
+}
+
 /* ---- reading -------------------------------------------------------------------------------- */
 
 /* Reads exactly n bytes (fewer only at end of file); returns the count, or -1 on error. */

@@ -18,37 +18,6 @@ static double now_ms(void) {
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-/* "1 2 3" into ids[cap]; the count, or -1 after printing why. */
-static int64_t parse_ids(const char *text, int32_t *ids, int64_t cap) {
-    int64_t n = 0;
-    const char *p = text;
-    while (*p) {
-        while (*p == ' ' || *p == ',') p++;
-        if (!*p) break;
-        const char *start = p;
-        while (*p && *p != ' ' && *p != ',') p++;
-        char token[24];
-        const size_t len = (size_t)(p - start);
-        int64_t v = 0;
-        if (len >= sizeof token) {
-            cli_error("--ids: '%.20s...' is not a token id", start);
-            return -1;
-        }
-        memcpy(token, start, len);
-        token[len] = '\0';
-        if (!cli_parse_int(token, 0, INT32_MAX, &v)) {
-            cli_error("--ids: '%s' is not a token id (a whole number >= 0)", cli_show(token));
-            return -1;
-        }
-        if (n == cap) {
-            cli_error("--ids: more than %lld ids", (long long)cap);
-            return -1;
-        }
-        ids[n++] = (int32_t)v;
-    }
-    return n;
-}
-
 int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL;
     int64_t max_new = 256, print_ids = 0;
@@ -99,7 +68,7 @@ int cmd_generate(int argc, char **argv) {
     int32_t *ids = malloc((size_t)context * sizeof *ids);
     float *logits = malloc((size_t)hp->vocab * sizeof *logits);
     int status = EXIT_OK;
-    const int64_t n_prompt = ids && logits ? parse_ids(ids_text, ids, context) : -1;
+    const int64_t n_prompt = ids && logits ? cli_parse_ids(ids_text, ids, context) : -1;
     if (!ids || !logits) cli_error("out of memory");
     if (n_prompt == 0) cli_error("--ids: give at least one token id");
     if (n_prompt < 1) status = !ids || !logits ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
@@ -108,7 +77,7 @@ int cmd_generate(int argc, char **argv) {
      *    the context's end or a BOS (id 1: where llama2.c's run.c stops). */
     int64_t n = n_prompt, generated = 0;
     double t0 = now_ms(), t_prompt = 0.0;
-    if (status == EXIT_OK && (st = al_model_forward(m, ids, n_prompt, logits, 1, NULL, 0, &err)) != AL_OK) {
+    if (status == EXIT_OK && (st = al_model_forward(m, ids, n_prompt, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
         cli_error("%s", err.msg);
         status = EXIT_BAD_INPUT;
     }
@@ -121,7 +90,7 @@ int cmd_generate(int argc, char **argv) {
         generated++;
         if (!print_ids) printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");
         if (generated < max_new && n < context &&
-            (st = al_model_forward(m, &ids[n - 1], 1, logits, 1, NULL, 0, &err)) != AL_OK) {
+            (st = al_model_forward(m, &ids[n - 1], 1, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
             cli_error("%s", err.msg);
             status = EXIT_FAILURE_ENV;
         }

@@ -28,10 +28,12 @@ static const char USAGE[] =
     "      defaults: the tutorial's layer (16, 4 heads, 2 KV heads, head_dim 8), P 4, S 3\n"
     "  attnlab generate --model MODEL.bin --ids \"1 2 3\" [--max-new-tokens N] [--print-ids]\n"
     "      continue the prompt with a llama2.c checkpoint, greedily, printing the new ids\n"
+    "  attnlab logits --model MODEL.bin --ids \"1 2 3\" --out OUT.safetensors\n"
+    "      one pass over the ids: logits [seq, vocab] and attn.N [n_heads, seq, seq] per layer\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -47,6 +49,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "forward")) return cmd_forward(argc - 2, argv + 2);
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "generate")) return cmd_generate(argc - 2, argv + 2);
+    if (!strcmp(cmd, "logits")) return cmd_logits(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;

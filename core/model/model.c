@@ -369,7 +369,8 @@ static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
 }
 
 al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *logits,
-                           int64_t logits_rows, float *attn, int64_t attn_cap, al_error *err) {
+                           int64_t logits_rows, int64_t logits_cap, float *attn, int64_t attn_cap,
+                           al_error *err) {
     if (!m || (!ids && n > 0)) return al_fail(err, AL_ERR_ARG, "model forward: NULL argument");
     const al_model_hparams *hp = &m->hp;
     if (n < 1) return al_fail(err, AL_ERR_ARG, "model forward: no tokens");
@@ -380,6 +381,9 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
         return al_fail(err, AL_ERR_ARG, "model forward: logits for 0, 1 or all %lld tokens (got %lld)",
                        (long long)n, (long long)logits_rows);
     if (logits_rows && !logits) return al_fail(err, AL_ERR_ARG, "model forward: no logits buffer");
+    if (logits_cap < logits_rows * hp->vocab)
+        return al_fail(err, AL_ERR_CAPACITY, "model forward: logits need %lld floats, the buffer holds %lld",
+                       (long long)(logits_rows * hp->vocab), (long long)logits_cap);
     if (attn) {
         if (n > m->max_step)
             return al_fail(err, AL_ERR_CAPACITY, "model forward: attention weights for %lld tokens; at most %lld per call",

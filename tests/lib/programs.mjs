@@ -16,6 +16,7 @@ export const PROGRAMS = {
   test_abi: { args: [] },
   test_null_err: { args: [] },
   test_demo: { args: [] },
+  test_model: { args: ['models/stories260K/stories260K.bin'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

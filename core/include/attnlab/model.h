@@ -284,12 +284,14 @@ float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, in
 /* Runs n tokens through the model at positions len .. len+n-1, appending their K and V to
  * every layer's cache (len = al_model_len; 0 after create or reset). n may exceed max_step:
  * the tokens then go through in pieces of max_step, with the same numbers.
- *   logits [logits_rows, vocab]: logits_rows 1 gives the last token's, n every token's, 0 none.
+ *   logits [logits_rows, vocab]: logits_rows 1 gives the last token's, n every token's, 0 none;
+ *   logits_cap its capacity in floats.
  *   attn (may be NULL): every layer's softmax weights [n_layers, n_heads, n, len + n], zero past
  *   what a query sees; attn_cap its capacity in floats (n must then fit in max_step).
  * Ids must be in [0, vocab); len + n must fit the context. */
 al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *logits,
-                           int64_t logits_rows, float *attn, int64_t attn_cap, al_error *err);
+                           int64_t logits_rows, int64_t logits_cap, float *attn, int64_t attn_cap,
+                           al_error *err);
 int64_t al_model_len(const al_model *m); /* tokens in the caches; -1 if m is NULL */
 void al_model_reset(al_model *m);        /* empties the caches; the weights stay */
 

@@ -1,0 +1,110 @@
+/* cmd_logits.c — `attnlab logits --model PATH --ids "1 2 3" --out OUT.safetensors`: one pass of
+ * the model over the ids, written as float32 safetensors: `logits` [seq, vocab] and, for each
+ * layer N, `attn.N` [n_heads, seq, seq] (each query's softmax weights, zero past what it
+ * sees). The ids are in the file's metadata. */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_MODEL_BYTES ((size_t)2 << 30)
+
+int cmd_logits(int argc, char **argv) {
+    const char *model_path = NULL, *ids_text = NULL, *out_path = NULL;
+    for (int i = 0; i < argc; i += 2) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(flag, "--model")) model_path = value;
+        else if (!strcmp(flag, "--ids")) ids_text = value;
+        else if (!strcmp(flag, "--out")) out_path = value;
+        else {
+            cli_error("unknown option '%s' for logits (see 'attnlab help')", cli_show(flag));
+            return EXIT_BAD_INPUT;
+        }
+        if (!value) {
+            cli_error("%s expects a value", flag);
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (!model_path || !ids_text || !out_path) {
+        cli_error("logits needs --model, --ids and --out");
+        return EXIT_BAD_INPUT;
+    }
+    const char *inputs[1] = {model_path};
+    if (!cli_check_output(out_path, inputs, 1)) return EXIT_BAD_INPUT;
+
+    size_t size = 0;
+    uint8_t *bytes = cli_read_file(model_path, MAX_MODEL_BYTES, &size);
+    if (!bytes) return EXIT_BAD_INPUT;
+    al_error err = {0};
+    al_model_hparams hp;
+    al_status st = al_llama2c_hparams(bytes, size, &hp, &err);
+    int32_t *ids = st == AL_OK ? malloc((size_t)hp.max_seq * sizeof *ids) : NULL;
+    const int64_t n = ids ? cli_parse_ids(ids_text, ids, hp.max_seq) : -1;
+    al_model *m = NULL;
+    if (st != AL_OK) cli_error("%s: %s", cli_show(model_path), err.msg);
+    else if (n == 0) cli_error("--ids: give at least one token id");
+    else if (n > 0 && (st = al_model_from_llama2c(bytes, size, n, n, &m, &err)) != AL_OK)
+        cli_error("%s: %s", cli_show(model_path), err.msg);
+    free(bytes);
+    if (!m) {
+        free(ids);
+        return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    }
+
+    /* The pass, with every position's logits and every layer's attention. */
+    const int64_t L = hp.n_layers, H = hp.n_heads;
+    float *logits = malloc((size_t)(n * hp.vocab) * sizeof(float));
+    float *attn = malloc((size_t)(L * H * n * n) * sizeof(float));
+    int status = EXIT_OK;
+    if (!logits || !attn) {
+        cli_error("out of memory for %lld tokens", (long long)n);
+        status = EXIT_FAILURE_ENV;
+    } else if ((st = al_model_forward(m, ids, n, logits, n, n * hp.vocab, attn, L * H * n * n, &err)) != AL_OK) {
+        cli_error("%s", err.msg);
+        status = EXIT_BAD_INPUT;
+    }
+
+    /* The file: logits, then attn.0 .. attn.{L-1}, the ids as metadata. */
+    al_st_entry *entries = status == EXIT_OK ? calloc((size_t)(L + 1), sizeof *entries) : NULL;
+    char (*names)[24] = entries ? calloc((size_t)L, sizeof *names) : NULL;
+    char *ids_meta = names ? malloc((size_t)n * 12 + 1) : NULL;
+    uint8_t *file = NULL;
+    size_t needed = 0;
+    if (status == EXIT_OK && !ids_meta) {
+        cli_error("out of memory");
+        status = EXIT_FAILURE_ENV;
+    }
+    if (status == EXIT_OK) {
+        entries[0] = (al_st_entry){"logits", logits, 2, {n, hp.vocab}};
+        for (int64_t l = 0; l < L; l++) {
+            snprintf(names[l], sizeof names[l], "attn.%lld", (long long)l);
+            entries[l + 1] = (al_st_entry){names[l], attn + l * H * n * n, 3, {H, n, n}};
+        }
+        size_t used = 0;
+        ids_meta[0] = '\0';
+        for (int64_t i = 0; i < n; i++) used += (size_t)sprintf(ids_meta + used, i ? " %d" : "%d", (int)ids[i]);
+        const char *meta[] = {"ids", ids_meta};
+        if ((st = al_st_serialize(entries, (int)(L + 1), meta, 1, NULL, 0, &needed, &err)) != AL_OK ||
+            !(file = malloc(needed)) ||
+            (st = al_st_serialize(entries, (int)(L + 1), meta, 1, file, needed, &needed, &err)) != AL_OK) {
+            cli_error("%s", file ? err.msg : "out of memory for the result");
+            status = EXIT_FAILURE_ENV;
+        } else if (!cli_write_file_atomic(out_path, file, needed)) {
+            status = EXIT_FAILURE_ENV;
+        } else {
+            printf("wrote %s: logits [%lld, %lld] and attn.0 .. attn.%lld [%lld, %lld, %lld]\n",
+                   cli_show(out_path), (long long)n, (long long)hp.vocab, (long long)(L - 1), (long long)H,
+                   (long long)n, (long long)n);
+        }
+    }
+    free(file);
+    free(ids_meta);
+    free(names);
+    free(entries);
+    free(attn);
+    free(logits);
+    free(ids);
+    al_model_free(m);
+    return status;
+}

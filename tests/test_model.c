@@ -1,0 +1,131 @@
+/* test_model.c — the whole decoder on a real checkpoint (stories260K, llama2.c's format):
+ * decoding token by token with the KV caches gives the same logits, to the bit, as one pass over
+ * the whole sequence and as passes in pieces (each query sees the same keys and every product
+ * is summed in the same order, so there is nothing to round differently); the attention the
+ * pass captures is causal and sums to 1; and a checkpoint that lies about itself is refused
+ * with a message. The numbers themselves are checked against an independent PyTorch reference
+ * by tests/llama2c.test.mjs. */
+#include "attnlab.h"
+#include "check.h"
+#include "read_file.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const int32_t IDS[] = {1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426,
+                              338, 401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426,
+                              385, 328, 432, 358, 394, 261, 370, 432};
+enum { N = sizeof IDS / sizeof IDS[0] };
+
+static al_model *load(const uint8_t *bytes, size_t size, int64_t context, int64_t max_step) {
+    al_error err = {0};
+    al_model *m = NULL;
+    CHECK(al_model_from_llama2c(bytes, size, context, max_step, &m, &err) == AL_OK, "load: %s", err.msg);
+    return m;
+}
+
+static void test_cache_identity(const uint8_t *bytes, size_t size) {
+    al_model *whole = load(bytes, size, 0, N), *steps = load(bytes, size, 0, 1), *pieces = load(bytes, size, 0, 7);
+    if (!whole || !steps || !pieces) return;
+    const al_model_hparams *hp = al_model_get_hparams(whole);
+    const int64_t V = hp->vocab, L = hp->n_layers, H = hp->n_heads;
+    CHECK(hp->vocab == 512 && hp->hidden == 64 && L == 5 && H == 8 && hp->n_kv_heads == 4 && hp->head_dim == 8 &&
+          hp->ffn_hidden == 172 && hp->max_seq == 512 && hp->tied == 1 && hp->rope_style == AL_ROPE_INTERLEAVED,
+          "stories260K's hyper-parameters");
+    float *all = malloc((size_t)(N * V) * sizeof(float)), *one = malloc((size_t)(N * V) * sizeof(float));
+    float *chunked = malloc((size_t)(N * V) * sizeof(float)), *attn = malloc((size_t)(L * H * N * N) * sizeof(float));
+    al_error err = {0};
+    CHECK(al_model_forward(whole, IDS, N, all, N, N * V, attn, L * H * N * N, &err) == AL_OK, "one pass: %s", err.msg);
+    for (int64_t t = 0; t < N; t++)
+        CHECK(al_model_forward(steps, &IDS[t], 1, one + t * V, 1, V, NULL, 0, &err) == AL_OK, "step %lld: %s", (long long)t, err.msg);
+    CHECK(al_model_forward(pieces, IDS, N, chunked, N, N * V, NULL, 0, &err) == AL_OK, "in pieces: %s", err.msg);
+    CHECK(memcmp(all, one, (size_t)(N * V) * sizeof(float)) == 0, "token by token differs from one pass");
+    CHECK(memcmp(all, chunked, (size_t)(N * V) * sizeof(float)) == 0, "pieces of 7 differ from one pass");
+    CHECK(al_model_len(whole) == N && al_model_len(steps) == N, "cache lengths");
+
+    /* The captured attention: causal rows that sum to 1. */
+    double worst_sum = 0.0, masked = 0.0;
+    for (int64_t r = 0; r < L * H * N; r++) {
+        const int64_t q = r % N;
+        double sum = 0.0;
+        for (int64_t t = 0; t < N; t++) {
+            const float w = attn[r * N + t];
+            if (t > q) masked = fmax(masked, fabs(w));
+            else sum += w;
+        }
+        worst_sum = fmax(worst_sum, fabs(sum - 1.0));
+    }
+    CHECK(masked == 0.0 && worst_sum < 1e-5, "attention: masked %g, rows off by %g", masked, worst_sum);
+
+    /* The last logits only, and greedy decoding's first choice. */
+    float last[512];
+    al_model_reset(whole);
+    CHECK(al_model_forward(whole, IDS, N, last, 1, 512, NULL, 0, &err) == AL_OK && memcmp(last, all + (N - 1) * V, sizeof last) == 0,
+          "the last row alone");
+    CHECK(al_sample_greedy(all, V) == IDS[1], "after BOS the model says 'Once' (id 403), greedy gives %lld",
+          (long long)al_sample_greedy(all, V));
+
+    /* Refusals: ids outside the vocabulary, past the context, buffers too small. */
+    const int32_t bad[2] = {1, 512};
+    al_model_reset(whole);
+    CHECK(al_model_forward(whole, bad, 2, last, 1, 512, NULL, 0, &err) == AL_ERR_ARG && strstr(err.msg, "512"), "id 512: %s", err.msg);
+    CHECK(al_model_len(whole) == 0, "a refused call changed the cache");
+    al_model *small = load(bytes, size, 8, 8);
+    if (small) {
+        CHECK(al_model_forward(small, IDS, 9, last, 1, 512, NULL, 0, &err) == AL_ERR_CAPACITY && strstr(err.msg, "context"),
+              "past the context: %s", err.msg);
+        CHECK(al_model_forward(small, IDS, 4, attn, 4, L * H * N * N, attn, 10, &err) == AL_ERR_CAPACITY, "short attention buffer");
+    }
+    al_model_free(small);
+    free(all), free(one), free(chunked), free(attn);
+    al_model_free(whole), al_model_free(steps), al_model_free(pieces);
+}
+
+/* A checkpoint that lies about itself: each change refused with its own message. */
+static void test_refusals(const uint8_t *bytes, size_t size) {
+    uint8_t *copy = malloc(size);
+    al_error err = {0};
+    al_model *m = NULL;
+    const struct {
+        int field;      /* header int to overwrite, or -1 to truncate */
+        int32_t value;
+        const char *message;
+    } cases[] = {
+        {-1, 0, "implies 1056540 bytes but the file has 1056536"},
+        {0, 0, "dim is 0"},
+        {2, -3, "n_layers is -3"},
+        {3, 7, "not a multiple of n_heads"},
+        {4, 3, "multiple of n_kv_heads"},
+        {5, -512, "implies"},
+        {6, 70000, "max_seq must be between 1 and 65536"},
+        {2, 6, "implies"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        memcpy(copy, bytes, size);
+        size_t n = size;
+        if (cases[i].field < 0) n = size - 4;
+        else memcpy(copy + 4 * cases[i].field, &cases[i].value, 4); /* little-endian host */
+        const al_status st = al_model_from_llama2c(copy, n, 0, 16, &m, &err);
+        CHECK(st != AL_OK && m == NULL && strstr(err.msg, cases[i].message), "case %zu: %s", i, err.msg);
+    }
+    memcpy(copy, bytes, size);
+    const float nan = NAN;
+    memcpy(copy + 28 + 4 * 100, &nan, 4);
+    CHECK(al_model_from_llama2c(copy, size, 0, 16, &m, &err) == AL_ERR_NONFINITE && strstr(err.msg, "token_embedding"),
+          "NaN weight: %s", err.msg);
+    CHECK(al_model_from_llama2c(copy, 10, 0, 16, &m, &err) == AL_ERR_FORMAT && strstr(err.msg, "28-byte header"), "short file");
+    free(copy);
+}
+
+int main(int argc, char **argv) {
+    const char *path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
+    size_t size = 0;
+    uint8_t *bytes = read_file(path, &size);
+    if (bytes) {
+        test_cache_identity(bytes, size);
+        test_refusals(bytes, size);
+    }
+    free(bytes);
+    CHECK_DONE();
+}
