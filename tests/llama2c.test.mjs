@@ -1,0 +1,74 @@
+// llama2c.test.mjs — the whole decoder on stories260K against an independent PyTorch reference
+// of the llama2.c model family (tests/reference/llama2c.py, fixtures by
+// tests/fixtures/gen_llama2c.py): greedy continuations identical, token for token, to what
+// llama2.c's run.c algorithm gives for every prompt (stopping where it stops: after its steps,
+// or at a BOS); one pass's logits within 1e-4 of the reference's (relative to their largest
+// value) and every layer's attention within 1e-5.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, VARIANTS, run } from './lib/run.mjs';
+import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
+
+const FIXTURES = join(ROOT, 'tests', 'fixtures', 'llama2c');
+const generate = JSON.parse(readFileSync(join(FIXTURES, 'generate.json'), 'utf8'));
+const work = mkdtempSync(join(tmpdir(), 'attnlab-llama2c-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+for (const variant of VARIANTS) {
+  test(`${variant.name}: greedy continuations of stories260K equal the reference's`, () => {
+    for (const c of generate.cases) {
+      // run.c's `steps` counts positions: the prompt's tokens but its last are forced, every
+      // later position chooses one.
+      const maxNew = Math.max(0, c.steps - c.prompt_ids.length + 1);
+      const r = run(join(variant.dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model),
+        '--ids', c.prompt_ids.join(' '), '--max-new-tokens', String(maxNew), '--print-ids']);
+      assert.equal(r.status, 0, `${JSON.stringify(c.prompt)}: ${r.stderr}`);
+      const got = r.stdout.trim() ? r.stdout.trim().split(' ').map(Number) : [];
+      const want = c.steps < c.prompt_ids.length ? [] : c.ids;
+      assert.deepEqual(got, want, `prompt ${JSON.stringify(c.prompt)} (stops by ${c.stop}, smallest logit gap ${c.min_gap})`);
+      assert.match(r.stderr, /^prompt \d+ tokens .*generated \d+ tokens, [\d.]+ ms\/token, \d+ tokens\/s\n$/);
+    }
+  });
+}
+
+test('one pass over a prompt: logits and every layer\'s attention as the reference computes them', () => {
+  const want = readSafetensors(join(FIXTURES, 'logits.safetensors'));
+  const out = join(work, 'logits.safetensors');
+  const r = run(join(VARIANTS[0].dir, 'attnlab'), ['logits', '--model', join(ROOT, generate.model),
+    '--ids', want.metadata.ids, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const got = readSafetensors(out);
+  assert.equal(got.metadata.ids, want.metadata.ids);
+  for (const [name, tensor] of Object.entries(want.tensors)) {
+    if (name.startsWith('resid.')) continue; // the reference's own diagnostics
+    assert.ok(got.tensors[name], `${name} missing`);
+    assert.deepEqual(got.tensors[name].shape, tensor.shape, `${name} shape`);
+    const { worst, at } = maxDiff(got.tensors[name].data, tensor.data);
+    const tolerance = name === 'logits' ? 1e-4 : 1e-5;
+    assert.ok(worst <= tolerance, `${name}: max difference ${worst.toExponential(2)} at ${at} ` +
+      `(got ${got.tensors[name].data[at]}, want ${tensor.data[at]})`);
+  }
+});
+
+test('generate and logits refuse bad input with one line and exit 2', () => {
+  const cli = join(VARIANTS[0].dir, 'attnlab');
+  const model = join(ROOT, generate.model);
+  const cases = [
+    [['generate', '--model', model, '--ids', '1 512'], /token id 512 at 1 is outside the vocabulary \[0, 512\)/],
+    [['generate', '--model', model, '--ids', '1 x'], /--ids: 'x' is not a token id/],
+    [['generate', '--model', model, '--ids', ''], /--ids: give at least one token id/],
+    [['generate', '--model', model, '--ids', Array(600).fill(1).join(' ')], /--ids: more than 512 ids/],
+    [['generate', '--model', join(ROOT, 'models', 'stories260K', 'tok512.bin'), '--ids', '1'], /tok512.bin: llama2.c checkpoint: header field hidden_dim is 0/],
+    [['generate', '--ids', '1'], /generate needs --model and --ids/],
+    [['logits', '--model', model, '--ids', '1', '--out', model], /same file as the input/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(cli, args);
+    assert.equal(r.status, 2, `${args.join(' ').slice(0, 80)}: exit ${r.status} ${r.stderr}`);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, message);
+  }
+});
