@@ -270,7 +270,7 @@ static void test_session(void) {
 
 /* The whole decoder, on a small model made here, and the llama2.c reader on bytes. */
 static void test_whole_model(void) {
-    al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1};
+    al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0};
     EXPECT(al_model_hparams_check(NULL, NULL), AL_ERR_ARG);
     al_model_hparams bad = hp;
     bad.n_layers = 0;

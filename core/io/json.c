@@ -5,6 +5,7 @@
 #include "io/json.h"
 #include "base/internal.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -461,4 +462,49 @@ al_json_uint_result al_json_read_uint(al_json_cursor *c, uint64_t max, uint64_t 
     }
     *out = v;
     return JSON_UINT_OK;
+}
+
+int al_json_read_number(al_json_cursor *c, double *out) {
+    const char *bad;
+    if (al_json_peek(c) != JSON_NUMBER) return -1;
+    const char *start = c->p;
+    if (scan_number(&c->p, c->end, &bad) != NULL) return -1;
+    /* The JSON grammar of a number is a subset of al_decimal_parse's: it reads the same text. */
+    double v;
+    const char *end = al_decimal_parse(start, &v);
+    if (end != c->p || !isfinite(v)) return -1;
+    *out = v;
+    return 0;
+}
+
+int al_json_read_bool(al_json_cursor *c, int *out) {
+    const al_json_type t = al_json_peek(c);
+    if (t != JSON_TRUE && t != JSON_FALSE) return -1;
+    c->p += t == JSON_TRUE ? 4 : 5;
+    *out = t == JSON_TRUE;
+    return 0;
+}
+
+int al_json_skip(al_json_cursor *c) {
+    const char *bad;
+    size_t len;
+    int has_nul;
+    switch (al_json_peek(c)) {
+    case JSON_OBJECT:
+    case JSON_ARRAY: {
+        const int object = *c->p == '{';
+        if (al_json_enter(c) != 0) return -1;
+        while (al_json_more(c)) {
+            if (object && al_json_read_key(c, NULL, 0, &len, &has_nul) != 0) return -1;
+            if (al_json_skip(c) != 0) return -1; /* depth bounded by the validated text */
+        }
+        return 0;
+    }
+    case JSON_STRING: return al_json_read_string(c, NULL, 0, &len, &has_nul);
+    case JSON_NUMBER: return scan_number(&c->p, c->end, &bad) != NULL ? -1 : 0;
+    case JSON_TRUE: c->p += 4; return 0;
+    case JSON_FALSE: c->p += 5; return 0;
+    case JSON_NULL: c->p += 4; return 0;
+    default: return -1;
+    }
 }

@@ -74,4 +74,13 @@ typedef enum {
 al_json_uint_result al_json_read_uint(al_json_cursor *c, uint64_t max, uint64_t *out, const char **tok,
                                 size_t *tok_len);
 
+/* Reads a number (any JSON number, finite as a double) into *out, correctly rounded. 0 or -1. */
+int al_json_read_number(al_json_cursor *c, double *out);
+
+/* Reads true or false. 0 or -1. */
+int al_json_read_bool(al_json_cursor *c, int *out);
+
+/* Steps over the next value, whatever it is (objects and arrays whole). 0 or -1. */
+int al_json_skip(al_json_cursor *c);
+
 #endif /* ATTNLAB_JSON_H */

@@ -110,7 +110,7 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
         const int per_layer = ORDER[i].p != AL_MP_EMBED && ORDER[i].p != AL_MP_FINAL_NORM;
         for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && st == AL_OK; l++) {
             int64_t numel = 0;
-            float *dst = al_model_param_for_write(m, ORDER[i].p, l, &numel);
+            float *dst = al_model_param_for_write(m, ORDER[i].p, l, -1, &numel);
             st = copy_floats(dst, p, numel, ORDER[i].name, err);
             p += 4 * numel;
         }
@@ -118,7 +118,7 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
     p += 4 * hp.max_seq * hp.head_dim; /* freq_cis_real, freq_cis_imag */
     if (st == AL_OK && !hp.tied) {
         int64_t numel = 0;
-        float *dst = al_model_param_for_write(m, AL_MP_LM_HEAD, 0, &numel);
+        float *dst = al_model_param_for_write(m, AL_MP_LM_HEAD, 0, -1, &numel);
         st = copy_floats(dst, p, numel, "wcls", err);
     }
     if (st != AL_OK) {

@@ -15,10 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Per-layer weights, each [out, in] or [dim]: pointers into the model's weight block. */
-enum { LAYER_PARAMS = AL_MP_DOWN - AL_MP_ATTN_NORM + 1 };
-/* The linear maps packed for the GEMM, per layer (q, k, v, o, gate, up, down) and the head. */
-enum { PACK_Q, PACK_K, PACK_V, PACK_O, PACK_GATE, PACK_UP, PACK_DOWN, PACKS_PER_LAYER };
+/* Each layer's weights, each [out, in] or [dim], as pointers into the model's weight block:
+ * the per-layer parameters AL_MP_ATTN_NORM .. AL_MP_DOWN, then the router, then each expert's
+ * gate, up and down (MoE). */
+enum { LAYER_PARAMS = AL_MP_DOWN - AL_MP_ATTN_NORM + 1, ROUTER_SLOT = LAYER_PARAMS, EXPERT_SLOTS = LAYER_PARAMS + 1 };
+/* The linear maps packed for the GEMM, per layer: q, k, v, o, then the FFN's — gate, up and
+ * down (dense) or the router then each expert's gate, up and down (MoE); the head last. */
+enum { PACK_Q, PACK_K, PACK_V, PACK_O, PACK_FFN };
 
 struct al_model {
     al_model_hparams hp;
@@ -30,12 +33,18 @@ struct al_model {
     float *embed;                        /* [vocab, hidden] */
     float *final_norm;                   /* [hidden] */
     float *lm_head;                      /* [vocab, hidden], or the embedding when tied */
-    float **layer;                       /* [n_layers][LAYER_PARAMS]: each layer's weights */
+    float **layer;                       /* [n_layers][slots]: each layer's weights */
+    int64_t slots;                       /* per layer: LAYER_PARAMS + 1 + 3 · n_experts */
     int64_t param_numel[AL_MP_COUNT];
 
     float *packed_mem;                   /* the linear maps as GEMM panels */
-    float **packed;                      /* [n_layers · PACKS_PER_LAYER + 1], head last */
+    float **packed;                      /* [n_layers · packs + 1], head last */
+    int64_t packs;                       /* per layer: 4 + (3 dense, or 1 + 3 · n_experts) */
     int packed_stale;
+
+    int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
+    float *route_w;                      /* [n_layers, max_step, top_k] */
+    int64_t route_tokens;                /* tokens of the last pass (its last piece) */
 
     al_kv_cache **cache;                 /* [n_layers] */
     float *work;                         /* one allocation for everything below */
@@ -45,7 +54,12 @@ struct al_model {
     float *q;                            /* [max_step, n_heads, head_dim] */
     float *k, *v;                        /* [max_step, n_kv_heads, head_dim] */
     float *ctx;                          /* [max_step, n_heads·head_dim] */
-    float *gate, *up;                    /* [max_step, ffn_hidden] */
+    float *gate, *up;                    /* [max_step, max(ffn_hidden, moe_ffn_hidden)] */
+    float *probs;                        /* [max_step, n_experts] router softmax */
+    float *rows;                         /* [max_step, hidden] tokens routed to one expert */
+    float *expert_out;                   /* [max_step, hidden] that expert's outputs */
+    int64_t *row_token;                  /* [max_step] where each gathered row came from */
+    float *row_w;                        /* [max_step] its weight for that expert */
     float *tmp;                          /* [max_step, hidden] a block's output before the add */
     float *scores;                       /* [AL_ATTEND_QUERY_BLOCK, context] */
 };
@@ -70,6 +84,23 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err) {
         return al_fail(err, AL_ERR_CONFIG, "model: unknown RoPE style %d", (int)hp->rope_style);
     if (hp->tied != 0 && hp->tied != 1)
         return al_fail(err, AL_ERR_CONFIG, "model: tied must be 0 or 1 (got %d)", (int)hp->tied);
+    if (hp->n_experts != 0) {
+        CHECK_RANGE(n_experts, 1, 256);
+        CHECK_RANGE(top_k, 1, hp->n_experts);
+        CHECK_RANGE(moe_ffn_hidden, 1, AL_MAX_FFN);
+    }
+    if (hp->yarn_factor != 0.0) {
+        if (!(hp->yarn_factor >= 1.0 && hp->yarn_factor <= 1e6))
+            return al_fail(err, AL_ERR_CONFIG, "model: YaRN factor must be in [1, 1e6] (got %g)", hp->yarn_factor);
+        CHECK_RANGE(yarn_original_max, 1, AL_MAX_SEQ);
+        if (!(hp->yarn_beta_fast > 0.0 && hp->yarn_beta_fast < 1e6 && hp->yarn_beta_slow > 0.0 &&
+              hp->yarn_beta_slow <= hp->yarn_beta_fast))
+            return al_fail(err, AL_ERR_CONFIG, "model: YaRN betas must satisfy 0 < beta_slow <= beta_fast (got %g, %g)",
+                           hp->yarn_beta_slow, hp->yarn_beta_fast);
+        if (!(hp->attention_factor > 0.0 && hp->attention_factor < 1e3))
+            return al_fail(err, AL_ERR_CONFIG, "model: YaRN attention factor must be in (0, 1000) (got %g)",
+                           hp->attention_factor);
+    }
     /* The attention's own fields, checked as the single layer checks them. */
     const al_attn_hparams attn = {hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim,
                                   hp->rope_base, hp->eps, hp->qk_norm};
@@ -92,9 +123,13 @@ int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t s
     case AL_MP_Q_NORM:
     case AL_MP_K_NORM: shape[0] = hp->head_dim; return hp->qk_norm ? 1 : 0;
     case AL_MP_GATE:
-    case AL_MP_UP: shape[0] = hp->ffn_hidden, shape[1] = hp->hidden; return 2;
-    case AL_MP_DOWN: shape[0] = hp->hidden, shape[1] = hp->ffn_hidden; return 2;
+    case AL_MP_UP: shape[0] = hp->ffn_hidden, shape[1] = hp->hidden; return hp->n_experts ? 0 : 2;
+    case AL_MP_DOWN: shape[0] = hp->hidden, shape[1] = hp->ffn_hidden; return hp->n_experts ? 0 : 2;
     case AL_MP_LM_HEAD: shape[0] = hp->vocab, shape[1] = hp->hidden; return hp->tied ? 0 : 2;
+    case AL_MP_ROUTER: shape[0] = hp->n_experts, shape[1] = hp->hidden; return hp->n_experts ? 2 : 0;
+    case AL_MP_EXPERT_GATE:
+    case AL_MP_EXPERT_UP: shape[0] = hp->moe_ffn_hidden, shape[1] = hp->hidden; return hp->n_experts ? 2 : 0;
+    case AL_MP_EXPERT_DOWN: shape[0] = hp->hidden, shape[1] = hp->moe_ffn_hidden; return hp->n_experts ? 2 : 0;
     default: return -1;
     }
 }
@@ -105,11 +140,26 @@ static int64_t param_numel(const al_model_hparams *hp, al_model_param p) {
     return nd == 2 ? shape[0] * shape[1] : nd == 1 ? shape[0] : 0;
 }
 
-static int is_layer_param(al_model_param p) { return p >= AL_MP_ATTN_NORM && p <= AL_MP_DOWN; }
+static int is_layer_param(al_model_param p) {
+    return (p >= AL_MP_ATTN_NORM && p <= AL_MP_DOWN) || p >= AL_MP_ROUTER;
+}
+static int is_expert_param(al_model_param p) { return p >= AL_MP_EXPERT_GATE; }
 
-/* The linear map of each pack slot, and its shape. */
-static const al_model_param PACK_PARAM[PACKS_PER_LAYER] = {AL_MP_WQ,   AL_MP_WK, AL_MP_WV,  AL_MP_WO,
-                                                           AL_MP_GATE, AL_MP_UP, AL_MP_DOWN};
+static int64_t packs_per_layer(const al_model_hparams *hp) { return 4 + (hp->n_experts ? 1 + 3 * hp->n_experts : 3); }
+
+/* The weight packed in slot `i` of a layer, and its expert (-1: none). */
+static al_model_param pack_param(const al_model_hparams *hp, int64_t i, int64_t *expert) {
+    static const al_model_param ATTN[4] = {AL_MP_WQ, AL_MP_WK, AL_MP_WV, AL_MP_WO};
+    static const al_model_param DENSE[3] = {AL_MP_GATE, AL_MP_UP, AL_MP_DOWN};
+    static const al_model_param EXPERT[3] = {AL_MP_EXPERT_GATE, AL_MP_EXPERT_UP, AL_MP_EXPERT_DOWN};
+    *expert = -1;
+    if (i < PACK_FFN) return ATTN[i];
+    i -= PACK_FFN;
+    if (!hp->n_experts) return DENSE[i];
+    if (i == 0) return AL_MP_ROUTER;
+    *expert = (i - 1) / 3;
+    return EXPERT[(i - 1) % 3];
+}
 
 /* Floats of: the weights; their packed copies; the activations. Within the checked limits
  * every product stays far below 2^62. */
@@ -117,24 +167,32 @@ static int64_t weight_floats(const al_model_hparams *hp) {
     int64_t n = param_numel(hp, AL_MP_EMBED) + param_numel(hp, AL_MP_FINAL_NORM) +
                 param_numel(hp, AL_MP_LM_HEAD);
     for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++) n += hp->n_layers * param_numel(hp, (al_model_param)p);
+    n += hp->n_layers * param_numel(hp, AL_MP_ROUTER);
+    for (int p = AL_MP_EXPERT_GATE; p <= AL_MP_EXPERT_DOWN; p++)
+        n += hp->n_layers * hp->n_experts * param_numel(hp, (al_model_param)p);
     return n;
 }
 
 static int64_t packed_floats(const al_model_hparams *hp) {
     int64_t n = al_pack_panels_size(hp->vocab, hp->hidden); /* the head */
-    for (int i = 0; i < PACKS_PER_LAYER; i++) {
-        int64_t shape[2] = {0, 0};
-        al_model_param_shape(hp, PACK_PARAM[i], shape);
+    for (int64_t i = 0; i < packs_per_layer(hp); i++) {
+        int64_t shape[2] = {0, 0}, expert;
+        al_model_param_shape(hp, pack_param(hp, i, &expert), shape);
         n += hp->n_layers * al_pack_panels_size(shape[0], shape[1]);
     }
     return n;
 }
 
+static int64_t ffn_width(const al_model_hparams *hp) {
+    return hp->n_experts && hp->moe_ffn_hidden > hp->ffn_hidden ? hp->moe_ffn_hidden : hp->ffn_hidden;
+}
+
 static int64_t work_floats(const al_model_hparams *hp, int64_t context, int64_t max_step) {
     const int64_t q_width = hp->n_heads * hp->head_dim, kv_width = hp->n_kv_heads * hp->head_dim;
-    return 2 * context * hp->head_dim + max_step * (4 * hp->hidden + 2 * q_width + 2 * kv_width +
-                                                    2 * hp->ffn_hidden) +
-           AL_ATTEND_QUERY_BLOCK * context;
+    return 2 * context * hp->head_dim + max_step * (6 * hp->hidden + 2 * q_width + 2 * kv_width +
+                                                    2 * ffn_width(hp) + hp->n_experts + 1) +
+           AL_ATTEND_QUERY_BLOCK * context +
+           2 * hp->n_layers * max_step * (hp->n_experts ? hp->top_k : 0); /* routing */
 }
 
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step) {
@@ -175,10 +233,13 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     m->weights = malloc((size_t)weight_floats(hp) * sizeof(float));
     m->packed_mem = malloc((size_t)packed_floats(hp) * sizeof(float));
     m->work = malloc((size_t)work_floats(hp, context, max_step) * sizeof(float));
-    m->layer = calloc((size_t)(L * LAYER_PARAMS), sizeof(float *));
-    m->packed = calloc((size_t)(L * PACKS_PER_LAYER + 1), sizeof(float *));
+    m->slots = EXPERT_SLOTS + 3 * hp->n_experts;
+    m->packs = packs_per_layer(hp);
+    m->layer = calloc((size_t)(L * m->slots), sizeof(float *));
+    m->packed = calloc((size_t)(L * m->packs + 1), sizeof(float *));
+    m->row_token = malloc((size_t)max_step * sizeof(int64_t));
     m->cache = calloc((size_t)L, sizeof(al_kv_cache *));
-    if (!m->weights || !m->packed_mem || !m->work || !m->layer || !m->packed || !m->cache) {
+    if (!m->weights || !m->packed_mem || !m->work || !m->layer || !m->packed || !m->cache || !m->row_token) {
         al_model_free(m);
         return al_fail(err, AL_ERR_NOMEM, "model: out of memory for %lld MiB", (long long)(bytes >> 20));
     }
@@ -195,31 +256,40 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     for (int p = 0; p < AL_MP_COUNT; p++) m->param_numel[p] = param_numel(hp, (al_model_param)p);
     float *w = m->weights;
     m->embed = w, w += m->param_numel[AL_MP_EMBED];
-    for (int64_t l = 0; l < L; l++)
+    for (int64_t l = 0; l < L; l++) {
+        float **slot = m->layer + l * m->slots;
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++) {
-            m->layer[l * LAYER_PARAMS + (p - AL_MP_ATTN_NORM)] = m->param_numel[p] ? w : NULL;
+            slot[p - AL_MP_ATTN_NORM] = m->param_numel[p] ? w : NULL;
             w += m->param_numel[p];
         }
+        slot[ROUTER_SLOT] = m->param_numel[AL_MP_ROUTER] ? w : NULL;
+        w += m->param_numel[AL_MP_ROUTER];
+        for (int64_t e = 0; e < hp->n_experts; e++)
+            for (int p = AL_MP_EXPERT_GATE; p <= AL_MP_EXPERT_DOWN; p++) {
+                slot[EXPERT_SLOTS + 3 * e + (p - AL_MP_EXPERT_GATE)] = w;
+                w += m->param_numel[p];
+            }
+    }
     m->final_norm = w, w += m->param_numel[AL_MP_FINAL_NORM];
     m->lm_head = hp->tied ? m->embed : w;
     memset(m->weights, 0, (size_t)weight_floats(hp) * sizeof(float));
     for (int64_t l = 0; l < L; l++)
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++)
             if (p == AL_MP_ATTN_NORM || p == AL_MP_FFN_NORM || p == AL_MP_Q_NORM || p == AL_MP_K_NORM) {
-                float *norm = m->layer[l * LAYER_PARAMS + (p - AL_MP_ATTN_NORM)];
+                float *norm = m->layer[l * m->slots + (p - AL_MP_ATTN_NORM)];
                 for (int64_t i = 0; norm && i < m->param_numel[p]; i++) norm[i] = 1.0f;
             }
     for (int64_t i = 0; i < hp->hidden; i++) m->final_norm[i] = 1.0f;
 
     float *pk = m->packed_mem;
     for (int64_t l = 0; l < L; l++)
-        for (int i = 0; i < PACKS_PER_LAYER; i++) {
-            int64_t shape[2] = {0, 0};
-            al_model_param_shape(hp, PACK_PARAM[i], shape);
-            m->packed[l * PACKS_PER_LAYER + i] = pk;
+        for (int64_t i = 0; i < m->packs; i++) {
+            int64_t shape[2] = {0, 0}, expert;
+            al_model_param_shape(hp, pack_param(hp, i, &expert), shape);
+            m->packed[l * m->packs + i] = pk;
             pk += al_pack_panels_size(shape[0], shape[1]);
         }
-    m->packed[L * PACKS_PER_LAYER] = pk;
+    m->packed[L * m->packs] = pk;
     m->packed_stale = 1;
 
     const int64_t S = max_step, q_width = hp->n_heads * hp->head_dim, kv_width = hp->n_kv_heads * hp->head_dim;
@@ -233,12 +303,30 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     m->ctx = p;      p += S * q_width;
     m->k = p;        p += S * kv_width;
     m->v = p;        p += S * kv_width;
-    m->gate = p;     p += S * hp->ffn_hidden;
-    m->up = p;       p += S * hp->ffn_hidden;
+    m->gate = p;     p += S * ffn_width(hp);
+    m->up = p;       p += S * ffn_width(hp);
+    m->probs = p;    p += S * hp->n_experts;
+    m->rows = p;     p += S * hp->hidden;
+    m->expert_out = p; p += S * hp->hidden;
+    m->row_w = p;    p += S;
+    m->route_w = p;  p += hp->n_layers * S * (hp->n_experts ? hp->top_k : 0);
+    m->route_ids = (int32_t *)p; p += hp->n_layers * S * (hp->n_experts ? hp->top_k : 0);
     m->scores = p;
     /* The same cos/sin table for both conventions: the interleaved one reads each row's
-     * first head_dim/2 values (pair i at index i). */
-    al_rope_table(m->rope_cos, m->rope_sin, context, hp->head_dim, hp->rope_base);
+     * first head_dim/2 values (pair i at index i). YaRN stretches the frequencies first, as
+     * MiniMind's precompute_freqs_cis does when the model reaches past the original context. */
+    float freq[AL_MAX_HEAD_DIM / 2];
+    al_rope_freqs(freq, hp->head_dim, hp->rope_base);
+    const int yarn = hp->yarn_factor != 0.0 && hp->max_seq > hp->yarn_original_max;
+    if (yarn)
+        al_rope_yarn(freq, hp->head_dim, hp->rope_base, hp->yarn_factor, hp->yarn_original_max,
+                     hp->yarn_beta_fast, hp->yarn_beta_slow);
+    al_rope_table_freqs(m->rope_cos, m->rope_sin, context, hp->head_dim, freq);
+    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
+        for (int64_t i = 0; i < context * hp->head_dim; i++) {
+            m->rope_cos[i] = m->rope_cos[i] * (float)hp->attention_factor;
+            m->rope_sin[i] = m->rope_sin[i] * (float)hp->attention_factor;
+        }
     *out = m;
     return AL_OK;
 }
@@ -252,6 +340,7 @@ void al_model_free(al_model *m) {
     free(m->packed);
     free(m->layer);
     free(m->work);
+    free(m->row_token);
     free(m);
 }
 
@@ -265,25 +354,33 @@ void al_model_reset(al_model *m) {
     m->len = 0;
 }
 
-static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t *numel) {
+static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                        int64_t *numel) {
     if (!m || p < 0 || p >= AL_MP_COUNT || m->param_numel[p] == 0) return NULL;
     if (is_layer_param(p) && (layer < 0 || layer >= m->hp.n_layers)) return NULL;
+    if (is_expert_param(p) && (expert < 0 || expert >= m->hp.n_experts)) return NULL;
     if (numel) *numel = m->param_numel[p];
+    float *const *slot = m->layer + layer * m->slots;
     switch (p) {
     case AL_MP_EMBED: return m->embed;
     case AL_MP_FINAL_NORM: return m->final_norm;
     case AL_MP_LM_HEAD: return m->lm_head;
-    default: return m->layer[layer * LAYER_PARAMS + (p - AL_MP_ATTN_NORM)];
+    case AL_MP_ROUTER: return slot[ROUTER_SLOT];
+    case AL_MP_EXPERT_GATE:
+    case AL_MP_EXPERT_UP:
+    case AL_MP_EXPERT_DOWN: return slot[EXPERT_SLOTS + 3 * expert + (p - AL_MP_EXPERT_GATE)];
+    default: return slot[p - AL_MP_ATTN_NORM];
     }
 }
 
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
-                                int64_t *numel) {
-    return param_ptr(m, p, layer, numel);
+                                int64_t expert, int64_t *numel) {
+    return param_ptr(m, p, layer, expert, numel);
 }
 
-float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t *numel) {
-    float *w = param_ptr(m, p, layer, numel);
+float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                                int64_t *numel) {
+    float *w = param_ptr(m, p, layer, expert, numel);
     if (w) m->packed_stale = 1; /* the caller may write: repack before the next pass */
     return w;
 }
@@ -291,28 +388,96 @@ float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, in
 static void ensure_packed(al_model *m) {
     if (!m->packed_stale) return;
     for (int64_t l = 0; l < m->hp.n_layers; l++)
-        for (int i = 0; i < PACKS_PER_LAYER; i++) {
-            int64_t shape[2] = {0, 0};
-            al_model_param_shape(&m->hp, PACK_PARAM[i], shape);
-            al_pack_panels(m->packed[l * PACKS_PER_LAYER + i],
-                           m->layer[l * LAYER_PARAMS + (PACK_PARAM[i] - AL_MP_ATTN_NORM)], shape[0],
-                           shape[1]);
+        for (int64_t i = 0; i < m->packs; i++) {
+            int64_t shape[2] = {0, 0}, expert;
+            const al_model_param p = pack_param(&m->hp, i, &expert);
+            al_model_param_shape(&m->hp, p, shape);
+            al_pack_panels(m->packed[l * m->packs + i], param_ptr(m, p, l, expert, NULL), shape[0], shape[1]);
         }
-    al_pack_panels(m->packed[m->hp.n_layers * PACKS_PER_LAYER], m->lm_head, m->hp.vocab, m->hp.hidden);
+    al_pack_panels(m->packed[m->hp.n_layers * m->packs], m->lm_head, m->hp.vocab, m->hp.hidden);
     m->packed_stale = 0;
 }
 
 /* ---- forward ------------------------------------------------------------------------------ */
 
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
-static void linear(const al_model *m, int64_t l, int slot, float *y, const float *x, int64_t n,
+static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    const float *packed = m->packed[l * PACKS_PER_LAYER + slot];
+    const float *packed = m->packed[l * m->packs + slot];
     al_gemm(y, out_dim, x, in_dim, al_bmat_packed(packed, in_dim), n, out_dim, in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
-    return m->layer[l * LAYER_PARAMS + (p - AL_MP_ATTN_NORM)];
+    return param_ptr(m, p, l, -1, NULL);
+}
+
+/* out [n, hidden] = down(silu(gate(x)) · up(x)) with the packed maps at slots g, g+1, g+2
+ * (gate, up, down) of layer l: SwiGLU, silu(a) = a · σ(a) = a / (1 + e^−a). */
+static void swiglu(al_model *m, int64_t l, int64_t g, float *out, const float *x, int64_t n, int64_t width) {
+    const int64_t E = m->hp.hidden;
+    linear(m, l, g, m->gate, x, n, width, E);
+    linear(m, l, g + 1, m->up, x, n, width, E);
+    for (int64_t i = 0; i < n * width; i++) {
+        const float a = m->gate[i];
+        m->gate[i] = a / (1.0f + expf(-a)) * m->up[i];
+    }
+    linear(m, l, g + 2, out, m->gate, n, E, width);
+}
+
+/* MoE (MiniMind's MOEFeedForward, inference): p = softmax(router(x)) per token; its top_k
+ * experts e with weights p_e (renormalised to sum 1 when norm_topk_prob); out = Σ p_e ·
+ * expert_e(x). Tokens are gathered per expert and run through it together. Leaves the routing
+ * in m->route_ids / m->route_w for layer l. */
+static void moe(al_model *m, int64_t l, float *out, const float *x, int64_t n) {
+    const al_model_hparams *hp = &m->hp;
+    const int64_t E = hp->hidden, X = hp->n_experts, K = hp->top_k;
+    int32_t *ids = m->route_ids + l * m->max_step * K;
+    float *w = m->route_w + l * m->max_step * K;
+    linear(m, l, PACK_FFN, m->probs, x, n, X, E);
+    al_softmax_forward(m->probs, m->probs, n, X);
+    for (int64_t t = 0; t < n; t++) {
+        /* top-k by repeated selection: the largest left, the first on ties (as torch.topk). */
+        const float *p = m->probs + t * X;
+        float sum = 0.0f;
+        for (int64_t k = 0; k < K; k++) {
+            int64_t best = -1;
+            for (int64_t e = 0; e < X; e++) {
+                int taken = 0;
+                for (int64_t j = 0; j < k; j++) taken |= ids[t * K + j] == e;
+                if (!taken && (best < 0 || p[e] > p[best])) best = e;
+            }
+            ids[t * K + k] = (int32_t)best;
+            w[t * K + k] = p[best];
+            sum += p[best];
+        }
+        if (hp->norm_topk_prob)
+            for (int64_t k = 0; k < K; k++) w[t * K + k] = w[t * K + k] / (sum + 1e-20f);
+    }
+    memset(out, 0, (size_t)(n * E) * sizeof(float));
+    for (int64_t e = 0; e < X; e++) {
+        int64_t rows = 0;
+        for (int64_t t = 0; t < n; t++)
+            for (int64_t k = 0; k < K; k++)
+                if (ids[t * K + k] == e) {
+                    memcpy(m->rows + rows * E, x + t * E, (size_t)E * sizeof(float));
+                    m->row_token[rows] = t;
+                    m->row_w[rows++] = w[t * K + k];
+                }
+        if (!rows) continue;
+        swiglu(m, l, PACK_FFN + 1 + 3 * e, m->expert_out, m->rows, rows, hp->moe_ffn_hidden);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t i = 0; i < E; i++)
+                out[m->row_token[r] * E + i] += m->row_w[r] * m->expert_out[r * E + i];
+    }
+}
+
+int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *weights, int64_t cap) {
+    if (!m || !m->hp.n_experts || layer < 0 || layer >= m->hp.n_layers) return -1;
+    const int64_t K = m->hp.top_k, n = m->route_tokens;
+    if ((ids || weights) && cap < n * K) return -1;
+    if (ids) memcpy(ids, m->route_ids + layer * m->max_step * K, (size_t)(n * K) * sizeof(int32_t));
+    if (weights) memcpy(weights, m->route_w + layer * m->max_step * K, (size_t)(n * K) * sizeof(float));
+    return n;
 }
 
 /* One pass of n <= max_step tokens at positions past .. past+n-1 through every block; leaves
@@ -354,16 +519,11 @@ static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
         /* 5. h = x + o_proj(heads merged). */
         linear(m, l, PACK_O, m->tmp, m->ctx, n, E, H * D);
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
-        /* 6. The FFN's pre-norm, then SwiGLU: down(silu(gate(xn)) · up(xn)), silu(a) = a·σ(a). */
+        /* 6. The FFN's pre-norm, then SwiGLU, or the mixture of SwiGLU experts (MoE). */
         al_rmsnorm_forward(m->xn, m->x, layer_param(m, l, AL_MP_FFN_NORM), n, E, hp->eps);
-        linear(m, l, PACK_GATE, m->gate, m->xn, n, F, E);
-        linear(m, l, PACK_UP, m->up, m->xn, n, F, E);
-        for (int64_t i = 0; i < n * F; i++) {
-            const float a = m->gate[i];
-            m->gate[i] = a / (1.0f + expf(-a)) * m->up[i];
-        }
-        /* 7. out = h + down(...). */
-        linear(m, l, PACK_DOWN, m->tmp, m->gate, n, E, F);
+        if (hp->n_experts) moe(m, l, m->tmp, m->xn, n);
+        else swiglu(m, l, PACK_FFN, m->tmp, m->xn, n, F);
+        /* 7. out = h + FFN(...). */
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
     }
 }
@@ -410,6 +570,7 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
                    (size_t)hp->hidden * sizeof(float));
         blocks(m, step, past, attn);
         m->len += step;
+        m->route_tokens = step;
         /* 8. Final norm and lm_head for the rows asked for: logits = RMSNorm(x) · headᵀ. */
         const int64_t first = logits_rows == 1 ? (done + step == n ? step - 1 : step) : 0;
         const int64_t rows = logits_rows == 0 ? 0 : step - first;

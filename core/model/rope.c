@@ -129,3 +129,32 @@ void al_rope_apply_interleaved(float *x, const float *cos_t, const float *sin_t,
         }
     }
 }
+
+void al_rope_yarn(float *freq, int64_t head_dim, double base, double factor, int64_t original_max,
+                  double beta_fast, double beta_slow) {
+    /* MiniMind's precompute_freqs_cis: the dimensions that turn fewer than beta_slow times over
+     * the original context are slowed by `factor`, those that turn more than beta_fast times
+     * are kept, and a linear ramp blends between. inv_dim(b) is the dimension that turns b
+     * times: dim · ln(orig / (b · 2π)) / (2 · ln base), in double as Python computes it. */
+    const double two_pi = 6.283185307179586;
+    const double inv_fast = (double)head_dim * log((double)original_max / (beta_fast * two_pi)) / (2.0 * log(base));
+    const double inv_slow = (double)head_dim * log((double)original_max / (beta_slow * two_pi)) / (2.0 * log(base));
+    double low = floor(inv_fast), high = ceil(inv_slow);
+    if (low < 0.0) low = 0.0;
+    if (high > (double)(head_dim / 2 - 1)) high = (double)(head_dim / 2 - 1);
+    const float span = (float)(high - low > 0.001 ? high - low : 0.001);
+    for (int64_t i = 0; i < head_dim / 2; i++) {
+        /* ramp = clamp((i - low) / span, 0, 1), then f · (1 − ramp + ramp / factor), float32 */
+        float ramp = ((float)i - (float)low) / span;
+        ramp = ramp < 0.0f ? 0.0f : ramp > 1.0f ? 1.0f : ramp;
+        freq[i] = freq[i] * ((1.0f - ramp) + ramp / (float)factor);
+    }
+}
+
+void al_rope_table_freqs(float *cos_out, float *sin_out, int64_t end, int64_t head_dim,
+                         const float *freq) {
+    const int64_t half = head_dim / 2;
+    for (int64_t m = 0; m < end; m++)
+        for (int64_t i = 0; i < half; i++) cos_out[m * half + i] = rope_angle(m, freq[i]);
+    tables_from_angles(cos_out, sin_out, end, half);
+}

@@ -12,4 +12,13 @@ al_status al_rope_check(int64_t head_dim, double base, al_error *err);
 void al_rope_table_row(float *cos_row, float *sin_row, int64_t m, const float *freq,
                        int64_t head_dim);
 
+/* YaRN (MiniMind's precompute_freqs_cis with rope_scaling): freq [head_dim/2] stretched in
+ * place for a model made for original_max positions. */
+void al_rope_yarn(float *freq, int64_t head_dim, double base, double factor, int64_t original_max,
+                  double beta_fast, double beta_slow);
+
+/* The cos/sin tables [end, head_dim] (each row's halves equal) from given frequencies, as
+ * al_rope_table computes them from the base's. */
+void al_rope_table_freqs(float *cos, float *sin, int64_t end, int64_t head_dim, const float *freq);
+
 #endif

@@ -234,6 +234,20 @@ typedef struct {
     int32_t qk_norm;    /* 1: RMSNorm on each head's q and k before RoPE (MiniMind) */
     int32_t rope_style; /* al_rope_style */
     int32_t tied;       /* 1: lm_head is the token embedding */
+    /* MoE (MiniMind's use_moe): each layer's FFN is n_experts SwiGLU experts of width
+     * moe_ffn_hidden; a router (softmax over the experts) picks top_k per token, their weights
+     * renormalised to sum 1 (+1e-20) when norm_topk_prob. n_experts 0: a dense FFN. */
+    int64_t n_experts;
+    int64_t top_k;
+    int64_t moe_ffn_hidden;
+    int32_t norm_topk_prob;
+    /* YaRN (MiniMind's inference_rope_scaling): the RoPE frequencies stretched as its
+     * precompute_freqs_cis does when max_seq > yarn_original_max, and cos and sin multiplied by
+     * attention_factor. yarn_factor 0: no scaling. */
+    double yarn_factor;
+    int64_t yarn_original_max;
+    double yarn_beta_fast, yarn_beta_slow;
+    double attention_factor;
 } al_model_hparams;
 
 /* The model's weights. Per layer unless said otherwise; [out, in] as nn.Linear keeps them. */
@@ -252,6 +266,10 @@ typedef enum {
     AL_MP_DOWN,       /* [hidden, ffn_hidden] */
     AL_MP_FINAL_NORM, /* [hidden], the model's */
     AL_MP_LM_HEAD,    /* [vocab, hidden], the model's, untied only */
+    AL_MP_ROUTER,     /* [n_experts, hidden], MoE only (MiniMind's mlp.gate) */
+    AL_MP_EXPERT_GATE,/* [moe_ffn_hidden, hidden] per layer and expert, MoE only */
+    AL_MP_EXPERT_UP,  /* [moe_ffn_hidden, hidden] per layer and expert */
+    AL_MP_EXPERT_DOWN,/* [hidden, moe_ffn_hidden] per layer and expert */
     AL_MP_COUNT
 } al_model_param;
 
@@ -275,11 +293,18 @@ void al_model_free(al_model *m);
 const al_model_hparams *al_model_get_hparams(const al_model *m); /* NULL if m is NULL */
 int64_t al_model_context(const al_model *m);                     /* -1 if m is NULL */
 
-/* A weight of layer `layer` (ignored for the model's own weights): read-only, or for writing
- * (the model repacks before its next forward call). NULL if absent or out of range. */
+/* A weight of layer `layer` and, for the experts' weights, expert `expert` (each ignored where
+ * it does not apply): read-only, or for writing (the model repacks before its next forward
+ * call). NULL if the model has no such weight or an index is out of range. */
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
+                                int64_t expert, int64_t *numel);
+float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t expert,
                                 int64_t *numel);
-float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t *numel);
+
+/* MoE routing of the last forward call's tokens (their last piece of max_step), for the page:
+ * ids and weights [tokens, top_k] of layer `layer`. The number of tokens, or -1. */
+int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *weights,
+                         int64_t cap);
 
 /* Runs n tokens through the model at positions len .. len+n-1, appending their K and V to
  * every layer's cache (len = al_model_len; 0 after create or reset). n may exceed max_step:
