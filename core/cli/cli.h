@@ -55,6 +55,18 @@ int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
  * and returns 0 on failure. */
 int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size);
 
+/* The model at `path` — a MiniMind / Hugging Face folder (config.json + model.safetensors) or
+ * a llama2.c checkpoint — with want_context positions reserved (at most the model's own; 0 or
+ * less: all of it) and forward passes of up to max_step tokens (clamped to the context). NULL
+ * after printing why, with *status the exit code. */
+typedef enum { CLI_MODEL_LLAMA2C, CLI_MODEL_MINIMIND } cli_model_kind;
+al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
+                         cli_model_kind *kind, int *status);
+
+/* The token after which generation stops: llama2.c's run.c stops where the model says BOS (1),
+ * MiniMind at its eos_token_id (2, <|im_end|>). */
+int32_t cli_stop_token(cli_model_kind kind);
+
 int cmd_demo(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -10,8 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#define MAX_MODEL_BYTES ((size_t)2 << 30)
-
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -51,30 +49,40 @@ int cmd_generate(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
 
-    /* 1. The model, and the prompt's ids checked against it. */
-    size_t size = 0;
-    uint8_t *bytes = cli_read_file(model_path, MAX_MODEL_BYTES, &size);
-    if (!bytes) return EXIT_BAD_INPUT;
-    al_error err = {0};
-    al_model *m = NULL;
-    al_status st = al_model_from_llama2c(bytes, size, 0, 64, &m, &err);
-    free(bytes);
-    if (st != AL_OK) {
-        cli_error("%s: %s", cli_show(model_path), err.msg);
-        return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    /* 1. The prompt's ids, then the model with the context they and the new tokens need. */
+    int32_t *ids = malloc((size_t)AL_MAX_SEQ * sizeof *ids);
+    if (!ids) {
+        cli_error("out of memory");
+        return EXIT_FAILURE_ENV;
     }
+    const int64_t n_prompt = cli_parse_ids(ids_text, ids, AL_MAX_SEQ);
+    if (n_prompt < 1) {
+        if (n_prompt == 0) cli_error("--ids: give at least one token id");
+        free(ids);
+        return EXIT_BAD_INPUT;
+    }
+    int status = EXIT_OK;
+    cli_model_kind kind;
+    al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &kind, &status);
+    if (!m) {
+        free(ids);
+        return status;
+    }
+    al_error err = {0};
+    al_status st;
     const al_model_hparams *hp = al_model_get_hparams(m);
     const int64_t context = al_model_context(m);
-    int32_t *ids = malloc((size_t)context * sizeof *ids);
     float *logits = malloc((size_t)hp->vocab * sizeof *logits);
-    int status = EXIT_OK;
-    const int64_t n_prompt = ids && logits ? cli_parse_ids(ids_text, ids, context) : -1;
-    if (!ids || !logits) cli_error("out of memory");
-    if (n_prompt == 0) cli_error("--ids: give at least one token id");
-    if (n_prompt < 1) status = !ids || !logits ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    if (!logits) {
+        cli_error("out of memory");
+        status = EXIT_FAILURE_ENV;
+    } else if (n_prompt > context) {
+        cli_error("the prompt has %lld tokens; the model's context is %lld", (long long)n_prompt, (long long)context);
+        status = EXIT_BAD_INPUT;
+    }
 
     /* 2. The prompt in one pass (its last logits), then one token per step until the limit,
-     *    the context's end or a BOS (id 1: where llama2.c's run.c stops). */
+     *    the context's end or the stop token. */
     int64_t n = n_prompt, generated = 0;
     double t0 = now_ms(), t_prompt = 0.0;
     if (status == EXIT_OK && (st = al_model_forward(m, ids, n_prompt, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
@@ -85,7 +93,7 @@ int cmd_generate(int argc, char **argv) {
     t0 = now_ms();
     while (status == EXIT_OK && generated < max_new && n < context) {
         const int32_t next = (int32_t)al_sample_greedy(logits, hp->vocab);
-        if (next == 1) break;
+        if (next == cli_stop_token(kind)) break;
         ids[n++] = next;
         generated++;
         if (!print_ids) printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");

@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_MODEL_BYTES ((size_t)2 << 30)
-
 int cmd_logits(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *out_path = NULL;
     for (int i = 0; i < argc; i += 2) {
@@ -33,30 +31,31 @@ int cmd_logits(int argc, char **argv) {
     const char *inputs[1] = {model_path};
     if (!cli_check_output(out_path, inputs, 1)) return EXIT_BAD_INPUT;
 
-    size_t size = 0;
-    uint8_t *bytes = cli_read_file(model_path, MAX_MODEL_BYTES, &size);
-    if (!bytes) return EXIT_BAD_INPUT;
-    al_error err = {0};
-    al_model_hparams hp;
-    al_status st = al_llama2c_hparams(bytes, size, &hp, &err);
-    int32_t *ids = st == AL_OK ? malloc((size_t)hp.max_seq * sizeof *ids) : NULL;
-    const int64_t n = ids ? cli_parse_ids(ids_text, ids, hp.max_seq) : -1;
-    al_model *m = NULL;
-    if (st != AL_OK) cli_error("%s: %s", cli_show(model_path), err.msg);
-    else if (n == 0) cli_error("--ids: give at least one token id");
-    else if (n > 0 && (st = al_model_from_llama2c(bytes, size, n, n, &m, &err)) != AL_OK)
-        cli_error("%s: %s", cli_show(model_path), err.msg);
-    free(bytes);
+    int32_t *ids = malloc((size_t)AL_MAX_SEQ * sizeof *ids);
+    const int64_t n = ids ? cli_parse_ids(ids_text, ids, AL_MAX_SEQ) : -1;
+    if (!ids) cli_error("out of memory");
+    if (n == 0) cli_error("--ids: give at least one token id");
+    int status = !ids ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    cli_model_kind kind;
+    al_model *m = n > 0 ? cli_load_model(model_path, n, n, &kind, &status) : NULL;
+    if (m && al_model_context(m) < n) {
+        cli_error("%lld ids; the model's context is %lld", (long long)n, (long long)al_model_context(m));
+        al_model_free(m);
+        m = NULL;
+    }
     if (!m) {
         free(ids);
-        return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+        return status;
     }
+    al_error err = {0};
+    al_status st;
+    const al_model_hparams hp = *al_model_get_hparams(m);
 
     /* The pass, with every position's logits and every layer's attention. */
     const int64_t L = hp.n_layers, H = hp.n_heads;
     float *logits = malloc((size_t)(n * hp.vocab) * sizeof(float));
     float *attn = malloc((size_t)(L * H * n * n) * sizeof(float));
-    int status = EXIT_OK;
+    status = EXIT_OK;
     if (!logits || !attn) {
         cli_error("out of memory for %lld tokens", (long long)n);
         status = EXIT_FAILURE_ENV;
@@ -67,7 +66,7 @@ int cmd_logits(int argc, char **argv) {
 
     /* The file: logits, then attn.0 .. attn.{L-1}, the ids as metadata. */
     al_st_entry *entries = status == EXIT_OK ? calloc((size_t)(L + 1), sizeof *entries) : NULL;
-    char (*names)[24] = entries ? calloc((size_t)L, sizeof *names) : NULL;
+    char (*names)[32] = entries ? calloc((size_t)L, sizeof *names) : NULL;
     char *ids_meta = names ? malloc((size_t)n * 12 + 1) : NULL;
     uint8_t *file = NULL;
     size_t needed = 0;

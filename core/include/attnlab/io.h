@@ -141,6 +141,23 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
 al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
                                 int64_t max_step, al_model **out, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * MiniMind / Hugging Face checkpoints: config.json and the state_dict's tensors (safetensors,
+ * float32, float16 or bfloat16) by MiniMind's names.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The hyper-parameters config.json gives (MiniMindConfig's defaults for absent keys:
+ * intermediate_size ceil(hidden·π/64)·64, rope_theta 1e6, eps 1e-6, tied; MoE with use_moe;
+ * YaRN with inference_rope_scaling or a rope_scaling object), QK-Norm when the tensors have it. */
+al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
+                              al_model_hparams *hp, al_error *err);
+
+/* The model, every tensor checked against the config before anything is allocated: present,
+ * of the implied shape, and nothing the model has no place for. context 0: the config's
+ * max_position_embeddings. */
+al_status al_model_from_minimind(const char *config_json, size_t config_len, const al_safetensors *st,
+                                 int64_t context, int64_t max_step, al_model **out, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,282 @@
+/* minimind.c — a model from a MiniMind / Hugging Face checkpoint: config.json (MiniMindConfig's
+ * keys, its defaults where a key is absent) and the state_dict's tensors by MiniMind's names
+ * (model.embed_tokens.weight, model.layers.N.self_attn.q_proj.weight, ..., model.norm.weight,
+ * lm_head.weight when untied), float32, float16 or bfloat16. QK-Norm is on when the layers have
+ * q_norm and k_norm weights. Every tensor must be one the config gives a place and have the
+ * shape it gives; nothing else may be in the file. */
+#include "base/internal.h"
+#include "io/json.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { KEY_MAX = 64, NAME_MAX_LEN = 128 };
+
+/* MiniMindConfig's defaults (MiniMind-3). */
+static al_model_hparams defaults(void) {
+    al_model_hparams hp;
+    memset(&hp, 0, sizeof hp);
+    hp.vocab = 6400;
+    hp.hidden = 768;
+    hp.n_layers = 8;
+    hp.n_heads = 8;
+    hp.n_kv_heads = 4;
+    hp.max_seq = 32768;
+    hp.rope_base = 1e6;
+    hp.eps = 1e-6f;
+    hp.rope_style = AL_ROPE_HALF_SPLIT;
+    hp.tied = 1;
+    hp.top_k = 1;
+    hp.norm_topk_prob = 1;
+    return hp;
+}
+
+/* config.json's fields this reader knows: where each goes. */
+typedef struct {
+    int64_t hidden, layers, heads, kv_heads, head_dim, vocab, ffn, max_pos, experts, top_k, moe_ffn;
+    int64_t yarn_orig;
+    double eps, theta, yarn_factor, beta_fast, beta_slow, attn_factor;
+    int tied, use_moe, norm_topk;
+    int rope_scaling_on; /* inference_rope_scaling true, or a rope_scaling object given */
+} config_fields;
+
+static al_status bad_value(al_error *err, const char *key, const char *want) {
+    return al_fail(err, AL_ERR_FORMAT, "config.json: \"%s\" must be %s", key, want);
+}
+
+/* An integer field: a plain non-negative integer, or null (the default stays). */
+static al_status read_int(al_json_cursor *c, const char *key, int64_t *out, al_error *err) {
+    if (al_json_peek(c) == JSON_NULL) return al_json_skip(c) == 0 ? AL_OK : bad_value(err, key, "a number");
+    uint64_t v;
+    const char *tok;
+    size_t len;
+    if (al_json_read_uint(c, (uint64_t)INT32_MAX, &v, &tok, &len) != JSON_UINT_OK)
+        return bad_value(err, key, "a whole number from 0 to 2147483647");
+    *out = (int64_t)v;
+    return AL_OK;
+}
+
+static al_status read_real(al_json_cursor *c, const char *key, double *out, al_error *err) {
+    if (al_json_peek(c) == JSON_NULL) return al_json_skip(c) == 0 ? AL_OK : bad_value(err, key, "a number");
+    return al_json_read_number(c, out) == 0 ? AL_OK : bad_value(err, key, "a finite number");
+}
+
+static al_status read_flag(al_json_cursor *c, const char *key, int *out, al_error *err) {
+    if (al_json_peek(c) == JSON_NULL) return al_json_skip(c) == 0 ? AL_OK : bad_value(err, key, "true or false");
+    return al_json_read_bool(c, out) == 0 ? AL_OK : bad_value(err, key, "true or false");
+}
+
+/* rope_scaling: {"type": "yarn", "factor": 16, "original_max_position_embeddings": 2048,
+ * "beta_fast": 32, "beta_slow": 1, "attention_factor": 1.0}, or null. */
+static al_status read_rope_scaling(al_json_cursor *c, config_fields *f, al_error *err) {
+    if (al_json_peek(c) == JSON_NULL) return al_json_skip(c) == 0 ? AL_OK : bad_value(err, "rope_scaling", "an object");
+    if (al_json_peek(c) != JSON_OBJECT || al_json_enter(c) != 0) return bad_value(err, "rope_scaling", "an object or null");
+    f->rope_scaling_on = 1;
+    while (al_json_more(c)) {
+        char key[KEY_MAX];
+        size_t len;
+        int has_nul;
+        if (al_json_read_key(c, key, sizeof key, &len, &has_nul) != 0) return bad_value(err, "rope_scaling", "an object");
+        al_status st = AL_OK;
+        if (len >= sizeof key || has_nul) st = al_json_skip(c) == 0 ? AL_OK : bad_value(err, "rope_scaling", "an object");
+        else if (!strcmp(key, "type") || !strcmp(key, "rope_type")) {
+            char type[16];
+            if (al_json_read_string(c, type, sizeof type, &len, &has_nul) != 0 || len >= sizeof type || strcmp(type, "yarn") != 0)
+                return al_fail(err, AL_ERR_FORMAT, "config.json: rope_scaling's type must be \"yarn\" (the one MiniMind uses)");
+        } else if (!strcmp(key, "factor")) st = read_real(c, "rope_scaling.factor", &f->yarn_factor, err);
+        else if (!strcmp(key, "original_max_position_embeddings")) st = read_int(c, "rope_scaling.original_max_position_embeddings", &f->yarn_orig, err);
+        else if (!strcmp(key, "beta_fast")) st = read_real(c, "rope_scaling.beta_fast", &f->beta_fast, err);
+        else if (!strcmp(key, "beta_slow")) st = read_real(c, "rope_scaling.beta_slow", &f->beta_slow, err);
+        else if (!strcmp(key, "attention_factor")) st = read_real(c, "rope_scaling.attention_factor", &f->attn_factor, err);
+        else st = al_json_skip(c) == 0 ? AL_OK : bad_value(err, "rope_scaling", "an object");
+        if (st != AL_OK) return st;
+    }
+    return AL_OK;
+}
+
+static al_status read_config(const char *json, size_t len, config_fields *f, al_error *err) {
+    char why[160];
+    if (al_json_validate(json, len, why, sizeof why) != 0)
+        return al_fail(err, AL_ERR_FORMAT, "config.json is not valid JSON: %s", why);
+    al_json_cursor c;
+    al_json_cursor_init(&c, json, len);
+    if (al_json_peek(&c) != JSON_OBJECT || al_json_enter(&c) != 0)
+        return al_fail(err, AL_ERR_FORMAT, "config.json must hold one object");
+    while (al_json_more(&c)) {
+        char key[KEY_MAX];
+        size_t klen;
+        int has_nul;
+        if (al_json_read_key(&c, key, sizeof key, &klen, &has_nul) != 0)
+            return al_fail(err, AL_ERR_FORMAT, "config.json: a key could not be read");
+        al_status st = AL_OK;
+        if (klen >= sizeof key || has_nul) st = al_json_skip(&c) == 0 ? AL_OK : AL_ERR_FORMAT;
+#define INT_KEY(name, field) else if (!strcmp(key, name)) st = read_int(&c, name, &f->field, err);
+#define REAL_KEY(name, field) else if (!strcmp(key, name)) st = read_real(&c, name, &f->field, err);
+#define FLAG_KEY(name, field) else if (!strcmp(key, name)) st = read_flag(&c, name, &f->field, err);
+        INT_KEY("hidden_size", hidden)
+        INT_KEY("num_hidden_layers", layers)
+        INT_KEY("num_attention_heads", heads)
+        INT_KEY("num_key_value_heads", kv_heads)
+        INT_KEY("head_dim", head_dim)
+        INT_KEY("vocab_size", vocab)
+        INT_KEY("intermediate_size", ffn)
+        INT_KEY("max_position_embeddings", max_pos)
+        INT_KEY("num_experts", experts)
+        INT_KEY("n_routed_experts", experts)
+        INT_KEY("num_experts_per_tok", top_k)
+        INT_KEY("moe_intermediate_size", moe_ffn)
+        REAL_KEY("rms_norm_eps", eps)
+        REAL_KEY("rope_theta", theta)
+        FLAG_KEY("tie_word_embeddings", tied)
+        FLAG_KEY("use_moe", use_moe)
+        FLAG_KEY("norm_topk_prob", norm_topk)
+        FLAG_KEY("inference_rope_scaling", rope_scaling_on)
+        else if (!strcmp(key, "rope_scaling")) st = read_rope_scaling(&c, f, err);
+        else st = al_json_skip(&c) == 0 ? AL_OK : al_fail(err, AL_ERR_FORMAT, "config.json: the value of \"%s\" could not be read", key);
+#undef INT_KEY
+#undef REAL_KEY
+#undef FLAG_KEY
+        if (st != AL_OK) return st;
+    }
+    return AL_OK;
+}
+
+/* The tensor names of a weight in MiniMind's state_dict. */
+static int param_name(char out[NAME_MAX_LEN], al_model_param p, int64_t l, int64_t e) {
+    static const char *const LAYER[] = {"input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",
+                                        "self_attn.v_proj.weight", "self_attn.o_proj.weight", "self_attn.q_norm.weight",
+                                        "self_attn.k_norm.weight", "post_attention_layernorm.weight", "mlp.gate_proj.weight",
+                                        "mlp.up_proj.weight", "mlp.down_proj.weight"};
+    static const char *const EXPERT[] = {"gate_proj", "up_proj", "down_proj"};
+    switch (p) {
+    case AL_MP_EMBED: return al_snprintf(out, NAME_MAX_LEN, "model.embed_tokens.weight");
+    case AL_MP_FINAL_NORM: return al_snprintf(out, NAME_MAX_LEN, "model.norm.weight");
+    case AL_MP_LM_HEAD: return al_snprintf(out, NAME_MAX_LEN, "lm_head.weight");
+    case AL_MP_ROUTER: return al_snprintf(out, NAME_MAX_LEN, "model.layers.%lld.mlp.gate.weight", (long long)l);
+    case AL_MP_EXPERT_GATE:
+    case AL_MP_EXPERT_UP:
+    case AL_MP_EXPERT_DOWN:
+        return al_snprintf(out, NAME_MAX_LEN, "model.layers.%lld.mlp.experts.%lld.%s.weight", (long long)l,
+                           (long long)e, EXPERT[p - AL_MP_EXPERT_GATE]);
+    default: return al_snprintf(out, NAME_MAX_LEN, "model.layers.%lld.%s", (long long)l, LAYER[p - AL_MP_ATTN_NORM]);
+    }
+}
+
+al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
+                              al_model_hparams *hp, al_error *err) {
+    if (!config_json || !st || !hp) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: NULL argument");
+    const al_model_hparams d = defaults();
+    config_fields f = {d.hidden, d.n_layers, d.n_heads, d.n_kv_heads, 0, d.vocab, 0, d.max_seq, 4, 1, 0,
+                       2048, 1e-6, 1e6, 16.0, 32.0, 1.0, 1.0, 1, 0, 1, 0};
+    al_status s = read_config(config_json, config_len, &f, err);
+    if (s != AL_OK) return s;
+    *hp = d;
+    hp->hidden = f.hidden;
+    hp->n_layers = f.layers;
+    hp->n_heads = f.heads;
+    hp->n_kv_heads = f.kv_heads;
+    hp->vocab = f.vocab;
+    hp->max_seq = f.max_pos;
+    hp->eps = (float)f.eps;
+    hp->rope_base = f.theta;
+    hp->tied = f.tied;
+    if (f.heads < 1) return bad_value(err, "num_attention_heads", "at least 1");
+    hp->head_dim = f.head_dim ? f.head_dim : f.hidden / f.heads;
+    /* intermediate_size: absent or null means MiniMind's ceil(hidden · π / 64) · 64. */
+    hp->ffn_hidden = f.ffn ? f.ffn : (int64_t)ceil((double)f.hidden * 3.141592653589793 / 64.0) * 64;
+    if (f.use_moe) {
+        hp->n_experts = f.experts;
+        hp->top_k = f.top_k;
+        hp->moe_ffn_hidden = f.moe_ffn ? f.moe_ffn : hp->ffn_hidden;
+        hp->norm_topk_prob = f.norm_topk;
+    }
+    if (f.rope_scaling_on) {
+        hp->yarn_factor = f.yarn_factor;
+        hp->yarn_original_max = f.yarn_orig;
+        hp->yarn_beta_fast = f.beta_fast;
+        hp->yarn_beta_slow = f.beta_slow;
+        hp->attention_factor = f.attn_factor;
+    }
+    /* QK-Norm if the first layer has it. */
+    al_st_tensor t;
+    hp->qk_norm = al_st_find(st, "model.layers.0.self_attn.q_norm.weight", &t) == AL_OK;
+    return al_model_hparams_check(hp, err);
+}
+
+al_status al_model_from_minimind(const char *config_json, size_t config_len, const al_safetensors *st,
+                                 int64_t context, int64_t max_step, al_model **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: no output pointer");
+    *out = NULL;
+    al_model_hparams hp;
+    al_status s = al_minimind_hparams(config_json, config_len, st, &hp, err);
+    if (s != AL_OK) return s;
+
+    /* Every weight the config gives a place must be in the file with its shape: checked
+     * before the model is allocated. A tied model may still carry lm_head.weight (some
+     * exports write it): it is then not read. */
+    int64_t expected = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        al_model *m = NULL;
+        if (pass == 1) {
+            if ((s = al_model_create(&hp, context > 0 ? context : hp.max_seq, max_step, &m, err)) != AL_OK) return s;
+        }
+        for (int p = 0; p < AL_MP_COUNT && s == AL_OK; p++) {
+            int64_t shape[2] = {0, 0};
+            const int nd = al_model_param_shape(&hp, (al_model_param)p, shape);
+            if (nd <= 0) continue;
+            const int per_layer = p != AL_MP_EMBED && p != AL_MP_FINAL_NORM && p != AL_MP_LM_HEAD;
+            const int per_expert = p >= AL_MP_EXPERT_GATE;
+            for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && s == AL_OK; l++)
+                for (int64_t e = 0; e < (per_expert ? hp.n_experts : 1) && s == AL_OK; e++) {
+                    char name[NAME_MAX_LEN];
+                    param_name(name, (al_model_param)p, l, e);
+                    al_st_tensor t;
+                    if (pass == 0) {
+                        expected++;
+                        if (al_st_find(st, name, &t) != AL_OK)
+                            s = al_fail(err, AL_ERR_MISSING, "tensor '%s' not found (config.json gives the model %lld layers%s)",
+                                        name, (long long)hp.n_layers, hp.n_experts ? " with experts" : "");
+                        else if (t.ndim != nd || t.shape[0] != shape[0] || (nd == 2 && t.shape[1] != shape[1]))
+                            s = al_fail(err, AL_ERR_SHAPE, "tensor '%s' has %d dimensions [%lld%s%lld], config.json implies [%lld%s%lld]",
+                                        name, t.ndim, (long long)t.shape[0], t.ndim > 1 ? ", " : "", t.ndim > 1 ? (long long)t.shape[1] : 0LL,
+                                        (long long)shape[0], nd > 1 ? ", " : "", nd > 1 ? (long long)shape[1] : 0LL);
+                    } else {
+                        int64_t numel = 0;
+                        float *dst = al_model_param_for_write(m, (al_model_param)p, l, e, &numel);
+                        s = al_st_read_f32(st, name, dst, numel, err);
+                    }
+                }
+        }
+        if (pass == 0) {
+            /* Nothing the model has no place for (a typo'd name would otherwise go unread). */
+            al_st_tensor head;
+            const int extra_head = hp.tied && al_st_find(st, "lm_head.weight", &head) == AL_OK;
+            if (s == AL_OK && al_st_count(st) != expected + extra_head)
+                for (int i = 0; i < al_st_count(st) && s == AL_OK; i++) {
+                    al_st_tensor t;
+                    al_st_get(st, i, &t);
+                    int known = extra_head && !strcmp(t.name, "lm_head.weight");
+                    for (int p = 0; p < AL_MP_COUNT && !known; p++) {
+                        const int per_layer = p != AL_MP_EMBED && p != AL_MP_FINAL_NORM && p != AL_MP_LM_HEAD;
+                        const int per_expert = p >= AL_MP_EXPERT_GATE;
+                        int64_t shape[2];
+                        if (al_model_param_shape(&hp, (al_model_param)p, shape) <= 0) continue;
+                        for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && !known; l++)
+                            for (int64_t e = 0; e < (per_expert ? hp.n_experts : 1) && !known; e++) {
+                                char name[NAME_MAX_LEN];
+                                param_name(name, (al_model_param)p, l, e);
+                                known = !strcmp(name, t.name);
+                            }
+                    }
+                    if (!known)
+                        s = al_fail(err, AL_ERR_FORMAT, "tensor '%.80s' has no place in the model config.json describes", t.name);
+                }
+        } else {
+            if (s != AL_OK) al_model_free(m);
+            else *out = m;
+        }
+        if (s != AL_OK) return s;
+    }
+    return AL_OK;
+}
