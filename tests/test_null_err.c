@@ -294,6 +294,21 @@ static void test_whole_model(void) {
     EXPECT(al_llama2c_hparams(NULL, 0, &hp, NULL), AL_ERR_ARG);
     EXPECT(al_model_from_llama2c(junk, sizeof junk, 0, 4, &m, NULL), AL_ERR_FORMAT);
     EXPECT(al_model_from_llama2c(junk, sizeof junk, 0, 4, NULL, NULL), AL_ERR_ARG);
+
+    /* A MiniMind config over a file with no tensors: the config reads, the model is missing. */
+    uint8_t empty[64];
+    size_t empty_size = 0;
+    al_safetensors *st = NULL;
+    EXPECT(al_st_serialize(NULL, 0, NULL, 0, empty, sizeof empty, &empty_size, NULL), AL_OK);
+    EXPECT(al_st_parse(empty, empty_size, &st, NULL), AL_OK);
+    const char config[] = "{\"hidden_size\": 16, \"num_hidden_layers\": 1, \"num_attention_heads\": 2, "
+                          "\"num_key_value_heads\": 1, \"vocab_size\": 10, \"max_position_embeddings\": 8}";
+    EXPECT(al_minimind_hparams("{", 1, st, &hp, NULL), AL_ERR_FORMAT);
+    EXPECT(al_minimind_hparams(config, sizeof config - 1, NULL, &hp, NULL), AL_ERR_ARG);
+    EXPECT(al_minimind_hparams(config, sizeof config - 1, st, &hp, NULL), AL_OK);
+    EXPECT(al_model_from_minimind(config, sizeof config - 1, st, 0, 4, &m, NULL), AL_ERR_MISSING);
+    EXPECT(al_model_from_minimind(config, sizeof config - 1, st, 0, 4, NULL, NULL), AL_ERR_ARG);
+    al_st_free(st);
 }
 
 static void test_bench(void) {
