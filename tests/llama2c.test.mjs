@@ -24,7 +24,7 @@ for (const variant of VARIANTS) {
       // later position chooses one.
       const maxNew = Math.max(0, c.steps - c.prompt_ids.length + 1);
       const r = run(join(variant.dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model),
-        '--ids', c.prompt_ids.join(' '), '--max-new-tokens', String(maxNew), '--print-ids']);
+        '--ids', c.prompt_ids.join(' '), '--max-new-tokens', String(maxNew), '--temperature', '0', '--print-ids']);
       assert.equal(r.status, 0, `${JSON.stringify(c.prompt)}: ${r.stderr}`);
       const got = r.stdout.trim() ? r.stdout.trim().split(' ').map(Number) : [];
       const want = c.steps < c.prompt_ids.length ? [] : c.ids;

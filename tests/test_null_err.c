@@ -288,6 +288,12 @@ static void test_whole_model(void) {
     EXPECT(al_model_forward(m, ids, 2, logits, 1, 32, NULL, 0, NULL), AL_OK);
     al_model_free(m);
 
+    al_sampler_params sp = al_sampler_params_default();
+    float stages[AL_SAMPLER_STAGES * 32];
+    EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, 10, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, AL_SAMPLER_STAGES * 32, NULL), AL_OK);
+    CHECK(al_sample(logits, 32, NULL, 0, &sp, NULL, stages, AL_SAMPLER_STAGES * 32, NULL) == -1, "no generator");
+
     const uint8_t junk[40] = {4, 0, 0, 0};
     EXPECT(al_llama2c_hparams(junk, 10, &hp, NULL), AL_ERR_FORMAT);
     EXPECT(al_llama2c_hparams(junk, sizeof junk, &hp, NULL), AL_ERR_FORMAT);

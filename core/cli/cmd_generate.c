@@ -1,7 +1,8 @@
 /* cmd_generate.c — `attnlab generate`: a model continues a prompt, token by token, each
- * step one forward pass over the new token with every layer's KV cache; the ids (or, with a
- * tokenizer, the text) as they come, and a last line on stderr with the counts and the speed.
- * Greedy for now (temperature 0): the first of the largest logits. */
+ * step one forward pass over the new token with every layer's KV cache, the next token chosen
+ * by MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is
+ * greedy), seeded; the ids (or, with a tokenizer, the text) as they come, and a last line on
+ * stderr with the counts and the speed. */
 #define _POSIX_C_SOURCE 199309L
 #include "cli/cli.h"
 
@@ -18,8 +19,8 @@ static double now_ms(void) {
 
 int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL;
-    int64_t max_new = 256, print_ids = 0;
-    double temperature = 0.0;
+    int64_t max_new = 256, print_ids = 0, seed = 0;
+    al_sampler_params sp = al_sampler_params_default();
     for (int i = 0; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
@@ -30,7 +31,12 @@ int cmd_generate(int argc, char **argv) {
         if (!strcmp(flag, "--model")) model_path = value;
         else if (!strcmp(flag, "--ids")) ids_text = value;
         else if (!strcmp(flag, "--max-new-tokens")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &max_new);
-        else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &temperature) && temperature == 0.0;
+        else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &sp.temperature) && sp.temperature >= 0.0 && sp.temperature <= 100.0;
+        else if (!strcmp(flag, "--top-k")) ok = cli_parse_int(value, 0, AL_MAX_VOCAB, &sp.top_k);
+        else if (!strcmp(flag, "--top-p")) ok = cli_parse_double(value, &sp.top_p) && sp.top_p > 0.0 && sp.top_p <= 1.0;
+        else if (!strcmp(flag, "--repetition-penalty"))
+            ok = cli_parse_double(value, &sp.repetition_penalty) && sp.repetition_penalty > 0.0 && sp.repetition_penalty <= 100.0;
+        else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
         else {
             cli_error("unknown option '%s' for generate (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -38,7 +44,11 @@ int cmd_generate(int argc, char **argv) {
         if (!value || !ok) {
             cli_error("%s expects %s", flag,
                       !strcmp(flag, "--max-new-tokens") ? "a token count from 0 to 65536"
-                      : !strcmp(flag, "--temperature") ? "0 (greedy; sampling is not built yet)"
+                      : !strcmp(flag, "--temperature") ? "a number from 0 (greedy) to 100"
+                      : !strcmp(flag, "--top-k") ? "a count >= 0 (0: off)"
+                      : !strcmp(flag, "--top-p") ? "a number in (0, 1] (1: off)"
+                      : !strcmp(flag, "--repetition-penalty") ? "a number in (0, 100] (1: off)"
+                      : !strcmp(flag, "--seed") ? "a whole number >= 0"
                                                         : "a value");
             return EXIT_BAD_INPUT;
         }
@@ -73,7 +83,9 @@ int cmd_generate(int argc, char **argv) {
     const al_model_hparams *hp = al_model_get_hparams(m);
     const int64_t context = al_model_context(m);
     float *logits = malloc((size_t)hp->vocab * sizeof *logits);
-    if (!logits) {
+    float *stages = malloc((size_t)(AL_SAMPLER_STAGES * hp->vocab) * sizeof *stages);
+    al_rng *rng = al_rng_create((uint64_t)seed);
+    if (!logits || !stages || !rng) {
         cli_error("out of memory");
         status = EXIT_FAILURE_ENV;
     } else if (n_prompt > context) {
@@ -92,7 +104,14 @@ int cmd_generate(int argc, char **argv) {
     t_prompt = now_ms() - t0;
     t0 = now_ms();
     while (status == EXIT_OK && generated < max_new && n < context) {
-        const int32_t next = (int32_t)al_sample_greedy(logits, hp->vocab);
+        const int64_t chosen = al_sample(logits, hp->vocab, ids, n, &sp, rng, stages,
+                                         AL_SAMPLER_STAGES * hp->vocab, &err);
+        if (chosen < 0) {
+            cli_error("%s", err.msg);
+            status = EXIT_BAD_INPUT;
+            break;
+        }
+        const int32_t next = (int32_t)chosen;
         if (next == cli_stop_token(kind)) break;
         ids[n++] = next;
         generated++;
@@ -114,6 +133,8 @@ int cmd_generate(int argc, char **argv) {
     }
     free(ids);
     free(logits);
+    free(stages);
+    al_rng_free(rng);
     al_model_free(m);
     return status;
 }

@@ -26,8 +26,10 @@ static const char USAGE[] =
     "      the KV cache's bytes (this layer, MHA, MQA) and each step's FLOPs (with the cache,\n"
     "      recomputing without it) after a prefill of P tokens and each of S decode steps;\n"
     "      defaults: the tutorial's layer (16, 4 heads, 2 KV heads, head_dim 8), P 4, S 3\n"
-    "  attnlab generate --model MODEL.bin --ids \"1 2 3\" [--max-new-tokens N] [--print-ids]\n"
-    "      continue the prompt with a llama2.c checkpoint, greedily, printing the new ids\n"
+    "  attnlab generate --model PATH --ids \"1 2 3\" [--max-new-tokens N] [--temperature T]\n"
+    "                   [--top-k K] [--top-p P] [--repetition-penalty R] [--seed S] [--print-ids]\n"
+    "      continue the prompt with a model (a MiniMind folder or a llama2.c .bin), sampling as\n"
+    "      MiniMind does (defaults 0.85, 50, 0.85, 1.0; temperature 0: greedy)\n"
     "  attnlab logits --model MODEL.bin --ids \"1 2 3\" --out OUT.safetensors\n"
     "      one pass over the ids: logits [seq, vocab] and attn.N [n_heads, seq, seq] per layer\n"
     "  attnlab help\n";

@@ -17,6 +17,7 @@ export const PROGRAMS = {
   test_null_err: { args: [] },
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin'] },
+  test_sampler: { args: [] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

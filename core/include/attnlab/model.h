@@ -323,6 +323,32 @@ void al_model_reset(al_model *m);        /* empties the caches; the weights stay
 /* The next token by argmax: the first of the largest logits (NaN never chosen); -1 if n < 1. */
 int64_t al_sample_greedy(const float *logits /* [vocab] */, int64_t vocab);
 
+/* MiniMind's sampler (its generate): logits / temperature → repetition penalty over every id
+ * seen (prompt included; positive logits divided, negative multiplied) → top-k (logits below
+ * the k-th largest out) → top-p (sorted descending, a token out once the probability before it
+ * exceeds top_p; the first always kept) → a draw from the softmax of what is left. */
+typedef struct {
+    double temperature;        /* 0: greedy (after the repetition penalty) */
+    int64_t top_k;             /* 0: off */
+    double top_p;              /* 1: off */
+    double repetition_penalty; /* 1: off */
+} al_sampler_params;
+
+al_sampler_params al_sampler_params_default(void); /* MiniMind's: 0.85, 50, 0.85, 1.0 */
+
+/* The distribution at each stage, for drawing: stages [AL_SAMPLER_STAGES, vocab] = the
+ * softmax of the raw logits, after temperature, after the repetition penalty, after top-k,
+ * after top-p. cap: the buffer's capacity in floats. */
+#define AL_SAMPLER_STAGES 5
+al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
+                            const int32_t *seen /* [n_seen] */, int64_t n_seen,
+                            const al_sampler_params *p, float *stages, int64_t cap, al_error *err);
+
+/* The next token: the stages computed into `stages` (as above), then the draw (one uniform
+ * number from rng) or, at temperature 0, the argmax. -1 with *err set on bad arguments. */
+int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                  const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

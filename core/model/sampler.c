@@ -1,0 +1,126 @@
+/* sampler.c — the next token from the logits, in MiniMind's generate order: logits /
+ * temperature → repetition penalty over every id seen (positive logits divided by it, negative
+ * multiplied) → top-k (logits below the k-th largest out) → top-p (the smallest set of the most
+ * likely tokens whose probability reaches p; the first always kept) → a draw from the softmax
+ * of what is left. Temperature 0 is greedy (after the repetition penalty). Each stage can be
+ * read out (al_sampler_stages) for the page to draw. */
+#include "base/internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+al_sampler_params al_sampler_params_default(void) {
+    al_sampler_params p = {0.85, 50, 0.85, 1.0};
+    return p;
+}
+
+static al_status check(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                       const al_sampler_params *p, al_error *err) {
+    if (!logits || !p || (n_seen > 0 && !seen)) return al_fail(err, AL_ERR_ARG, "sampler: NULL argument");
+    if (vocab < 1 || vocab > AL_MAX_VOCAB) return al_fail(err, AL_ERR_ARG, "sampler: vocab %lld out of range", (long long)vocab);
+    if (!(p->temperature >= 0.0 && p->temperature <= 100.0))
+        return al_fail(err, AL_ERR_ARG, "sampler: temperature must be in [0, 100] (got %g)", p->temperature);
+    if (p->top_k < 0) return al_fail(err, AL_ERR_ARG, "sampler: top_k must be >= 0 (0: off; got %lld)", (long long)p->top_k);
+    if (!(p->top_p > 0.0 && p->top_p <= 1.0))
+        return al_fail(err, AL_ERR_ARG, "sampler: top_p must be in (0, 1] (got %g)", p->top_p);
+    if (!(p->repetition_penalty > 0.0 && p->repetition_penalty <= 100.0))
+        return al_fail(err, AL_ERR_ARG, "sampler: repetition penalty must be in (0, 100] (got %g)", p->repetition_penalty);
+    for (int64_t i = 0; i < n_seen; i++)
+        if (seen[i] < 0 || seen[i] >= vocab)
+            return al_fail(err, AL_ERR_ARG, "sampler: seen id %d outside the vocabulary", (int)seen[i]);
+    return AL_OK;
+}
+
+/* For sorting ids by logit, largest first (ties: the smaller id first, as a stable sort). */
+typedef struct {
+    float v;
+    int32_t id;
+} scored;
+
+static int by_value_desc(const void *a, const void *b) {
+    const scored *x = a, *y = b;
+    if (x->v != y->v) return x->v < y->v ? 1 : -1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Softmax of v [n] into out, in double for the sums (-inf entries get 0). */
+static void softmax_into(float *out, const float *v, int64_t n) {
+    float max = -INFINITY;
+    for (int64_t i = 0; i < n; i++) max = v[i] > max ? v[i] : max;
+    double sum = 0.0;
+    for (int64_t i = 0; i < n; i++) sum += out[i] = v[i] == -INFINITY ? 0.0f : expf(v[i] - max);
+    for (int64_t i = 0; i < n; i++) out[i] = (float)(out[i] / sum);
+}
+
+al_status al_sampler_stages(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                            const al_sampler_params *p, float *stages, int64_t cap, al_error *err) {
+    al_status st = check(logits, vocab, seen, n_seen, p, err);
+    if (st != AL_OK) return st;
+    if (!stages || cap < AL_SAMPLER_STAGES * vocab)
+        return al_fail(err, AL_ERR_CAPACITY, "sampler: the stages need %lld floats", (long long)(AL_SAMPLER_STAGES * vocab));
+    scored *order = malloc((size_t)vocab * sizeof *order);
+    if (!order) return al_fail(err, AL_ERR_NOMEM, "sampler: out of memory");
+    float *raw = stages, *tempered = stages + vocab, *penalised = stages + 2 * vocab;
+    float *top_k = stages + 3 * vocab, *top_p = stages + 4 * vocab;
+
+    /* 1. The model's distribution as it stands. */
+    softmax_into(raw, logits, vocab);
+    /* 2. logits / temperature (temperature 0: greedy, left unscaled here). */
+    const float t = p->temperature > 0.0 ? (float)p->temperature : 1.0f;
+    for (int64_t i = 0; i < vocab; i++) top_p[i] = logits[i] / t; /* top_p as scratch: logits so far */
+    softmax_into(tempered, top_p, vocab);
+    /* 3. Repetition penalty on every id seen, once each (torch.unique). */
+    if (p->repetition_penalty != 1.0) {
+        const float r = (float)p->repetition_penalty;
+        for (int64_t i = 0; i < n_seen; i++) {
+            int repeat = 0;
+            for (int64_t j = 0; j < i && !repeat; j++) repeat = seen[j] == seen[i];
+            if (repeat) continue;
+            float *v = &top_p[seen[i]];
+            *v = *v > 0.0f ? *v / r : *v * r;
+        }
+    }
+    softmax_into(penalised, top_p, vocab);
+    /* 4. top-k: logits below the k-th largest out (ties with it kept). */
+    for (int64_t i = 0; i < vocab; i++) order[i] = (scored){top_p[i], (int32_t)i};
+    al_sort(order, (size_t)vocab, sizeof *order, by_value_desc);
+    if (p->top_k > 0 && p->top_k < vocab) {
+        const float kth = order[p->top_k - 1].v;
+        for (int64_t i = 0; i < vocab; i++)
+            if (top_p[i] < kth) top_p[i] = -INFINITY;
+    }
+    softmax_into(top_k, top_p, vocab);
+    /* 5. top-p: in descending order, drop a token once the probability before it exceeds p
+     *    (so the first is always kept). */
+    if (p->top_p < 1.0) {
+        double cumulative = 0.0;
+        for (int64_t i = 0; i < vocab; i++) {
+            const int32_t id = order[i].id;
+            if (cumulative > p->top_p) top_p[id] = -INFINITY;
+            cumulative += top_k[id];
+        }
+    }
+    softmax_into(top_p, top_p, vocab);
+    free(order);
+    return AL_OK;
+}
+
+int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                  const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err) {
+    if (al_sampler_stages(logits, vocab, seen, n_seen, p, stages, cap, err) != AL_OK) return -1;
+    const float *final = stages + (AL_SAMPLER_STAGES - 1) * vocab;
+    if (p->temperature == 0.0) return al_sample_greedy(final, vocab); /* after the penalty */
+    if (!rng) return al_fail(err, AL_ERR_ARG, "sampler: no random generator"), -1;
+    float u;
+    al_rng_uniform(rng, &u, 1, 0.0f, 1.0f);
+    double cumulative = 0.0;
+    int64_t last = -1;
+    for (int64_t i = 0; i < vocab; i++) {
+        if (final[i] <= 0.0f) continue;
+        last = i;
+        cumulative += final[i];
+        if ((double)u < cumulative) return i;
+    }
+    return last; /* rounding left u past the total: the last possible token */
+}
