@@ -72,6 +72,7 @@ int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_logits(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 
 #endif

@@ -32,10 +32,12 @@ static const char USAGE[] =
     "      MiniMind does (defaults 0.85, 50, 0.85, 1.0; temperature 0: greedy)\n"
     "  attnlab logits --model MODEL.bin --ids \"1 2 3\" --out OUT.safetensors\n"
     "      one pass over the ids: logits [seq, vocab] and attn.N [n_heads, seq, seq] per layer\n"
+    "  attnlab inspect --model PATH\n"
+    "      the model's configuration, parameter count, dtypes and tensors\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -52,6 +54,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "generate")) return cmd_generate(argc - 2, argv + 2);
     if (!strcmp(cmd, "logits")) return cmd_logits(argc - 2, argv + 2);
+    if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;

@@ -195,6 +195,11 @@ static int64_t work_floats(const al_model_hparams *hp, int64_t context, int64_t 
            2 * hp->n_layers * max_step * (hp->n_experts ? hp->top_k : 0); /* routing */
 }
 
+int64_t al_model_param_count(const al_model_hparams *hp) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK) return -1;
+    return weight_floats(hp);
+}
+
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > hp->max_seq ||
         max_step < 1 || max_step > context)

@@ -282,6 +282,10 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err);
  * QK-Norm, lm_head when tied), -1 for an invalid p. */
 int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t shape[2]);
 
+/* How many numbers the model's weights hold (the embedding once when tied); -1 if hp is
+ * refused. */
+int64_t al_model_param_count(const al_model_hparams *hp);
+
 /* Bytes a model with `context` positions reserved and forward calls of up to `max_step`
  * tokens allocates (weights, packed copies, caches, scratch); -1 if out of range. */
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step);
