@@ -64,9 +64,24 @@ int cmd_logits(int argc, char **argv) {
         status = EXIT_BAD_INPUT;
     }
 
-    /* The file: logits, then attn.0 .. attn.{L-1}, the ids as metadata. */
-    al_st_entry *entries = status == EXIT_OK ? calloc((size_t)(L + 1), sizeof *entries) : NULL;
-    char (*names)[32] = entries ? calloc((size_t)L, sizeof *names) : NULL;
+    /* MoE: each layer's routing, the expert ids (as float32 numbers) and weights [seq, top_k]. */
+    const int64_t K = hp.n_experts ? hp.top_k : 0;
+    float *routes = status == EXIT_OK && K ? malloc((size_t)(2 * L * n * K) * sizeof(float)) : NULL;
+    int32_t *route_ids = routes ? malloc((size_t)(n * K) * sizeof(int32_t)) : NULL;
+    if (K && status == EXIT_OK && (!routes || !route_ids)) {
+        cli_error("out of memory");
+        status = EXIT_FAILURE_ENV;
+    }
+    for (int64_t l = 0; K && status == EXIT_OK && l < L; l++) {
+        al_model_routing(m, l, route_ids, routes + (L + l) * n * K, n * K);
+        for (int64_t i = 0; i < n * K; i++) routes[l * n * K + i] = (float)route_ids[i];
+    }
+
+    /* The file: logits, then attn.0 .. attn.{L-1} (and route_ids.N, route_weights.N), the ids
+     * as metadata. */
+    const int64_t n_entries = 1 + L + 2 * (K ? L : 0);
+    al_st_entry *entries = status == EXIT_OK ? calloc((size_t)n_entries, sizeof *entries) : NULL;
+    char (*names)[40] = entries ? calloc((size_t)(3 * L), sizeof *names) : NULL;
     char *ids_meta = names ? malloc((size_t)n * 12 + 1) : NULL;
     uint8_t *file = NULL;
     size_t needed = 0;
@@ -79,14 +94,19 @@ int cmd_logits(int argc, char **argv) {
         for (int64_t l = 0; l < L; l++) {
             snprintf(names[l], sizeof names[l], "attn.%lld", (long long)l);
             entries[l + 1] = (al_st_entry){names[l], attn + l * H * n * n, 3, {H, n, n}};
+            if (!K) continue;
+            snprintf(names[L + l], sizeof names[0], "route_ids.%lld", (long long)l);
+            snprintf(names[2 * L + l], sizeof names[0], "route_weights.%lld", (long long)l);
+            entries[1 + L + l] = (al_st_entry){names[L + l], routes + l * n * K, 2, {n, K}};
+            entries[1 + 2 * L + l] = (al_st_entry){names[2 * L + l], routes + (L + l) * n * K, 2, {n, K}};
         }
         size_t used = 0;
         ids_meta[0] = '\0';
         for (int64_t i = 0; i < n; i++) used += (size_t)sprintf(ids_meta + used, i ? " %d" : "%d", (int)ids[i]);
         const char *meta[] = {"ids", ids_meta};
-        if ((st = al_st_serialize(entries, (int)(L + 1), meta, 1, NULL, 0, &needed, &err)) != AL_OK ||
+        if ((st = al_st_serialize(entries, (int)n_entries, meta, 1, NULL, 0, &needed, &err)) != AL_OK ||
             !(file = malloc(needed)) ||
-            (st = al_st_serialize(entries, (int)(L + 1), meta, 1, file, needed, &needed, &err)) != AL_OK) {
+            (st = al_st_serialize(entries, (int)n_entries, meta, 1, file, needed, &needed, &err)) != AL_OK) {
             cli_error("%s", file ? err.msg : "out of memory for the result");
             status = EXIT_FAILURE_ENV;
         } else if (!cli_write_file_atomic(out_path, file, needed)) {
@@ -102,6 +122,8 @@ int cmd_logits(int argc, char **argv) {
     free(names);
     free(entries);
     free(attn);
+    free(routes);
+    free(route_ids);
     free(logits);
     free(ids);
     al_model_free(m);

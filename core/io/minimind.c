@@ -78,11 +78,13 @@ static al_status read_rope_scaling(al_json_cursor *c, config_fields *f, al_error
         size_t len;
         int has_nul;
         if (al_json_read_key(c, key, sizeof key, &len, &has_nul) != 0) return bad_value(err, "rope_scaling", "an object");
+        if (len < sizeof key) key[len] = '\0'; /* the reader writes no terminating NUL */
         al_status st = AL_OK;
         if (len >= sizeof key || has_nul) st = al_json_skip(c) == 0 ? AL_OK : bad_value(err, "rope_scaling", "an object");
         else if (!strcmp(key, "type") || !strcmp(key, "rope_type")) {
             char type[16];
-            if (al_json_read_string(c, type, sizeof type, &len, &has_nul) != 0 || len >= sizeof type || strcmp(type, "yarn") != 0)
+            if (al_json_read_string(c, type, sizeof type - 1, &len, &has_nul) != 0 || len >= sizeof type ||
+                ((type[len] = '\0'), strcmp(type, "yarn") != 0))
                 return al_fail(err, AL_ERR_FORMAT, "config.json: rope_scaling's type must be \"yarn\" (the one MiniMind uses)");
         } else if (!strcmp(key, "factor")) st = read_real(c, "rope_scaling.factor", &f->yarn_factor, err);
         else if (!strcmp(key, "original_max_position_embeddings")) st = read_int(c, "rope_scaling.original_max_position_embeddings", &f->yarn_orig, err);
@@ -109,6 +111,7 @@ static al_status read_config(const char *json, size_t len, config_fields *f, al_
         int has_nul;
         if (al_json_read_key(&c, key, sizeof key, &klen, &has_nul) != 0)
             return al_fail(err, AL_ERR_FORMAT, "config.json: a key could not be read");
+        if (klen < sizeof key) key[klen] = '\0'; /* the reader writes no terminating NUL */
         al_status st = AL_OK;
         if (klen >= sizeof key || has_nul) st = al_json_skip(&c) == 0 ? AL_OK : AL_ERR_FORMAT;
 #define INT_KEY(name, field) else if (!strcmp(key, name)) st = read_int(&c, name, &f->field, err);

@@ -1,5 +1,5 @@
 // safetensors.mjs — a minimal reader for the tests: parses a safetensors file's header and
-// returns its float32 tensors as Float32Arrays with their shapes. Test-side only; the product
+// returns its float32 tensors as Float32Arrays with their shapes (int64 ones, ids, as numbers). Test-side only; the product
 // reads safetensors in C (core/io/safetensors.c).
 import { readFileSync, writeFileSync } from 'node:fs';
 
@@ -11,11 +11,13 @@ export function readSafetensors(path) {
   const tensors = {};
   for (const [name, info] of Object.entries(header)) {
     if (name === '__metadata__') continue;
-    if (info.dtype !== 'F32') throw new Error(`${path}: ${name} is ${info.dtype}, expected F32`);
     const [begin, end] = info.data_offsets;
-    const bytes = buf.subarray(dataStart + begin, dataStart + end);
-    const copy = new Float32Array(new Uint8Array(bytes).buffer); // aligned copy
-    tensors[name] = { shape: info.shape, data: copy };
+    const bytes = new Uint8Array(buf.subarray(dataStart + begin, dataStart + end)); // aligned copy
+    let data;
+    if (info.dtype === 'F32') data = new Float32Array(bytes.buffer);
+    else if (info.dtype === 'I64') data = Float64Array.from(new BigInt64Array(bytes.buffer), Number); // ids, as numbers
+    else throw new Error(`${path}: ${name} is ${info.dtype}, expected F32 or I64`);
+    tensors[name] = { shape: info.shape, data };
   }
   return { metadata: header.__metadata__ || {}, tensors };
 }
