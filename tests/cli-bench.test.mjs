@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { VARIANTS, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, run } from './lib/run.mjs';
 
 test('attnlab bench prints prefill, decode and GFLOP/s as one JSON line', () => {
   const r = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--hidden', '64', '--heads', '4', '--kv-heads', '2',
@@ -39,3 +39,20 @@ for (const [args, message] of BAD) {
     }
   });
 }
+
+test('attnlab bench --model: a whole model\'s prefill and decode speed as one JSON line', () => {
+  const model = join(ROOT, 'models', 'stories260K', 'stories260K.bin');
+  const r = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--model', model, '--seq', '8', '--decode', '16', '--repeats', '2']);
+  assert.equal(r.status, 0, r.stderr);
+  const j = JSON.parse(r.stdout);
+  assert.equal(j.params, 260032);
+  assert.equal(j.seq, 8);
+  assert.equal(j.decode, 16);
+  for (const k of ['prefill_ms', 'prefill_tokens_per_s', 'decode_ms', 'decode_tokens_per_s']) assert.ok(j[k] > 0, `${k} = ${j[k]}`);
+  const bad = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--preset', 'gpt-5']);
+  assert.equal(bad.status, 2);
+  assert.match(bad.stderr, /--preset: only 'minimind-3' is known \(got 'gpt-5'\)/);
+  const long = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--model', model, '--seq', '500', '--decode', '100']);
+  assert.equal(long.status, 2);
+  assert.match(long.stderr, /must fit the context of 512/);
+});

@@ -6,7 +6,78 @@
 #include <stdio.h>
 #include <string.h>
 
+/* MiniMind-3's shape (its config's defaults) for `--preset minimind-3`. */
+static al_model_hparams minimind3(void) {
+    al_model_hparams hp;
+    memset(&hp, 0, sizeof hp);
+    hp.vocab = 6400, hp.hidden = 768, hp.n_layers = 8, hp.n_heads = 8, hp.n_kv_heads = 4, hp.head_dim = 96;
+    hp.ffn_hidden = 2432, hp.max_seq = 32768, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1;
+    hp.rope_style = AL_ROPE_HALF_SPLIT, hp.tied = 1;
+    return hp;
+}
+
+/* `attnlab bench --model PATH | --preset minimind-3 [--seq S] [--decode N] [--repeats R]`:
+ * the whole model's prefill and decode speed, one JSON line. */
+static int bench_model(int argc, char **argv) {
+    const char *model_path = NULL, *preset = NULL;
+    int64_t seq = 128, decode = 128, repeats = 5, seed = 0;
+    for (int i = 0; i < argc; i += 2) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        int ok = value != NULL;
+        if (!strcmp(flag, "--model")) model_path = value;
+        else if (!strcmp(flag, "--preset")) preset = value;
+        else if (!strcmp(flag, "--seq")) ok = cli_parse_int(value, 1, AL_MAX_SEQ, &seq);
+        else if (!strcmp(flag, "--decode")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &decode);
+        else if (!strcmp(flag, "--repeats")) ok = cli_parse_int(value, 1, 1000, &repeats);
+        else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
+        else {
+            cli_error("unknown option '%s' for bench --model / --preset (see 'attnlab help')", cli_show(flag));
+            return EXIT_BAD_INPUT;
+        }
+        if (!ok) {
+            cli_error("%s expects %s", flag, !strcmp(flag, "--repeats") ? "a count from 1 to 1000" : "a value");
+            return EXIT_BAD_INPUT;
+        }
+    }
+    if (preset && strcmp(preset, "minimind-3") != 0) {
+        cli_error("--preset: only 'minimind-3' is known (got '%s')", cli_show(preset));
+        return EXIT_BAD_INPUT;
+    }
+    al_error err = {0};
+    al_model *m = NULL;
+    int status = EXIT_OK;
+    if (model_path) {
+        cli_model_kind kind;
+        m = cli_load_model(model_path, seq + decode, 64, &kind, &status);
+        if (!m) return status;
+    } else {
+        const al_model_hparams hp = minimind3();
+        al_status st = al_model_create(&hp, seq + decode, 64, &m, &err);
+        if (st == AL_OK) st = al_model_fill_random(m, (uint64_t)seed, &err);
+        if (st != AL_OK) {
+            cli_error("%s", err.msg);
+            al_model_free(m);
+            return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+        }
+    }
+    al_model_bench_result r;
+    const al_status st = al_model_bench_run(m, seq, decode, repeats, &r, &err);
+    const al_model_hparams hp = *al_model_get_hparams(m);
+    al_model_free(m);
+    if (st != AL_OK) {
+        cli_error("%s", err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    printf("{\"model\": \"%s\", \"params\": %lld, \"seq\": %lld, \"decode\": %lld, \"prefill_ms\": %.4f, "
+           "\"prefill_tokens_per_s\": %.1f, \"decode_ms\": %.4f, \"decode_tokens_per_s\": %.1f}\n",
+           model_path ? "file" : "minimind-3 (random weights)", (long long)al_model_param_count(&hp), (long long)seq,
+           (long long)decode, r.prefill_ms, r.prefill_tokens_per_s, r.decode_ms, r.decode_tokens_per_s);
+    return EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--model") || !strcmp(argv[i], "--preset")) return bench_model(argc, argv);
     al_bench_config b = {0};
     b.hp = al_attn_hparams_default(); /* QK-Norm on, eps 1e-6, as the seeds */
     b.hp.hidden = 768, b.hp.n_heads = 8, b.hp.n_kv_heads = 4, b.hp.head_dim = 96, b.hp.rope_base = 1e6;

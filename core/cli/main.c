@@ -21,6 +21,8 @@ static const char USAGE[] =
     "                [--decode-at C] [--repeats R] [--rope-base B] [--seed N] [--threads 1]\n"
     "      time the core on random weights (default: MiniMind-3's layer, seq 512, cache 2048);\n"
     "      prints one JSON line with prefill_ms, decode_ms and prefill_gflops\n"
+    "  attnlab bench --model PATH | --preset minimind-3 [--seq S] [--decode N] [--repeats R]\n"
+    "      a whole model's prefill and decode tokens/s (random weights for the preset)\n"
     "  attnlab kv-growth [--hidden H] [--heads N] [--kv-heads M] [--head-dim D]\n"
     "                    [--prompt P] [--steps S]\n"
     "      the KV cache's bytes (this layer, MHA, MQA) and each step's FLOPs (with the cache,\n"

@@ -119,3 +119,67 @@ done:
     al_attn_free(attn);
     return st;
 }
+
+/* ---- the whole model ---------------------------------------------------------------------- */
+
+al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
+    if (!m) return al_fail(err, AL_ERR_ARG, "random weights: no model");
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    al_rng *rng = al_rng_create(seed);
+    if (!rng) return al_fail(err, AL_ERR_NOMEM, "random weights: out of memory");
+    /* N(0, 0.02²) for every matrix (GPT-2's init, what MiniMind's would be near), norms left at 1. */
+    for (int p = 0; p < AL_MP_COUNT; p++) {
+        int64_t shape[2];
+        if (al_model_param_shape(hp, (al_model_param)p, shape) != 2) continue;
+        const int per_layer = p != AL_MP_EMBED && p != AL_MP_LM_HEAD;
+        const int per_expert = p >= AL_MP_EXPERT_GATE;
+        for (int64_t l = 0; l < (per_layer ? hp->n_layers : 1); l++)
+            for (int64_t e = 0; e < (per_expert ? hp->n_experts : 1); e++) {
+                int64_t numel = 0;
+                float *w = al_model_param_for_write(m, (al_model_param)p, l, e, &numel);
+                if (w) al_rng_normal(rng, w, numel, 0.0f, 0.02f);
+            }
+    }
+    al_rng_free(rng);
+    return AL_OK;
+}
+
+al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
+                             al_model_bench_result *out, al_error *err) {
+    if (!m || !out) return al_fail(err, AL_ERR_ARG, "model bench: NULL argument");
+    memset(out, 0, sizeof *out);
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    if (prompt < 1 || decode < 0 || prompt + decode > al_model_context(m))
+        return al_fail(err, AL_ERR_ARG, "model bench: a prompt of %lld and %lld decode steps must fit the context of %lld",
+                       (long long)prompt, (long long)decode, (long long)al_model_context(m));
+    if (repeats < 1 || repeats > BENCH_MAX_REPEATS)
+        return al_fail(err, repeats < 1 ? AL_ERR_ARG : AL_ERR_LIMIT, "model bench: repeats must be between 1 and %d",
+                       BENCH_MAX_REPEATS);
+    int32_t *ids = malloc((size_t)(prompt + decode) * sizeof *ids);
+    float *logits = malloc((size_t)hp->vocab * sizeof *logits);
+    al_status st = !ids || !logits ? al_fail(err, AL_ERR_NOMEM, "model bench: out of memory") : AL_OK;
+    /* Fixed ids (the work does not depend on which): the prompt, then each step's token. */
+    for (int64_t i = 0; st == AL_OK && i < prompt + decode; i++) ids[i] = (int32_t)((7 * i + 3) % hp->vocab);
+    double prefill[BENCH_MAX_REPEATS + 1], step[BENCH_MAX_REPEATS + 1];
+    /* One warm-up run, then `repeats` timed ones: prefill the prompt, then `decode` one-token
+     * steps, each with its logits (what generation pays per token). */
+    for (int64_t r = 0; st == AL_OK && r <= repeats; r++) {
+        al_model_reset(m);
+        double t0 = now_ms();
+        st = al_model_forward(m, ids, prompt, logits, 1, hp->vocab, NULL, 0, err);
+        prefill[r] = now_ms() - t0;
+        t0 = now_ms();
+        for (int64_t i = 0; st == AL_OK && i < decode; i++)
+            st = al_model_forward(m, &ids[prompt + i], 1, logits, 1, hp->vocab, NULL, 0, err);
+        step[r] = decode ? (now_ms() - t0) / (double)decode : 0.0;
+    }
+    if (st == AL_OK) {
+        out->prefill_ms = median(prefill + 1, repeats);
+        out->decode_ms = median(step + 1, repeats);
+        out->prefill_tokens_per_s = 1e3 * (double)prompt / out->prefill_ms;
+        out->decode_tokens_per_s = decode ? 1e3 / out->decode_ms : 0.0;
+    }
+    free(ids);
+    free(logits);
+    return st;
+}

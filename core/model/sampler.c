@@ -108,9 +108,28 @@ al_status al_sampler_stages(const float *logits, int64_t vocab, const int32_t *s
 
 int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                   const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err) {
+    if (p && p->temperature == 0.0) {
+        /* Greedy: the argmax after the repetition penalty (top-k and top-p always keep it), the
+         * penalised logits in stages' first row; no softmax, no sort. */
+        if (check(logits, vocab, seen, n_seen, p, err) != AL_OK) return -1;
+        if (!stages || cap < 2 * vocab) return al_fail(err, AL_ERR_CAPACITY, "sampler: the stages need %lld floats",
+                                                       (long long)(AL_SAMPLER_STAGES * vocab)), -1;
+        float *penalised = stages, *done = stages + vocab; /* done: ids already penalised */
+        memcpy(penalised, logits, (size_t)vocab * sizeof(float));
+        if (p->repetition_penalty != 1.0) {
+            const float r = (float)p->repetition_penalty;
+            for (int64_t i = 0; i < n_seen; i++) done[seen[i]] = 0.0f;
+            for (int64_t i = 0; i < n_seen; i++) {
+                float *v = &penalised[seen[i]];
+                if (done[seen[i]] != 0.0f) continue; /* once per id, as torch.unique */
+                done[seen[i]] = 1.0f;
+                *v = *v > 0.0f ? *v / r : *v * r;
+            }
+        }
+        return al_sample_greedy(penalised, vocab);
+    }
     if (al_sampler_stages(logits, vocab, seen, n_seen, p, stages, cap, err) != AL_OK) return -1;
     const float *final = stages + (AL_SAMPLER_STAGES - 1) * vocab;
-    if (p->temperature == 0.0) return al_sample_greedy(final, vocab); /* after the penalty */
     if (!rng) return al_fail(err, AL_ERR_ARG, "sampler: no random generator"), -1;
     float u;
     al_rng_uniform(rng, &u, 1, 0.0f, 1.0f);

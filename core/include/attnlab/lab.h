@@ -182,6 +182,22 @@ typedef struct {
 
 al_status al_bench_run(const al_bench_config *cfg, al_bench_result *out, al_error *err);
 
+/* The whole model timed: a prefill of `prompt` tokens (logits of the last), then `decode`
+ * one-token steps with their logits; medians of `repeats` runs after one warm-up. */
+typedef struct {
+    double prefill_ms;           /* the prefill */
+    double decode_ms;            /* one decode step */
+    double prefill_tokens_per_s;
+    double decode_tokens_per_s;
+} al_model_bench_result;
+
+al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
+                             al_model_bench_result *out, al_error *err);
+
+/* Every weight matrix of the model drawn from N(0, 0.02²) with PyTorch's generator (norms stay
+ * 1): a model of a given shape to time, or to look at. */
+al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
+
 /* ------------------------------------------------------------------------------------------
  * The binary interface for bindings: every struct a binding fills or reads (each field's name,
  * byte offset, type and size, and the struct's size), every enum a binding passes or receives, and

@@ -349,7 +349,8 @@ al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
                             const al_sampler_params *p, float *stages, int64_t cap, al_error *err);
 
 /* The next token: the stages computed into `stages` (as above), then the draw (one uniform
- * number from rng) or, at temperature 0, the argmax. -1 with *err set on bad arguments. */
+ * number from rng); at temperature 0 the argmax of the penalised logits (then only they are
+ * left in `stages`, no stage is computed). -1 with *err set on bad arguments. */
 int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                   const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err);
 
