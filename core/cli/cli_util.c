@@ -1,6 +1,6 @@
 /* cli_util.c — what the commands share: one-line messages that show user text safely,
- * number parsing, reading a safetensors file header first, and writing a result all or
- * nothing (a temporary file renamed into place, removed if the process is interrupted). */
+ * number parsing, reading a safetensors file header first (and other files and standard input
+ * whole, with a size cap), and writing a result all or nothing (a temporary file renamed into place, removed if the process is interrupted). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "base/internal.h"
@@ -19,8 +19,7 @@
 
 enum { SHOW_MAX = 160, MESSAGE_MAX = 1024 };
 
-/* Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
+size_t cli_utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
     if (s[0] < 0x80) return *cp = s[0], 1;
     size_t len = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
     if (!len || len > n) return 0;
@@ -35,10 +34,7 @@ static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
     return len;
 }
 
-/* Characters that would break the one line or change how the terminal shows it: C0 and C1
- * controls, DEL, and the invisible format characters (bidirectional overrides and
- * isolates, zero-width characters, the BOM). */
-static int hidden_char(uint32_t cp) {
+int cli_hidden_char(uint32_t cp) {
     return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
            (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
 }
@@ -51,12 +47,12 @@ static void escape_into(char *out, size_t cap, const char *s, size_t n, size_t l
     for (size_t i = 0; i < n;) {
         char piece[16];
         uint32_t cp = 0;
-        size_t len = utf8_len(u + i, n - i, &cp);
+        size_t len = cli_utf8_len(u + i, n - i, &cp);
         if (len == 0) snprintf(piece, sizeof piece, "\\x%02X", u[i]), len = 1;
         else if (cp == '\n') snprintf(piece, sizeof piece, "\\n");
         else if (cp == '\t') snprintf(piece, sizeof piece, "\\t");
         else if (cp == '\r') snprintf(piece, sizeof piece, "\\r");
-        else if (hidden_char(cp)) snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
+        else if (cli_hidden_char(cp)) snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
         else memcpy(piece, s + i, len), piece[len] = '\0';
         const size_t plen = strlen(piece);
         if (o + plen + 4 > cap || o + plen > limit) {
@@ -151,30 +147,95 @@ static uint8_t *read_unsized(int fd, const char *path, size_t max_bytes, size_t 
     return buf;
 }
 
-uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size) {
-    /* 1. Only a regular file, checked before opening: a FIFO would block the open. */
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
+/* Opens path for reading if it is a regular file (checked before opening: a FIFO would block
+ * the open, and again after, in case it was replaced) of at most max_bytes; its size in *sb.
+ * On failure prints the error and returns -1. */
+static int open_regular(const char *path, size_t max_bytes, struct stat *sb) {
+    if (stat(path, sb) != 0) {
         cli_error("cannot open '%s': %s", cli_show(path), strerror(errno));
-        return NULL;
+        return -1;
     }
-    if (!S_ISREG(sb.st_mode)) {
+    if (!S_ISREG(sb->st_mode)) {
         cli_error("'%s' is not a regular file", cli_show(path));
-        return NULL;
+        return -1;
     }
     int fd = open(path, O_RDONLY | O_NONBLOCK);
-    if (fd < 0 || fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) { /* replaced since the stat */
+    if (fd < 0 || fstat(fd, sb) != 0 || !S_ISREG(sb->st_mode)) { /* replaced since the stat */
         cli_error(fd < 0 ? "cannot open '%s': %s" : "'%s' is not a regular file%s", cli_show(path),
                   fd < 0 ? strerror(errno) : "");
         if (fd >= 0) close(fd);
-        return NULL;
+        return -1;
     }
-    if ((uint64_t)sb.st_size > (uint64_t)max_bytes) {
+    if ((uint64_t)sb->st_size > (uint64_t)max_bytes) {
         cli_error("'%s' is %lld bytes; files larger than %zu MiB are refused", cli_show(path),
-                  (long long)sb.st_size, max_bytes >> 20);
+                  (long long)sb->st_size, max_bytes >> 20);
         close(fd);
-        return NULL;
+        return -1;
     }
+    return fd;
+}
+
+uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size) {
+    struct stat sb;
+    const int fd = open_regular(path, max_bytes, &sb);
+    if (fd < 0) return NULL;
+    uint8_t *buf = NULL;
+    if (sb.st_size == 0) {
+        buf = read_unsized(fd, path, max_bytes, size);
+    } else if (!(buf = malloc((size_t)sb.st_size))) {
+        cli_error("out of memory reading '%s' (%lld bytes)", cli_show(path), (long long)sb.st_size);
+    } else {
+        const int64_t got = read_full(fd, buf, (size_t)sb.st_size);
+        if (got != (int64_t)sb.st_size) {
+            cli_error("cannot read '%s': %s", cli_show(path), got < 0 ? strerror(errno) : "it is shorter than its size");
+            free(buf);
+            buf = NULL;
+        } else {
+            *size = (size_t)sb.st_size;
+        }
+    }
+    close(fd);
+    return buf;
+}
+
+uint8_t *cli_read_stdin(size_t max_bytes, size_t *size) {
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = NULL;
+    for (;;) {
+        /* One byte more than the limit allows, to tell "exactly max_bytes" from "more". */
+        if (cap > max_bytes + 1) cap = max_bytes + 1;
+        uint8_t *grown = realloc(buf, cap + 1);
+        if (!grown) {
+            cli_error("out of memory reading standard input");
+            free(buf);
+            return NULL;
+        }
+        buf = grown;
+        const int64_t got = read_full(STDIN_FILENO, buf + len, cap - len);
+        if (got < 0) {
+            cli_error("cannot read standard input: %s", strerror(errno));
+            free(buf);
+            return NULL;
+        }
+        len += (size_t)got;
+        if (len > max_bytes) {
+            cli_error("standard input holds more than %zu MiB; larger input is refused", max_bytes >> 20);
+            free(buf);
+            return NULL;
+        }
+        if (len < cap) break;
+        cap *= 2;
+    }
+    buf[len] = '\0';
+    *size = len;
+    return buf;
+}
+
+uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size) {
+    /* 1. Only a regular file of at most max_bytes. */
+    struct stat sb;
+    const int fd = open_regular(path, max_bytes, &sb);
+    if (fd < 0) return NULL;
     if (sb.st_size == 0) {
         uint8_t *buf = read_unsized(fd, path, max_bytes, size);
         close(fd);

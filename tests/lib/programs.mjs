@@ -16,6 +16,8 @@ export const PROGRAMS = {
   test_abi: { args: [] },
   test_null_err: { args: [] },
   test_demo: { args: [] },
+  // Under valgrind without the timing check (memcheck is some 30 times slower).
+  test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.
