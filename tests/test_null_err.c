@@ -6,6 +6,7 @@
  * usage: test_null_err */
 #include "attnlab.h"
 #include "check.h"
+#include "tok_image.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -203,6 +204,52 @@ static void test_io(void) {
     free(weights), free(input), free(no_x);
 }
 
+/* ---- tokenizer.h -------------------------------------------------------------------------- */
+
+/* The count an encode or stream call returns must be `want` (-1 for a refusal). */
+#define EXPECT_COUNT(call, want)                                                             \
+    do {                                                                                     \
+        const int64_t got_ = (call);                                                         \
+        CHECK(got_ == (want), "%s: got %lld, want %lld", #call, (long long)got_, (long long)(want)); \
+    } while (0)
+
+static void test_tokenizer(void) {
+    const char *pieces[] = {" ", "a", " a"};
+    const float scores[] = {-1, -2, -3};
+    size_t size = 0;
+    uint8_t *image = tok_image(pieces, scores, 3, &size);
+    al_tokenizer *t = NULL;
+    EXPECT(al_tok_llama2c_create(image, 3, 0, &t, NULL), AL_ERR_FORMAT);
+    EXPECT(al_tok_llama2c_create(image, size, 100, &t, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_llama2c_create(image, size, 0, &t, NULL), AL_OK);
+    free(image);
+    if (!t) return;
+
+    int32_t ids[4];
+    EXPECT_COUNT(al_tok_encode(t, "a", 1, 1, 0, ids, 1, NULL), -1); /* needs 2 */
+    EXPECT_COUNT(al_tok_encode(NULL, "a", 1, 1, 0, ids, 4, NULL), -1);
+    EXPECT_COUNT(al_tok_encode(t, "a", 1, 1, 0, ids, 4, NULL), 2);
+    CHECK(ids[0] == AL_TOK_BOS && ids[1] == 261, "' a' is id 261, got %d", (int)ids[1]);
+
+    const char *text = NULL;
+    size_t len = 0;
+    EXPECT(al_tok_decode(t, -1, 262, &text, &len, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_decode(t, AL_TOK_BOS, 261, &text, &len, NULL), AL_OK);
+    CHECK(len == 1 && text[0] == 'a', "' a' after BOS");
+
+    al_tok_stream *s = NULL;
+    EXPECT(al_tok_stream_create(NULL, &s, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_stream_create(t, &s, NULL), AL_OK);
+    char out[8];
+    EXPECT_COUNT(al_tok_stream_push(s, 262, out, sizeof out, NULL), -1);
+    EXPECT_COUNT(al_tok_stream_push(s, AL_TOK_BYTE0 + 0xC3, out, sizeof out, NULL), 0);
+    EXPECT_COUNT(al_tok_stream_finish(s, out, 2, NULL), -1); /* "\xC3" needs 4 */
+    EXPECT_COUNT(al_tok_stream_finish(s, out, sizeof out, NULL), 4);
+    EXPECT_COUNT(al_tok_stream_finish(NULL, out, sizeof out, NULL), -1);
+    al_tok_stream_free(s);
+    al_tok_free(t);
+}
+
 /* ---- lab.h -------------------------------------------------------------------------------- */
 
 static void test_views(void) {
@@ -351,6 +398,7 @@ static void test_demos(void) {
 int main(void) {
     test_model();
     test_io();
+    test_tokenizer();
     test_views();
     test_session();
     test_bench();

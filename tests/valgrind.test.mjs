@@ -1,8 +1,9 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, kv-growth, forward on good and malformed files) and the C test programs of tests/lib/programs.mjs
-// with their valgrind arguments (the long arithmetic sweeps skipped or shortened, as that list
-// says). valgrind hides AVX-512 from the program, so this also runs the AVX2 kernels.
+// demos, kv-growth, forward on good and malformed files, tokenize) and the C test programs of
+// tests/lib/programs.mjs with their valgrind arguments (the long arithmetic sweeps skipped or
+// shortened, as that list says). valgrind hides AVX-512 from the program, so this also runs the
+// AVX2 kernels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -40,6 +41,15 @@ test('valgrind: forward on fixtures (GQA, MQA, bf16 MiniMind names) and on malfo
     assert.ok(existsSync(join(ROOT, 'tests', 'malformed', bad)), bad);
     memcheck(CLI, ['forward', '--weights', join(ROOT, 'tests', 'malformed', bad), '--input', good, '--out', join(work, 'never.out')], 2);
   }
+});
+
+test('valgrind: tokenize (ids, pieces, decode) and a refused tokenizer file', () => {
+  const tok = join(ROOT, 'models', 'stories260K', 'tok512.bin');
+  memcheck(CLI, ['tokenize', '--tokenizer', tok, '--text', 'Once upon a time, 中文 😀']);
+  memcheck(CLI, ['tokenize', '--tokenizer', tok, '--text', 'café\tline', '--pieces', '--no-bos', '--eos']);
+  memcheck(CLI, ['tokenize', '--tokenizer', tok, '--decode', '--text', '1 403 231 187 176 231']);
+  memcheck(CLI, ['tokenize', '--tokenizer', tok, '--vocab-size', '600', '--text', 'a'], 2);
+  memcheck(CLI, ['tokenize', '--tokenizer', tok, '--decode', '--text', '1 x'], 2);
 });
 
 for (const name of Object.keys(PROGRAMS)) {

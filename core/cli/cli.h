@@ -1,5 +1,6 @@
 /* cli.h — shared pieces of the attnlab command line: one-line messages, strict number
- * parsing, file reading with a size cap, all-or-nothing file writing, and the exit codes. */
+ * parsing, file and standard input reading with a size cap, all-or-nothing file writing, and
+ * the exit codes. */
 #ifndef ATTNLAB_CLI_H
 #define ATTNLAB_CLI_H
 
@@ -27,6 +28,14 @@ void cli_error(const char *fmt, ...)
  * "...". Returns one of a few static buffers (enough for the arguments of one message). */
 const char *cli_show(const char *s);
 
+/* The length of the well-formed UTF-8 character at s (at most n bytes, n >= 1) with its code
+ * point in *cp, or 0 if none starts there. */
+size_t cli_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
+/* Characters that would break the one line or change how the terminal shows it: C0 and C1
+ * controls, DEL, and the invisible format characters (bidirectional overrides and isolates,
+ * zero-width characters, the BOM). cli_error and cli_show escape them. */
+int cli_hidden_char(uint32_t cp);
+
 /* Whole-string parses; 0 on any junk, overflow or value outside [lo, hi]. */
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_double(const char *s, double *out); /* finite values only */
@@ -43,6 +52,16 @@ uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
  * (checked before opening it, so a FIFO cannot block), its header read and checked before its
  * data is read. On failure prints the error and returns NULL. */
 uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size);
+
+/* Reads a whole regular file of at most max_bytes (checked before reading, and a FIFO is
+ * refused before it is opened) into a malloc'd buffer. On failure prints the error and returns
+ * NULL. */
+uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
+
+/* Reads standard input to its end, at most max_bytes, into a malloc'd buffer with a NUL after
+ * the *size bytes (which may hold NULs themselves). On failure (more than max_bytes too)
+ * prints the error and returns NULL. */
+uint8_t *cli_read_stdin(size_t max_bytes, size_t *size);
 
 /* Checks before any work that `out` can receive a result: a non-empty path, in an existing
  * folder, not a folder, not an existing device, FIFO or other non-regular file (never replaced),
@@ -74,5 +93,6 @@ int cmd_generate(int argc, char **argv);
 int cmd_logits(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
+int cmd_tokenize(int argc, char **argv);
 
 #endif

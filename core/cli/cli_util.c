@@ -1,6 +1,6 @@
 /* cli_util.c — what the commands share: one-line messages that show user text safely,
- * number parsing, reading a safetensors file header first, and writing a result all or
- * nothing (a temporary file renamed into place, removed if the process is interrupted). */
+ * number parsing, reading a safetensors file header first (and other files and standard input
+ * whole, with a size cap), and writing a result all or nothing (a temporary file renamed into place, removed if the process is interrupted). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/cli.h"
 #include "base/internal.h"
@@ -19,8 +19,7 @@
 
 enum { SHOW_MAX = 160, MESSAGE_MAX = 1024 };
 
-/* Length of the well-formed UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
+size_t cli_utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
     if (s[0] < 0x80) return *cp = s[0], 1;
     size_t len = s[0] >= 0xF0 && s[0] <= 0xF4 ? 4 : s[0] >= 0xE0 ? 3 : s[0] >= 0xC2 && s[0] < 0xE0 ? 2 : 0;
     if (!len || len > n) return 0;
@@ -35,10 +34,7 @@ static size_t utf8_len(const unsigned char *s, size_t n, uint32_t *cp) {
     return len;
 }
 
-/* Characters that would break the one line or change how the terminal shows it: C0 and C1
- * controls, DEL, and the invisible format characters (bidirectional overrides and
- * isolates, zero-width characters, the BOM). */
-static int hidden_char(uint32_t cp) {
+int cli_hidden_char(uint32_t cp) {
     return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
            (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
 }
@@ -51,12 +47,12 @@ static void escape_into(char *out, size_t cap, const char *s, size_t n, size_t l
     for (size_t i = 0; i < n;) {
         char piece[16];
         uint32_t cp = 0;
-        size_t len = utf8_len(u + i, n - i, &cp);
+        size_t len = cli_utf8_len(u + i, n - i, &cp);
         if (len == 0) snprintf(piece, sizeof piece, "\\x%02X", u[i]), len = 1;
         else if (cp == '\n') snprintf(piece, sizeof piece, "\\n");
         else if (cp == '\t') snprintf(piece, sizeof piece, "\\t");
         else if (cp == '\r') snprintf(piece, sizeof piece, "\\r");
-        else if (hidden_char(cp)) snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
+        else if (cli_hidden_char(cp)) snprintf(piece, sizeof piece, cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
         else memcpy(piece, s + i, len), piece[len] = '\0';
         const size_t plen = strlen(piece);
         if (o + plen + 4 > cap || o + plen > limit) {
@@ -216,6 +212,39 @@ uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size) {
     /* Read to the end whatever stat says (a /proc file says 0), at most max_bytes. */
     uint8_t *buf = read_unsized(fd, path, max_bytes, (size_t)sb.st_size, size);
     close(fd);
+    return buf;
+}
+
+uint8_t *cli_read_stdin(size_t max_bytes, size_t *size) {
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *buf = NULL;
+    for (;;) {
+        /* One byte more than the limit allows, to tell "exactly max_bytes" from "more". */
+        if (cap > max_bytes + 1) cap = max_bytes + 1;
+        uint8_t *grown = realloc(buf, cap + 1);
+        if (!grown) {
+            cli_error("out of memory reading standard input");
+            free(buf);
+            return NULL;
+        }
+        buf = grown;
+        const int64_t got = read_full(STDIN_FILENO, buf + len, cap - len);
+        if (got < 0) {
+            cli_error("cannot read standard input: %s", strerror(errno));
+            free(buf);
+            return NULL;
+        }
+        len += (size_t)got;
+        if (len > max_bytes) {
+            cli_error("standard input holds more than %zu MiB; larger input is refused", max_bytes >> 20);
+            free(buf);
+            return NULL;
+        }
+        if (len < cap) break;
+        cap *= 2;
+    }
+    buf[len] = '\0';
+    *size = len;
     return buf;
 }
 

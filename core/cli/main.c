@@ -1,6 +1,7 @@
 /* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
  * as PyTorch prints them), `forward` (one attention layer from safetensors weights), `bench`
- * (the core timed) and `kv-growth` (the KV cache's size and a step's cost as a sequence grows). */
+ * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows) and
+ * `tokenize` (text to token ids and back with a tokenizer file). */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -36,10 +37,18 @@ static const char USAGE[] =
     "      one pass over the ids: logits [seq, vocab] and attn.N [n_heads, seq, seq] per layer\n"
     "  attnlab inspect --model PATH\n"
     "      the model's configuration, parameter count, dtypes and tensors\n"
+    "  attnlab tokenize --tokenizer T [--text TEXT] [--pieces] [--no-bos] [--eos]\n"
+    "                   [--vocab-size N]\n"
+    "  attnlab tokenize --tokenizer T --decode [--text IDS]\n"
+    "      with llama2.c's tokenizer.bin T (e.g. models/stories260K/tok512.bin), print the ids\n"
+    "      of TEXT (standard input when --text is absent) on one line, BOS first unless\n"
+    "      --no-bos, EOS last with --eos; --pieces prints the pieces instead, a space in one\n"
+    "      shown as \xE2\x96\x81 and controls escaped; --decode prints the text of the ids\n"
+    "      (invalid UTF-8 as \\xNN); --vocab-size N requires the file to hold N tokens\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -58,6 +67,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "logits")) return cmd_logits(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
+    if (!strcmp(cmd, "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
 }

@@ -18,6 +18,8 @@ export const PROGRAMS = {
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin'] },
   test_sampler: { args: [] },
+  // Under valgrind without the timing check (memcheck is some 30 times slower).
+  test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

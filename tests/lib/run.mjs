@@ -16,6 +16,7 @@ export function run(program, args, options = {}) {
   const r = spawnSync(program, args, {
     cwd: ROOT,
     encoding: options.encoding ?? 'utf8',
+    input: options.input,
     maxBuffer: 64 << 20,
     env: { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' },
   });

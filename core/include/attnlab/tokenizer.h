@@ -10,6 +10,97 @@
 extern "C" {
 #endif
 
+/* ------------------------------------------------------------------------------------------
+ * A tokenizer: one opaque handle whatever file it came from (llama2.c's tokenizer.bin for
+ * now; a tokenizer.json reader will return the same handle). Ids are int32; a piece is the
+ * byte string a token stands for, not necessarily UTF-8.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_tokenizer al_tokenizer;
+
+/* The ids llama2.c's format reserves: <unk>, <s> (BOS) and </s> (EOS); ids 3..258 are the
+ * byte pieces <0x00>..<0xFF>, so byte b falls back to id b + 3. */
+#define AL_TOK_UNK 0
+#define AL_TOK_BOS 1
+#define AL_TOK_EOS 2
+#define AL_TOK_BYTE0 3
+
+#define AL_TOK_MAX_VOCAB (1 << 21)            /* tokens in one file (Gemma's 256K fits) */
+#define AL_TOK_MAX_PIECE 4096                 /* bytes of max_token_length, so of any piece */
+#define AL_TOK_MAX_TEXT ((int64_t)1 << 24)    /* bytes of text one encode call accepts */
+
+/* Reads a tokenizer.bin image (llama2.c's export.py / tokenizer.py format): a little-endian
+ * int32 max_token_length, then per token a float32 score, an int32 byte length and the bytes.
+ * vocab_size is how many tokens the file must hold (512 for stories260K's tok512.bin; the file
+ * does not say), or 0 to take as many as it holds. Everything is checked before it is used,
+ * and a malformed image is AL_ERR_FORMAT with a message naming the token and the field:
+ * a length that is negative, zero, longer than max_token_length or past the end of the file, a
+ * NaN or infinite score, a piece with a NUL byte (llama2.c reads pieces as C strings), a file
+ * holding more or fewer tokens than vocab_size, fewer than 259 tokens, or ids 3..258 that are
+ * not the byte pieces <0x00>..<0xFF>. Pieces need not be UTF-8. The image is copied: the caller
+ * may free `bytes` after. Where two tokens have the same piece, text maps to the lower id. */
+al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab_size,
+                                al_tokenizer **out, al_error *err);
+void al_tok_free(al_tokenizer *t);
+
+int64_t al_tok_vocab_size(const al_tokenizer *t); /* -1 if t is NULL */
+/* The piece of `id` (NUL-terminated, inside the handle) and its length in *len (may be NULL);
+ * NULL if t is NULL or id is outside [0, vocab size). */
+const char *al_tok_piece(const al_tokenizer *t, int32_t id, size_t *len);
+/* The piece's score (finite: the file is checked), or NaN if t is NULL or id out of range. */
+float al_tok_score(const al_tokenizer *t, int32_t id);
+
+/* Encodes text[0, len) as llama2.c's run.c `encode` does: BOS (if bos) first; for non-empty
+ * text a dummy-prefix " " token; each UTF-8 character (a lead byte and the continuation
+ * bytes after it, 4 bytes at most, exactly as run.c groups them) looked up as a piece, or else
+ * each of its bytes as byte + 3; then repeatedly the adjacent pair whose concatenated piece is
+ * in the vocabulary with the highest score (above -1e10, the first such pair on ties) merged
+ * into that token; EOS (if eos) last. Two places where run.c has no defined answer: a NUL byte
+ * in the text is the byte <0x00> (run.c stops there), and a vocabulary without a " " piece
+ * gets the byte <0x20> as the prefix (run.c writes id -1). O(n log n) with a heap over the
+ * pairs. Writes the ids to ids[cap] and returns their count; ids NULL with cap 0 is a size
+ * query (the count, nothing written). -1 with *err set on failure (ids untouched):
+ * AL_ERR_ARG, AL_ERR_LIMIT (len > AL_TOK_MAX_TEXT), AL_ERR_CAPACITY (cap below the count,
+ * which the message gives), AL_ERR_NOMEM. Allocates (and frees before returning) one scratch
+ * block of 28 bytes per text byte (plus the longest piece's length). */
+int64_t al_tok_encode(const al_tokenizer *t, const char *text, size_t len, int bos, int eos,
+                      int32_t *ids, int64_t cap, al_error *err);
+
+/* The bytes token `id` stands for when it follows `prev_id` (-1 at the start), as run.c's
+ * `decode`: after BOS a piece drops its leading space; a byte piece <0xNN> (exactly "<0x",
+ * two hex digits of either case, ">") is the one byte 0xNN. *text points inside the handle
+ * (NUL-terminated, valid until al_tok_free) and *len receives its length, which may be 0.
+ * AL_ERR_ARG for an id or prev_id out of range. Nothing is skipped: BOS gives its piece. */
+al_status al_tok_decode(const al_tokenizer *t, int32_t prev_id, int32_t id, const char **text,
+                        size_t *len, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * Streaming decoder, for display: ids in one at a time, text out that is always whole UTF-8
+ * characters. Bytes of a character split over several byte tokens (a Chinese character as
+ * <0xE4><0xB8><0xAD>) are held until the character is complete; a byte that cannot be part of
+ * well-formed UTF-8 (or a sequence cut short by the next byte, or by the end) is written as the
+ * four characters \xNN (hex upper case), so the output is valid UTF-8 and never holds U+FFFD.
+ * (Text that itself contains "\x41" looks the same: this is for reading, not round trips.)
+ * BOS and EOS write nothing (they still count as the previous token: a piece after BOS drops
+ * its leading space); every other id writes al_tok_decode's bytes. Control characters such
+ * as newlines are written as they are.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_tok_stream al_tok_stream;
+
+/* A decoder for `t`, which must outlive it. */
+al_status al_tok_stream_create(const al_tokenizer *t, al_tok_stream **out, al_error *err);
+void al_tok_stream_free(al_tok_stream *s);
+
+/* Feeds one id; writes the text it completes to out[cap] (not NUL-terminated) and returns its
+ * length. out NULL with cap 0 is a size query: the length, and the decoder unchanged. -1 with
+ * *err set on failure, the decoder unchanged: AL_ERR_ARG (id out of range), AL_ERR_CAPACITY.
+ * At most 4 * (longest piece + 3) bytes. */
+int64_t al_tok_stream_push(al_tok_stream *s, int32_t id, char *out, int64_t cap, al_error *err);
+/* Ends the text: writes the bytes still held (an incomplete character, escaped) and starts
+ * over (no previous token). Same returns and size query as push; at most 12 bytes. */
+int64_t al_tok_stream_finish(al_tok_stream *s, char *out, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif
