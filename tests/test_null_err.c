@@ -335,6 +335,15 @@ static void test_whole_model(void) {
     EXPECT(al_model_forward(m, ids, 2, logits, 1, 32, NULL, 0, NULL), AL_OK);
     al_model_free(m);
 
+    al_model_bench_result bench;
+    EXPECT(al_model_bench_run(NULL, 4, 4, 1, &bench, NULL), AL_ERR_ARG);
+    EXPECT(al_model_fill_random(NULL, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_create(&hp, 16, 4, &m, NULL), AL_OK);
+    EXPECT(al_model_fill_random(m, 1, NULL), AL_OK);
+    EXPECT(al_model_bench_run(m, 12, 8, 1, &bench, NULL), AL_ERR_ARG); /* past the context */
+    EXPECT(al_model_bench_run(m, 4, 4, 1, &bench, NULL), AL_OK);
+    al_model_free(m);
+
     al_sampler_params sp = al_sampler_params_default();
     float stages[AL_SAMPLER_STAGES * 32];
     EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, 10, NULL), AL_ERR_CAPACITY);
