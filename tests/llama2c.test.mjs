@@ -34,6 +34,23 @@ for (const variant of VARIANTS) {
   });
 }
 
+test('generate --prompt streams the prompt and the continuation as text, as the reference decodes them', () => {
+  const tokenizer = join(ROOT, generate.tokenizer);
+  for (const c of generate.cases.filter((x) => x.prompt !== '' && x.steps >= x.prompt_ids.length)) {
+    const r = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model), '--tokenizer', tokenizer,
+      '--prompt', c.prompt, '--max-new-tokens', String(c.steps - c.prompt_ids.length + 1), '--temperature', '0']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout, `${c.prompt}${c.text}\n`, `prompt ${JSON.stringify(c.prompt)}`);
+    assert.match(r.stderr, new RegExp(`^prompt ${c.prompt_ids.length} tokens`));
+  }
+  const mismatch = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model),
+    '--tokenizer', join(ROOT, 'tests', 'fixtures', 'llama2c', 'tokenize.json'), '--prompt', 'x']);
+  assert.equal(mismatch.status, 2);
+  assert.match(mismatch.stderr, /tokenize\.json' looks like a Hugging Face tokenizer\.json/);
+  const noTok = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model), '--prompt', 'x']);
+  assert.match(noTok.stderr, /--prompt needs --tokenizer/);
+});
+
 test('one pass over a prompt: logits and every layer\'s attention as the reference computes them', () => {
   const want = readSafetensors(join(FIXTURES, 'logits.safetensors'));
   const out = join(work, 'logits.safetensors');
@@ -62,7 +79,7 @@ test('generate and logits refuse bad input with one line and exit 2', () => {
     [['generate', '--model', model, '--ids', ''], /--ids: give at least one token id/],
     [['generate', '--model', model, '--ids', Array(600).fill(1).join(' ')], /the prompt has 600 tokens; the model's context is 512/],
     [['generate', '--model', join(ROOT, 'models', 'stories260K', 'tok512.bin'), '--ids', '1'], /tok512.bin: llama2.c checkpoint: header field hidden_dim is 0/],
-    [['generate', '--ids', '1'], /generate needs --model and --ids/],
+    [['generate', '--ids', '1'], /generate needs --model and one of --ids .* or --prompt TEXT/],
     [['logits', '--model', model, '--ids', '1', '--out', model], /same file as the input/],
   ];
   for (const [args, message] of cases) {

@@ -86,6 +86,10 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
  * MiniMind at its eos_token_id (2, <|im_end|>). */
 int32_t cli_stop_token(cli_model_kind kind);
 
+/* The tokenizer in the file at path (vocab_size 0: as many tokens as it holds), or NULL after
+ * printing why. */
+al_tokenizer *cli_load_tokenizer(const char *path, int64_t vocab_size);
+
 int cmd_demo(int argc, char **argv);
 int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);

@@ -18,7 +18,7 @@ static double now_ms(void) {
 }
 
 int cmd_generate(int argc, char **argv) {
-    const char *model_path = NULL, *ids_text = NULL;
+    const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *tokenizer_path = NULL;
     int64_t max_new = 256, print_ids = 0, seed = 0;
     al_sampler_params sp = al_sampler_params_default();
     for (int i = 0; i < argc; i++) {
@@ -30,6 +30,8 @@ int cmd_generate(int argc, char **argv) {
         }
         if (!strcmp(flag, "--model")) model_path = value;
         else if (!strcmp(flag, "--ids")) ids_text = value;
+        else if (!strcmp(flag, "--prompt")) prompt = value;
+        else if (!strcmp(flag, "--tokenizer")) tokenizer_path = value;
         else if (!strcmp(flag, "--max-new-tokens")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &max_new);
         else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &sp.temperature) && sp.temperature >= 0.0 && sp.temperature <= 100.0;
         else if (!strcmp(flag, "--top-k")) ok = cli_parse_int(value, 0, AL_MAX_VOCAB, &sp.top_k);
@@ -54,20 +56,36 @@ int cmd_generate(int argc, char **argv) {
         }
         i++;
     }
-    if (!model_path || !ids_text) {
-        cli_error("generate needs --model and --ids (a prompt as token ids, e.g. \"1\" for BOS)");
+    if (!model_path || (!ids_text) == (!prompt)) {
+        cli_error("generate needs --model and one of --ids (token ids, e.g. \"1\" for BOS) or --prompt TEXT");
+        return EXIT_BAD_INPUT;
+    }
+    if (prompt && !tokenizer_path) {
+        cli_error("--prompt needs --tokenizer (llama2.c's tokenizer.bin, e.g. models/stories260K/tok512.bin)");
         return EXIT_BAD_INPUT;
     }
 
-    /* 1. The prompt's ids, then the model with the context they and the new tokens need. */
+    /* 1. The tokenizer if any, the prompt's ids (BOS first for a text prompt), then the model
+     *    with the context they and the new tokens need. */
+    al_tokenizer *tok = tokenizer_path ? cli_load_tokenizer(tokenizer_path, 0) : NULL;
     int32_t *ids = malloc((size_t)AL_MAX_SEQ * sizeof *ids);
-    if (!ids) {
-        cli_error("out of memory");
-        return EXIT_FAILURE_ENV;
+    if ((tokenizer_path && !tok) || !ids) {
+        if (!ids) cli_error("out of memory");
+        al_tok_free(tok);
+        free(ids);
+        return ids ? EXIT_BAD_INPUT : EXIT_FAILURE_ENV;
     }
-    const int64_t n_prompt = cli_parse_ids(ids_text, ids, AL_MAX_SEQ);
-    if (n_prompt < 1) {
+    al_error err = {0};
+    int64_t n_prompt;
+    if (prompt) {
+        n_prompt = al_tok_encode(tok, prompt, strlen(prompt), 1, 0, ids, AL_MAX_SEQ, &err);
+        if (n_prompt < 0) cli_error("--prompt: %s", err.msg);
+    } else {
+        n_prompt = cli_parse_ids(ids_text, ids, AL_MAX_SEQ);
         if (n_prompt == 0) cli_error("--ids: give at least one token id");
+    }
+    if (n_prompt < 1) {
+        al_tok_free(tok);
         free(ids);
         return EXIT_BAD_INPUT;
     }
@@ -78,7 +96,6 @@ int cmd_generate(int argc, char **argv) {
         free(ids);
         return status;
     }
-    al_error err = {0};
     al_status st;
     const al_model_hparams *hp = al_model_get_hparams(m);
     const int64_t context = al_model_context(m);
@@ -91,6 +108,24 @@ int cmd_generate(int argc, char **argv) {
     } else if (n_prompt > context) {
         cli_error("the prompt has %lld tokens; the model's context is %lld", (long long)n_prompt, (long long)context);
         status = EXIT_BAD_INPUT;
+    } else if (tok && al_tok_vocab_size(tok) != hp->vocab) {
+        cli_error("the tokenizer has %lld tokens but the model's vocabulary has %lld: they do not belong together",
+                  (long long)al_tok_vocab_size(tok), (long long)hp->vocab);
+        status = EXIT_BAD_INPUT;
+    }
+    /* Text out, when there is a tokenizer: the prompt's, then each token's as it comes. */
+    al_tok_stream *stream = NULL;
+    char text[4096];
+    if (status == EXIT_OK && tok && !print_ids) {
+        if (al_tok_stream_create(tok, &stream, &err) != AL_OK) {
+            cli_error("%s", err.msg);
+            status = EXIT_FAILURE_ENV;
+        }
+        for (int64_t i = 0; stream && i < n_prompt; i++) {
+            const int64_t len = al_tok_stream_push(stream, ids[i], text, sizeof text, &err);
+            if (len > 0) fwrite(text, 1, (size_t)len, stdout);
+        }
+        fflush(stdout);
     }
 
     /* 2. The prompt in one pass (its last logits), then one token per step until the limit,
@@ -115,7 +150,13 @@ int cmd_generate(int argc, char **argv) {
         if (next == cli_stop_token(kind)) break;
         ids[n++] = next;
         generated++;
-        if (!print_ids) printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");
+        if (stream) {
+            const int64_t len = al_tok_stream_push(stream, next, text, sizeof text, &err);
+            if (len > 0) fwrite(text, 1, (size_t)len, stdout);
+            fflush(stdout);
+        } else if (!print_ids) {
+            printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");
+        }
         if (generated < max_new && n < context &&
             (st = al_model_forward(m, &ids[n - 1], 1, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
             cli_error("%s", err.msg);
@@ -126,11 +167,17 @@ int cmd_generate(int argc, char **argv) {
     if (status == EXIT_OK) {
         if (print_ids)
             for (int64_t i = n_prompt; i < n; i++) printf("%d%s", (int)ids[i], i + 1 < n ? " " : "");
+        if (stream) {
+            const int64_t len = al_tok_stream_finish(stream, text, sizeof text, &err);
+            if (len > 0) fwrite(text, 1, (size_t)len, stdout);
+        }
         printf("\n");
         fprintf(stderr, "prompt %lld tokens (%.2f ms), generated %lld tokens, %.3f ms/token, %.0f tokens/s\n",
                 (long long)n_prompt, t_prompt, (long long)generated, generated ? t_gen / (double)generated : 0.0,
                 generated && t_gen > 0 ? 1e3 * (double)generated / t_gen : 0.0);
     }
+    al_tok_stream_free(stream);
+    al_tok_free(tok);
     free(ids);
     free(logits);
     free(stages);

@@ -1,14 +1,11 @@
 /* cmd_tokenize.c — `attnlab tokenize`: text to token ids, or to their pieces, with a tokenizer
- * file (core/io/tokenizer_llama2c.c), and ids back to text with --decode. The file's kind is
- * told from its first bytes (the table KINDS): llama2.c's tokenizer.bin is read; a Hugging
- * Face tokenizer.json is recognised and refused until its reader exists. */
+ * file (core/io/tokenizer_llama2c.c), and ids back to text with --decode. The file is read by
+ * cli_load_tokenizer (cli/tokenizer_files.c), which tells its kind from its first bytes. */
 #include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define MAX_TOKENIZER_BYTES ((size_t)64 << 20) /* Llama 3's 128K-token vocabulary is ~2 MiB */
 
 typedef struct {
     const char *tokenizer, *text; /* text NULL: standard input */
@@ -17,48 +14,6 @@ typedef struct {
 } tokenize_args;
 
 /* ---- tokenizer kinds ----------------------------------------------------------------------- */
-
-/* A JSON object: '{' first after white space, and no NUL byte near the start. A tokenizer.bin
- * starts with its max_token_length (at most 4096, little-endian), so its third byte is 0 even
- * when the first is '{' (max_token_length 123). */
-static int is_json(const uint8_t *b, size_t n) {
-    size_t i = 0;
-    while (i < n && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r')) i++;
-    return i < n && b[i] == '{' && !memchr(b, 0, n < 64 ? n : 64);
-}
-
-static int is_anything(const uint8_t *b, size_t n) { return (void)b, (void)n, 1; }
-
-static const struct {
-    const char *name;
-    int (*sniff)(const uint8_t *bytes, size_t size);
-    /* NULL: recognised but not read yet */
-    al_status (*create)(const uint8_t *bytes, size_t size, int64_t vocab_size, al_tokenizer **out,
-                        al_error *err);
-} KINDS[] = {
-    {"a Hugging Face tokenizer.json", is_json, NULL},
-    {"llama2.c's tokenizer.bin", is_anything, al_tok_llama2c_create}, /* the last: anything else */
-};
-
-/* The tokenizer of the file at path, or NULL after printing why. */
-static al_tokenizer *load_tokenizer(const char *path, int64_t vocab_size) {
-    size_t size = 0;
-    uint8_t *bytes = cli_read_file(path, MAX_TOKENIZER_BYTES, &size);
-    if (!bytes) return NULL;
-    size_t k = 0;
-    while (!KINDS[k].sniff(bytes, size)) k++;
-    al_tokenizer *t = NULL;
-    if (!KINDS[k].create) {
-        cli_error("'%s' looks like %s, which attnlab cannot read yet (only llama2.c's "
-                  "tokenizer.bin)", cli_show(path), KINDS[k].name);
-    } else {
-        al_error err = {0};
-        if (KINDS[k].create(bytes, size, vocab_size, &t, &err) != AL_OK)
-            cli_error("%s (read as %s): %s", cli_show(path), KINDS[k].name, err.msg);
-    }
-    free(bytes);
-    return t;
-}
 
 /* ---- arguments ----------------------------------------------------------------------------- */
 
@@ -234,7 +189,7 @@ static int decode(const al_tokenizer *t, const char *text, size_t len) {
 int cmd_tokenize(int argc, char **argv) {
     tokenize_args args;
     if (!parse_args(argc, argv, &args)) return EXIT_BAD_INPUT;
-    al_tokenizer *t = load_tokenizer(args.tokenizer, args.vocab_size);
+    al_tokenizer *t = cli_load_tokenizer(args.tokenizer, args.vocab_size);
     if (!t) return EXIT_BAD_INPUT;
     size_t len = 0;
     uint8_t *input = NULL;
