@@ -70,6 +70,50 @@ test('one pass over a prompt: logits and every layer\'s attention as the referen
   }
 });
 
+// llama2.c's version-1 export of the same weights (export.py's version1_export: a 256-byte
+// header, "ak42", version 1, the seven ints, shared_classifier; then the norms first, the
+// embedding, the matrices, no freq_cis): the same model, so the same continuations.
+function toVersion1(legacy) {
+  const h = new Int32Array(legacy.buffer, legacy.byteOffset, 7);
+  const [dim, hidden, layers, heads, kv, vocab, seq] = h;
+  const hd = dim / heads, f = (n) => 4 * n;
+  let at = 28;
+  const take = (n) => { const b = legacy.subarray(at, at + f(n)); at += f(n); return b; };
+  const embed = take(vocab * dim), rmsAtt = take(layers * dim), wq = take(layers * dim * dim);
+  const wk = take(layers * kv * hd * dim), wv = take(layers * kv * hd * dim), wo = take(layers * dim * dim);
+  const rmsFfn = take(layers * dim), w1 = take(layers * hidden * dim), w2 = take(layers * dim * hidden);
+  const w3 = take(layers * hidden * dim), rmsFinal = take(dim);
+  const header = Buffer.alloc(256);
+  header.writeUInt32LE(0x616b3432, 0);
+  header.writeInt32LE(1, 4);
+  [dim, hidden, layers, heads, kv, vocab, seq].forEach((v, i) => header.writeInt32LE(v, 8 + 4 * i));
+  header.writeUInt8(1, 36); // shared classifier (vocab > 0 in the legacy header)
+  return Buffer.concat([header, rmsAtt, rmsFfn, rmsFinal, embed, wq, wk, wv, wo, w1, w2, w3]);
+}
+
+test('a version-1 llama2.c export of stories260K continues as the legacy one; version 2 is refused', async () => {
+  const { writeFileSync } = await import('node:fs');
+  const v1 = join(work, 'stories260K.v1.bin');
+  const bytes = toVersion1(readFileSync(join(ROOT, generate.model)));
+  writeFileSync(v1, bytes);
+  for (const c of generate.cases.slice(0, 4)) {
+    const maxNew = Math.max(0, c.steps - c.prompt_ids.length + 1);
+    const r = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', v1, '--ids', c.prompt_ids.join(' '),
+      '--max-new-tokens', String(maxNew), '--temperature', '0', '--print-ids']);
+    assert.equal(r.status, 0, r.stderr);
+    assert.deepEqual(r.stdout.trim() ? r.stdout.trim().split(' ').map(Number) : [], c.steps < c.prompt_ids.length ? [] : c.ids);
+  }
+  const v2 = Buffer.from(bytes);
+  v2.writeInt32LE(2, 4);
+  writeFileSync(v1, v2);
+  let r = run(join(VARIANTS[0].dir, 'attnlab'), ['inspect', '--model', v1]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /export version 2; the float32 ones are read/);
+  writeFileSync(v1, bytes.subarray(0, bytes.length - 4));
+  r = run(join(VARIANTS[0].dir, 'attnlab'), ['inspect', '--model', v1]);
+  assert.match(r.stderr, /llama2\.c checkpoint \(version 1\): the header .* implies \d+ bytes but the file has \d+/);
+});
+
 test('generate and logits refuse bad input with one line and exit 2', () => {
   const cli = join(VARIANTS[0].dir, 'attnlab');
   const model = join(ROOT, generate.model);

@@ -1,18 +1,25 @@
-/* llama2c.c — a model from a llama2.c checkpoint image (the "legacy" format that run.c reads):
- * seven little-endian int32 (dim, hidden_dim, n_layers, n_heads, n_kv_heads, vocab_size —
- * negative when an untied classifier follows — seq_len), then float32 arrays: token embedding
- * [vocab, dim]; rms_att [layers, dim]; wq [layers, heads·hd, dim]; wk and wv
- * [layers, kv·hd, dim]; wo [layers, dim, heads·hd]; rms_ffn [layers, dim]; w1 [layers, hidden,
- * dim]; w2 [layers, dim, hidden]; w3 [layers, hidden, dim]; rms_final [dim]; freq_cis_real and
- * freq_cis_imag [seq, hd/2] (not read: the model computes its own table); wcls [vocab, dim] if
- * untied. Llama's conventions: interleaved RoPE (base 10000), no QK-Norm, RMSNorm eps 1e-5.
- * Every size is checked against the image before anything is read or allocated. */
+/* llama2c.c — a model from a llama2.c checkpoint image, in either of the float32 formats its
+ * export.py writes:
+ *   legacy (v0, what run.c reads): seven little-endian int32 (dim, hidden_dim, n_layers,
+ *     n_heads, n_kv_heads, vocab_size — negative when an untied classifier follows — seq_len),
+ *     then float32 arrays: token embedding [vocab, dim]; rms_att [layers, dim]; wq [layers,
+ *     heads·hd, dim]; wk and wv [layers, kv·hd, dim]; wo [layers, dim, heads·hd]; rms_ffn
+ *     [layers, dim]; w1 [layers, hidden, dim]; w2 [layers, dim, hidden]; w3 [layers, hidden,
+ *     dim]; rms_final [dim]; freq_cis_real and freq_cis_imag [seq, hd/2] (not read: the model
+ *     computes its own table); wcls [vocab, dim] if untied.
+ *   version 1: a 256-byte header — the magic "ak42" (uint32 0x616b3432), int32 version 1, the
+ *     same seven int32 (vocab_size positive), uint8 shared_classifier, zeros — then rms_att,
+ *     rms_ffn, rms_final, the embedding, wq, wk, wv, wo, w1, w2, w3 (each for every layer), and
+ *     wcls if not shared; no freq_cis.
+ * Version 2 (int8, Q8_0) is refused. Llama's conventions: interleaved RoPE (base 10000), no
+ * QK-Norm, RMSNorm eps 1e-5. Every size is checked against the image before anything is read
+ * or allocated. */
 #include "base/internal.h"
 
 #include <math.h>
 #include <string.h>
 
-enum { HEADER_INTS = 7 };
+enum { HEADER_INTS = 7, V1_HEADER_BYTES = 256, V1_MAGIC = 0x616b3432 };
 
 static int32_t load_i32(const uint8_t *p) {
     return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
@@ -24,16 +31,27 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
     if (size < HEADER_INTS * 4)
         return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: %zu bytes, shorter than its 28-byte header", size);
     int32_t h[HEADER_INTS];
-    for (int i = 0; i < HEADER_INTS; i++) h[i] = load_i32(bytes + 4 * i);
-    if (h[0] == 0x616b3432) /* "ak42": llama2.c's version-1 export */
-        return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: version-%d export (\"ak42\" header); only the legacy format is read so far",
-                       (int)h[1]);
+    int version = 0;
+    size_t header = HEADER_INTS * 4;
+    if (load_i32(bytes) == V1_MAGIC) {
+        if (size < V1_HEADER_BYTES)
+            return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: %zu bytes, shorter than the 256-byte version header", size);
+        version = load_i32(bytes + 4);
+        if (version != 1)
+            return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: export version %d; the float32 ones are read "
+                           "(legacy and version 1; version 2 is int8)", version);
+        header = V1_HEADER_BYTES;
+        if (bytes[36] > 1)
+            return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: shared_classifier is %d, not 0 or 1", (int)bytes[36]);
+    }
+    for (int i = 0; i < HEADER_INTS; i++) h[i] = load_i32(bytes + (version ? 8 : 0) + 4 * i);
     static const char *const NAMES[HEADER_INTS] = {"dim", "hidden_dim", "n_layers", "n_heads",
                                                    "n_kv_heads", "vocab_size", "seq_len"};
     for (int i = 0; i < HEADER_INTS; i++)
         if (h[i] == 0 || (h[i] < 0 && i != 5))
             return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: header field %s is %d", NAMES[i], (int)h[i]);
-    if (h[5] == INT32_MIN) return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: vocab_size is %d", (int)h[5]);
+    if (h[5] == INT32_MIN || (version && h[5] < 0))
+        return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: vocab_size is %d", (int)h[5]);
     memset(hp, 0, sizeof *hp);
     hp->hidden = h[0];
     hp->ffn_hidden = h[1];
@@ -41,7 +59,7 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
     hp->n_heads = h[3];
     hp->n_kv_heads = h[4];
     hp->vocab = h[5] < 0 ? -(int64_t)h[5] : h[5];
-    hp->tied = h[5] > 0;
+    hp->tied = version ? bytes[36] == 1 : h[5] > 0;
     hp->max_seq = h[6];
     if (hp->hidden % hp->n_heads != 0)
         return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: dim %lld is not a multiple of n_heads %lld",
@@ -57,14 +75,14 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
     /* The size the header implies, in 64 bits (within the limits just checked, no overflow). */
     const int64_t E = hp->hidden, F = hp->ffn_hidden, L = hp->n_layers;
     const int64_t q = hp->n_heads * hp->head_dim, kv = hp->n_kv_heads * hp->head_dim;
-    int64_t floats = hp->vocab * E + L * (E + q * E + 2 * kv * E + E * q + E + 3 * F * E) + E +
-                     hp->max_seq * hp->head_dim; /* the two freq_cis tables */
+    int64_t floats = hp->vocab * E + L * (E + q * E + 2 * kv * E + E * q + E + 3 * F * E) + E;
+    if (!version) floats += hp->max_seq * hp->head_dim; /* the two freq_cis tables */
     if (!hp->tied) floats += hp->vocab * E;
-    const int64_t want = HEADER_INTS * 4 + 4 * floats;
+    const int64_t want = (int64_t)header + 4 * floats;
     if ((int64_t)size != want)
         return al_fail(err, AL_ERR_FORMAT,
-                       "llama2.c checkpoint: the header (dim %lld, hidden %lld, %lld layers, %lld/%lld heads, vocab %lld, seq %lld) "
-                       "implies %lld bytes but the file has %zu",
+                       "llama2.c checkpoint%s: the header (dim %lld, hidden %lld, %lld layers, %lld/%lld heads, vocab %lld, seq %lld) "
+                       "implies %lld bytes but the file has %zu", version ? " (version 1)" : "",
                        (long long)E, (long long)F, (long long)L, (long long)hp->n_heads,
                        (long long)hp->n_kv_heads, (long long)hp->vocab, (long long)hp->max_seq,
                        (long long)want, size);
@@ -97,25 +115,33 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
     if ((st = al_model_create(&hp, context, max_step, &m, err)) != AL_OK) return st;
 
     /* The arrays in file order; per-layer ones hold every layer back to back. */
-    static const struct {
+    typedef struct {
         al_model_param p;
         const char *name;
-    } ORDER[] = {
+    } array;
+    static const array LEGACY[] = {
         {AL_MP_EMBED, "token_embedding"}, {AL_MP_ATTN_NORM, "rms_att"}, {AL_MP_WQ, "wq"},
         {AL_MP_WK, "wk"}, {AL_MP_WV, "wv"}, {AL_MP_WO, "wo"}, {AL_MP_FFN_NORM, "rms_ffn"},
         {AL_MP_GATE, "w1"}, {AL_MP_DOWN, "w2"}, {AL_MP_UP, "w3"}, {AL_MP_FINAL_NORM, "rms_final"},
     };
-    const uint8_t *p = bytes + HEADER_INTS * 4;
-    for (size_t i = 0; i < sizeof ORDER / sizeof ORDER[0] && st == AL_OK; i++) {
-        const int per_layer = ORDER[i].p != AL_MP_EMBED && ORDER[i].p != AL_MP_FINAL_NORM;
+    static const array V1[] = {
+        {AL_MP_ATTN_NORM, "rms_att"}, {AL_MP_FFN_NORM, "rms_ffn"}, {AL_MP_FINAL_NORM, "rms_final"},
+        {AL_MP_EMBED, "token_embedding"}, {AL_MP_WQ, "wq"}, {AL_MP_WK, "wk"}, {AL_MP_WV, "wv"},
+        {AL_MP_WO, "wo"}, {AL_MP_GATE, "w1"}, {AL_MP_DOWN, "w2"}, {AL_MP_UP, "w3"},
+    };
+    const int v1 = load_i32(bytes) == V1_MAGIC;
+    const array *order = v1 ? V1 : LEGACY;
+    const uint8_t *p = bytes + (v1 ? V1_HEADER_BYTES : HEADER_INTS * 4);
+    for (size_t i = 0; i < sizeof LEGACY / sizeof LEGACY[0] && st == AL_OK; i++) {
+        const int per_layer = order[i].p != AL_MP_EMBED && order[i].p != AL_MP_FINAL_NORM;
         for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && st == AL_OK; l++) {
             int64_t numel = 0;
-            float *dst = al_model_param_for_write(m, ORDER[i].p, l, -1, &numel);
-            st = copy_floats(dst, p, numel, ORDER[i].name, err);
+            float *dst = al_model_param_for_write(m, order[i].p, l, -1, &numel);
+            st = copy_floats(dst, p, numel, order[i].name, err);
             p += 4 * numel;
         }
     }
-    p += 4 * hp.max_seq * hp.head_dim; /* freq_cis_real, freq_cis_imag */
+    if (!v1) p += 4 * hp.max_seq * hp.head_dim; /* freq_cis_real, freq_cis_imag */
     if (st == AL_OK && !hp.tied) {
         int64_t numel = 0;
         float *dst = al_model_param_for_write(m, AL_MP_LM_HEAD, 0, -1, &numel);
