@@ -12,7 +12,7 @@ const model = join(ROOT, 'models', 'stories260K', 'stories260K.bin');
 test('inspect prints the configuration and the parameter count of stories260K', () => {
   const r = run(cli, ['inspect', '--model', model]);
   assert.equal(r.status, 0, r.stderr);
-  assert.match(r.stdout, /^llama2\.c checkpoint \(legacy format\)\n/);
+  assert.match(r.stdout, /^llama2\.c checkpoint \(float32: legacy or version 1\)\n/);
   assert.match(r.stdout, /vocab 512, hidden 64, layers 5, heads 8, kv heads 4 \(GQA x2\), head_dim 8/);
   assert.match(r.stdout, /ffn 172 \(SwiGLU\), context 512, rope_theta 10000 \(interleaved pairs\), eps 1e-05, qk_norm off, lm_head tied/);
   // 512·64 + 5·(64 + 64·64 + 2·32·64 + 64·64 + 64 + 3·172·64) + 64

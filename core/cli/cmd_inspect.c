@@ -42,7 +42,7 @@ int cmd_inspect(int argc, char **argv) {
     const al_model_hparams hp = *al_model_get_hparams(m);
     al_model_free(m);
     if (kind == CLI_MODEL_LLAMA2C) {
-        print_hparams(&hp, "llama2.c checkpoint (legacy format)", "float32 in the file");
+        print_hparams(&hp, "llama2.c checkpoint (float32: legacy or version 1)", "float32 in the file");
         printf("arrays: token_embedding [%lld, %lld]; per layer rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3; "
                "rms_final; freq_cis_real, freq_cis_imag%s\n",
                (long long)hp.vocab, (long long)hp.hidden, hp.tied ? "" : "; wcls");
