@@ -310,17 +310,28 @@ static void remove_pending(int sig) {
     raise(sig);
 }
 
-static void watch_pending(const char *tmp) {
-    snprintf(pending_tmp, sizeof pending_tmp, "%s", tmp);
-    have_pending = 1;
+static const int WATCHED[] = {SIGINT, SIGTERM, SIGHUP, SIGPIPE};
+
+/* The handlers, installed before the temporary file exists, with the watched signals held back
+ * (*held, restored by release) until its name is recorded: a signal in between would
+ * otherwise find a file it does not know of. */
+static void hold_signals(sigset_t *held) {
+    sigset_t block;
+    sigemptyset(&block);
+    for (size_t i = 0; i < sizeof WATCHED / sizeof WATCHED[0]; i++) sigaddset(&block, WATCHED[i]);
+    sigprocmask(SIG_BLOCK, &block, held);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = remove_pending;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sigaction(SIGPIPE, &sa, NULL);
+    for (size_t i = 0; i < sizeof WATCHED / sizeof WATCHED[0]; i++) sigaction(WATCHED[i], &sa, NULL);
+}
+
+static void release_signals(const sigset_t *held) { sigprocmask(SIG_SETMASK, held, NULL); }
+
+static void watch_pending(const char *tmp) {
+    snprintf(pending_tmp, sizeof pending_tmp, "%s", tmp);
+    have_pending = 1;
 }
 
 static void unwatch_pending(void) { have_pending = 0; }
@@ -387,13 +398,17 @@ int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size) {
         return 0;
     }
     snprintf(tmp, len + 16, "%s.tmp.XXXXXX", path);
+    sigset_t held;
+    hold_signals(&held);
     int fd = mkstemp(tmp);
+    if (fd >= 0) watch_pending(tmp);
+    const int saved_create = errno;
+    release_signals(&held); /* a signal that came meanwhile is handled now, file and all */
     if (fd < 0) {
-        cli_error("cannot create a file beside '%s': %s", cli_show(path), strerror(errno));
+        cli_error("cannot create a file beside '%s': %s", cli_show(path), strerror(saved_create));
         free(tmp);
         return 0;
     }
-    watch_pending(tmp);
     size_t done = 0;
     while (done < size) {
         ssize_t w = write(fd, bytes + done, size - done);
