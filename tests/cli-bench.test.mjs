@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
 
 test('attnlab bench prints prefill, decode and GFLOP/s as one JSON line', () => {
@@ -48,7 +49,22 @@ test('attnlab bench --model: a whole model\'s prefill and decode speed as one JS
   assert.equal(j.params, 260032);
   assert.equal(j.seq, 8);
   assert.equal(j.decode, 16);
-  for (const k of ['prefill_ms', 'prefill_tokens_per_s', 'decode_ms', 'decode_tokens_per_s']) assert.ok(j[k] > 0, `${k} = ${j[k]}`);
+  for (const k of ['prefill_ms', 'prefill_tokens_per_s', 'decode_ms', 'decode_tokens_per_s', 'read_gb_per_s', 'bandwidth_bound_tokens_per_s']) assert.ok(j[k] > 0, `${k} = ${j[k]}`);
+  // A tied dense model reads every weight once per decode step (the embedding as the head).
+  assert.equal(j.weight_bytes_per_token, 4 * j.params);
+  assert.ok(Math.abs(j.bandwidth_bound_tokens_per_s - j.read_gb_per_s * 1e9 / j.weight_bytes_per_token) <= 0.01 * j.bandwidth_bound_tokens_per_s);
+  // An untied model reads one row of its embedding (left out); an MoE layer reads top_k experts.
+  const fixtures = join(ROOT, 'tests', 'fixtures', 'minimind');
+  for (const [name, unread] of [
+    ['untied', (c) => c.vocab_size * c.hidden_size],
+    ['moe_top2_norm', (c) => c.num_hidden_layers * (c.num_experts - c.num_experts_per_tok) * 3 * c.moe_intermediate_size * c.hidden_size],
+  ]) {
+    const cfg = JSON.parse(readFileSync(join(fixtures, name, 'config.json'), 'utf8'));
+    const m = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--model', join(fixtures, name), '--seq', '4', '--decode', '2', '--repeats', '1']);
+    assert.equal(m.status, 0, m.stderr);
+    const mj = JSON.parse(m.stdout);
+    assert.equal(mj.weight_bytes_per_token, 4 * (mj.params - unread(cfg)), name);
+  }
   const bad = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--preset', 'gpt-5']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--preset: only 'minimind-3' is known \(got 'gpt-5'\)/);

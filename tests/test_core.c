@@ -108,8 +108,8 @@ static int64_t first_bit_difference(const float *a, const float *b, int64_t n) {
  * GEMM's 12-row tile too), at sizes that are odd, below, at and above its 16-column panel, and
  * longer than its 256-deep k block. Directly (al_gemm on packed panels) and through the layer. */
 static void test_linear_is_gemm(void) {
-    const int64_t ns[] = {1, 2, 5, 13, 31};
-    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {100, 33}, {257, 40}, {300, 129}};
+    const int64_t ns[] = {1, 2, 5, 9, 13, 31};
+    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {8, 8}, {100, 33}, {257, 40}, {300, 129}};
     al_rng *r = al_rng_create(7);
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {
@@ -125,7 +125,16 @@ static void test_linear_is_gemm(void) {
             const int64_t d = first_bit_difference(got, want, n * out);
             CHECK(d < 0, "GEMM and al_linear_forward differ for n %lld, in %lld, out %lld: [%lld] %.9g vs %.9g",
                   (long long)n, (long long)in, (long long)out, (long long)d, got[d < 0 ? 0 : d], want[d < 0 ? 0 : d]);
-            free(x), free(w), free(want), free(got), free(packed);
+            /* B as plain rows (how attention reads its cached values): Wᵀ [in, out], exactly
+             * `out` wide, so a narrow right edge is read in place or through a padded copy. */
+            float *wt = malloc((size_t)(out * in) * sizeof(float));
+            for (int64_t o = 0; o < out; o++)
+                for (int64_t k = 0; k < in; k++) wt[k * out + o] = w[o * in + k];
+            al_gemm(got, out, x, in, al_bmat_rows(wt, out), n, out, in, 0);
+            const int64_t dr = first_bit_difference(got, want, n * out);
+            CHECK(dr < 0, "row-major GEMM and al_linear_forward differ for n %lld, in %lld, out %lld: [%lld] %.9g vs %.9g",
+                  (long long)n, (long long)in, (long long)out, (long long)dr, got[dr < 0 ? 0 : dr], want[dr < 0 ? 0 : dr]);
+            free(x), free(w), free(wt), free(want), free(got), free(packed);
         }
 
     /* The layer's own projections: hidden 40 into 5 query heads and 1 KV head of 6 dims. */

@@ -227,6 +227,38 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
     for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
 }
 
+/* AVX-512 at a right edge of row-major B narrower than a panel: the same sums as kernel_avx512,
+ * B's rows read with masked loads (nothing past the `cols` columns is touched), so no padded
+ * copy of the edge is made (the copy cost as much as the products for a head_dim of 8). */
+__attribute__((target("avx512f"))) static void kernel_avx512_edge(int m, int64_t kc, const float *a,
+                                                                   int64_t lda, const float *b,
+                                                                   int64_t ldb, float *c, int64_t ldc,
+                                                                   int cols, int accumulate) {
+    const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
+    __m512 acc[MR_MAX];
+    for (int i = 0; i < m; i++)
+        acc[i] = accumulate ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
+#define AVX512_EDGE_ROWS(R)                                                            \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk = _mm512_maskz_loadu_ps(keep, b + kk * ldb);                   \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++)                        \
+            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
+    }
+    switch (m) {
+    case 12: AVX512_EDGE_ROWS(12) break;
+    case 8: AVX512_EDGE_ROWS(8) break;
+    case 4: AVX512_EDGE_ROWS(4) break;
+    case 1: AVX512_EDGE_ROWS(1) break;
+    default:
+        for (int64_t kk = 0; kk < kc; kk++) {
+            const __m512 bk = _mm512_maskz_loadu_ps(keep, b + kk * ldb);
+            for (int i = 0; i < m; i++) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);
+        }
+    }
+#undef AVX512_EDGE_ROWS
+    for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
+}
+
 /* AVX-512, two panels side by side (32 columns): up to 12 rows × 2 vectors = 24 accumulators
  * of AVX-512's 32 registers. Each step loads 2 vectors of B and broadcasts 12 values of A for
  * 24 fused multiply-adds, so the loads no longer limit the multiply-adds (the one-panel kernel
@@ -273,6 +305,7 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
 #endif
 
 static kernel_fn g_kernel;
+static kernel_fn g_edge_kernel; /* reads a narrow right edge of row-major B in place, if any */
 static int g_mr;
 
 /* A kernel over two adjacent panels at once, where the machine has the registers for it. */
@@ -291,6 +324,7 @@ static kernel_fn pick_kernel(int *mr) {
     if (__builtin_cpu_supports("avx512f")) {
         *mr = 12;
         g_pair_kernel = kernel_avx512_pair;
+        g_edge_kernel = kernel_avx512_edge;
         return kernel_avx512;
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
@@ -340,7 +374,10 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
                 j += 2 * NR;
                 continue;
             }
-            if (cols < NR && !b.padded) {
+            kernel_fn kernel = g_kernel;
+            if (cols < NR && !b.padded && g_edge_kernel) {
+                kernel = g_edge_kernel;
+            } else if (cols < NR && !b.padded) {
                 for (int64_t kk = 0; kk < kc; kk++)
                     for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
                 bp = edge;
@@ -348,7 +385,7 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
             }
             for (int64_t i = 0; i < m; i += g_mr) {
                 const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
-                g_kernel(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc + j, ldc, cols, acc);
+                kernel(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc + j, ldc, cols, acc);
             }
             j += NR;
         }

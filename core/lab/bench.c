@@ -144,6 +144,41 @@ al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
     return AL_OK;
 }
 
+/* Sum of n floats in 16 independent lanes (so the loop vectorises and runs at the speed the
+ * memory delivers the numbers, not at the latency of one chain of additions). */
+static float stream_sum(const float *w, int64_t n) {
+    float lane[16] = {0};
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        for (int j = 0; j < 16; j++) lane[j] += w[i + j];
+    for (; i < n; i++) lane[0] += w[i];
+    float s = 0.0f;
+    for (int j = 0; j < 16; j++) s += lane[j];
+    return s;
+}
+
+/* One pass over the weights a decode step reads: every matrix and norm of every layer, top_k of
+ * the experts of each layer (the ones a token uses), the final norm and the head (the embedding
+ * when tied; an untied model reads one row of its embedding, left out). Returns the bytes. */
+static int64_t read_decode_weights(const al_model *m, float *sink) {
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    int64_t bytes = 0;
+    for (int p = 0; p < AL_MP_COUNT; p++) {
+        if (p == AL_MP_EMBED && !hp->tied) continue;
+        const int per_layer = p != AL_MP_EMBED && p != AL_MP_LM_HEAD && p != AL_MP_FINAL_NORM;
+        const int per_expert = p >= AL_MP_EXPERT_GATE;
+        for (int64_t l = 0; l < (per_layer ? hp->n_layers : 1); l++)
+            for (int64_t e = 0; e < (per_expert ? hp->top_k : 1); e++) {
+                int64_t numel = 0;
+                const float *w = al_model_get_param(m, (al_model_param)p, l, e, &numel);
+                if (!w) continue;
+                *sink += stream_sum(w, numel);
+                bytes += numel * (int64_t)sizeof(float);
+            }
+    }
+    return bytes;
+}
+
 al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
                              al_model_bench_result *out, al_error *err) {
     if (!m || !out) return al_fail(err, AL_ERR_ARG, "model bench: NULL argument");
@@ -178,6 +213,19 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
         out->decode_ms = median(step + 1, repeats);
         out->prefill_tokens_per_s = 1e3 * (double)prompt / out->prefill_ms;
         out->decode_tokens_per_s = decode ? 1e3 / out->decode_ms : 0.0;
+        /* The memory-bandwidth bound of a decode step: the weights it reads, over the fastest
+         * read of them measured (best of 5 passes after one warm-up). */
+        float sink = 0.0f;
+        double best = 0.0;
+        for (int r = 0; r <= 5; r++) {
+            const double t0 = now_ms();
+            out->weight_bytes_per_token = read_decode_weights(m, &sink);
+            const double dt = now_ms() - t0;
+            if (r && (best == 0.0 || dt < best)) best = dt;
+        }
+        out->read_gb_per_s = best > 0.0 ? (double)out->weight_bytes_per_token / (best * 1e6) : 0.0;
+        out->bandwidth_bound_tokens_per_s = best > 0.0 ? 1e3 / best : 0.0;
+        out->read_checksum = sink;
     }
     free(ids);
     free(logits);

@@ -5,7 +5,11 @@
 //   - the WebAssembly build under Node against the native build on the same work;
 //   - a decode step's cost as the cache grows, with the cache and by recomputing without it;
 //   - the page in headless Chromium: control change to painted charts, and load to first chart;
-//   - sizes of the .wasm, its JS glue and the page.
+//   - sizes of the .wasm, its JS glue and the page;
+//   - whole models: stories260K's greedy generation (against llama2.c's run.c when
+//     LLAMA2C_RUN_C names its source file), and a MiniMind-3-shaped model's prefill and decode
+//     against the PyTorch reference model (tests/bench/torch_model_bench.py) and against the
+//     memory-bandwidth bound.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -109,6 +113,46 @@ const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.leng
 const p95 = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]; };
 const fmt = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(1) : v.toPrecision(d));
 
+const STORIES = join(ROOT, 'models', 'stories260K');
+const median5 = (f) => median(Array.from({ length: quick ? 3 : 5 }, f));
+
+// stories260K, greedy from BOS, 250 tokens: tokens/s from generate's last line.
+function storiesGenerate() {
+  return median5(() => {
+    const r = spawnSync(CLI, ['generate', '--model', join(STORIES, 'stories260K.bin'), '--ids', '1', '--temperature', '0',
+      '--max-new-tokens', '250', '--print-ids'], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`generate: ${r.stderr.trim()}`);
+    return Number(r.stderr.match(/([\d.]+) tokens\/s/)[1]);
+  });
+}
+
+// llama2.c's own run.c (not shipped here): built -Ofast -march=native, one thread, greedy, the
+// same 250 tokens from BOS; its "achieved tok/s" line.
+function runCGenerate() {
+  const src = process.env.LLAMA2C_RUN_C;
+  if (!src) return { note: 'run.c not measured: set LLAMA2C_RUN_C to the path of llama2.c\'s run.c' };
+  const bin = join(OUT, 'llama2c_run');
+  const cc = spawnSync('cc', ['-Ofast', '-march=native', '-o', bin, src, '-lm'], { encoding: 'utf8' });
+  if (cc.status !== 0) return { note: `run.c did not build: ${cc.stderr.trim().split('\n')[0]}` };
+  const tps = median5(() => {
+    const r = spawnSync(bin, [join(STORIES, 'stories260K.bin'), '-z', join(STORIES, 'tok512.bin'), '-t', '0', '-n', '251'],
+      { encoding: 'utf8', env: { ...process.env, OMP_NUM_THREADS: '1' } });
+    const m = r.stderr.match(/achieved tok\/s: ([\d.]+)/);
+    return m ? Number(m[1]) : NaN;
+  });
+  return Number.isFinite(tps) ? { tokens_per_s: tps } : { note: 'run.c printed no "achieved tok/s" line' };
+}
+
+// A MiniMind-3-shaped model, random weights: ours and the PyTorch reference model, same work.
+function minimind3Model() {
+  const work = { seq: 512, decode: 64, repeats: quick ? 1 : 3 };
+  const ours = JSON.parse(execFileSync(CLI, ['bench', '--preset', 'minimind-3', '--seq', work.seq, '--decode', work.decode,
+    '--repeats', work.repeats].map(String), { encoding: 'utf8' }));
+  const r = spawnSync('/usr/bin/python3', [join(ROOT, 'tests', 'bench', 'torch_model_bench.py'), JSON.stringify(work)], { encoding: 'utf8' });
+  const torch = r.status === 0 ? JSON.parse(r.stdout) : { note: `PyTorch model benchmark not run: ${r.stderr.trim().split('\n').pop()}` };
+  return { work, ours, torch };
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) || [])[1] || 'unknown CPU';
@@ -127,6 +171,9 @@ async function main() {
     const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
     return { cache: at, with_cache_ms: r.decode_ms, recompute_ms: r.decode_recompute_ms };
   });
+  console.error('whole models…');
+  const stories = { ours_tokens_per_s: storiesGenerate(), run_c: runCGenerate() };
+  const mm3model = minimind3Model();
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
@@ -164,10 +211,14 @@ async function main() {
     ['WASM ≥ 0.5× native (median over MiniMind cases)', wasmRatio, (v) => v >= 0.5, (v) => `${fmt(v)}×`],
     ['page repaint ≤ 16 ms after a change at seq 64 (median)', pageSummary[64].median_ms, (v) => v <= 16, (v) => `${fmt(v)} ms`],
     ['page repaint ≤ 100 ms after a change at seq 512 (median)', pageSummary[512].median_ms, (v) => v <= 100, (v) => `${fmt(v)} ms`],
+    ['stories260K greedy 250 tokens ≥ 1.25× llama2.c run.c (tokens/s)', stories.run_c.tokens_per_s && stories.ours_tokens_per_s / stories.run_c.tokens_per_s, (v) => v >= 1.25, (v) => `${fmt(v)}×`],
+    ['MiniMind-3 model decode ≥ 3× PyTorch (tokens/s)', mm3model.torch.decode_tokens_per_s && mm3model.ours.decode_tokens_per_s / mm3model.torch.decode_tokens_per_s, (v) => v >= 3, (v) => `${fmt(v)}×`],
+    ['MiniMind-3 model decode within 2× of the memory-bandwidth bound', mm3model.ours.bandwidth_bound_tokens_per_s / mm3model.ours.decode_tokens_per_s, (v) => v <= 2, (v) => `bound / measured ${fmt(v)}`],
+    ['MiniMind-3 model prefill of 512 ≥ 1.5× PyTorch (tokens/s)', mm3model.torch.prefill_tokens_per_s && mm3model.ours.prefill_tokens_per_s / mm3model.torch.prefill_tokens_per_s, (v) => v >= 1.5, (v) => `${fmt(v)}×`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary }, sizes, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary }, sizes, models: { stories260K: stories, minimind3: mm3model }, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -185,6 +236,13 @@ async function main() {
   for (const [s, v] of Object.entries(pageSummary)) md.push(`| ${s} | ${fmt(v.median_ms)} | ${fmt(v.p95_ms)} |`);
   md.push(`| load → first chart | ${fmt(median(page.load))} | |`);
   md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
+  const tps = (v) => (v ? fmt(v) : '—');
+  md.push('Whole models, one thread (tokens/s):', '');
+  md.push('| model | work | AttnLab native | reference | reference is |', '|---|---|---:|---:|---|');
+  md.push(`| stories260K | greedy generation, 250 tokens from BOS | ${tps(stories.ours_tokens_per_s)} | ${tps(stories.run_c.tokens_per_s)} | ${stories.run_c.note || 'llama2.c run.c, -Ofast -march=native'} |`);
+  md.push(`| MiniMind-3 shape, random fp32 | prefill of ${mm3model.work.seq} | ${tps(mm3model.ours.prefill_tokens_per_s)} | ${tps(mm3model.torch.prefill_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
+  md.push(`| MiniMind-3 shape, random fp32 | decode step with logits | ${tps(mm3model.ours.decode_tokens_per_s)} | ${tps(mm3model.torch.decode_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
+  md.push(`| MiniMind-3 shape, random fp32 | memory-bandwidth bound of a decode step | ${tps(mm3model.ours.bandwidth_bound_tokens_per_s)} | | ${(mm3model.ours.weight_bytes_per_token / 2 ** 20).toFixed(1)} MiB of weights read at ${fmt(mm3model.ours.read_gb_per_s)} GB/s |`, '');
   md.push('| target | measured | met |', '|---|---:|:---:|');
   for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');

@@ -189,6 +189,10 @@ typedef struct {
     double decode_ms;            /* one decode step */
     double prefill_tokens_per_s;
     double decode_tokens_per_s;
+    int64_t weight_bytes_per_token;      /* weights a decode step reads (see bench.c) */
+    double read_gb_per_s;                /* the fastest measured read of those bytes */
+    double bandwidth_bound_tokens_per_s; /* read_gb_per_s / weight_bytes_per_token */
+    float read_checksum;                 /* the sum read (so the reads are not optimised away) */
 } al_model_bench_result;
 
 al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
