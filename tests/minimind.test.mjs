@@ -37,6 +37,23 @@ for (const name of cases) {
       const { worst, at } = maxDiff(got[tensor].data, w.data);
       assert.ok(worst <= tolerance, `${tensor}: max difference ${worst.toExponential(2)} at ${at} (got ${got[tensor].data[at]}, want ${w.data[at]})`);
     }
+    // The residual stream's norm [layers + 1, seq]: row l + 1 is ‖resid.l‖ of the reference's
+    // stream after block l; row 0 the embedding rows' norms (read where the weights are F32).
+    const [seq, hidden] = want.tensors['resid.0'].shape;
+    const layers = Object.keys(want.tensors).filter((t) => t.startsWith('resid.')).length;
+    const norms = got.resid_norm;
+    assert.ok(norms, 'resid_norm missing');
+    assert.deepEqual(norms.shape, [layers + 1, seq]);
+    const norm = (v, at) => Math.sqrt(Array.from(v.subarray(at, at + hidden)).reduce((a, x) => a + x * x, 0));
+    const expect = new Float32Array((layers + 1) * seq);
+    for (let l = 0; l < layers; l++)
+      for (let t = 0; t < seq; t++) expect[(l + 1) * seq + t] = norm(want.tensors[`resid.${l}`].data, t * hidden);
+    const ids = want.metadata.ids.split(' ').map(Number);
+    const weights = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).torch_dtype === 'float32'
+      ? readSafetensors(join(dir, 'model.safetensors')).tensors['model.embed_tokens.weight'] : null;
+    for (let t = 0; t < seq; t++) expect[t] = weights ? norm(weights.data, ids[t] * hidden) : norms.data[t];
+    const { worst, at } = maxDiff(norms.data, expect);
+    assert.ok(worst <= 1e-5, `resid_norm: max difference ${worst.toExponential(2)} at ${at} (got ${norms.data[at]}, want ${expect[at]})`);
   });
 
   test(`${name}: greedy continuations, with and without a repetition penalty`, () => {

@@ -36,10 +36,30 @@ static void test_cache_identity(const uint8_t *bytes, size_t size) {
     float *all = malloc((size_t)(N * V) * sizeof(float)), *one = malloc((size_t)(N * V) * sizeof(float));
     float *chunked = malloc((size_t)(N * V) * sizeof(float)), *attn = malloc((size_t)(L * H * N * N) * sizeof(float));
     al_error err = {0};
+    /* The residual stream's norms [L + 1, N], captured in the one pass and in the pieces. */
+    float norms_whole[6 * N], norms_pieces[6 * N];
+    al_model_capture_resid_norms(whole, norms_whole, (L + 1) * N);
+    al_model_capture_resid_norms(pieces, norms_pieces, (L + 1) * N);
     CHECK(al_model_forward(whole, IDS, N, all, N, N * V, attn, L * H * N * N, &err) == AL_OK, "one pass: %s", err.msg);
     for (int64_t t = 0; t < N; t++)
         CHECK(al_model_forward(steps, &IDS[t], 1, one + t * V, 1, V, NULL, 0, &err) == AL_OK, "step %lld: %s", (long long)t, err.msg);
     CHECK(al_model_forward(pieces, IDS, N, chunked, N, N * V, NULL, 0, &err) == AL_OK, "in pieces: %s", err.msg);
+    CHECK(memcmp(norms_whole, norms_pieces, sizeof norms_whole) == 0, "residual norms: pieces of 7 differ from one pass");
+    double worst_norm = 0.0; /* row 0: the embedding rows' norms */
+    for (int64_t t = 0; t < N; t++) {
+        const float *e = al_model_get_param(whole, AL_MP_EMBED, 0, 0, NULL) + IDS[t] * hp->hidden;
+        double ss = 0.0;
+        for (int64_t i = 0; i < hp->hidden; i++) ss += (double)e[i] * e[i];
+        worst_norm = fmax(worst_norm, fabs(norms_whole[t] - sqrt(ss)) / sqrt(ss));
+    }
+    CHECK(worst_norm < 1e-6, "residual norms: row 0 is not the embeddings' norms (off by %g)", worst_norm);
+    float one_row[512];
+    al_model_capture_resid_norms(steps, norms_pieces, L); /* one float short for one token */
+    CHECK(al_model_forward(steps, IDS, 1, one_row, 1, 512, NULL, 0, &err) == AL_ERR_CAPACITY && strstr(err.msg, "residual norms"),
+          "a capture buffer too small: %s", err.msg);
+    al_model_capture_resid_norms(steps, NULL, 0);
+    al_model_capture_resid_norms(whole, NULL, 0);
+    al_model_capture_resid_norms(pieces, NULL, 0);
     CHECK(memcmp(all, one, (size_t)(N * V) * sizeof(float)) == 0, "token by token differs from one pass");
     CHECK(memcmp(all, chunked, (size_t)(N * V) * sizeof(float)) == 0, "pieces of 7 differ from one pass");
     CHECK(al_model_len(whole) == N && al_model_len(steps) == N, "cache lengths");

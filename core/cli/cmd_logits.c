@@ -1,7 +1,9 @@
 /* cmd_logits.c — `attnlab logits --model PATH --ids "1 2 3" --out OUT.safetensors`: one pass of
- * the model over the ids, written as float32 safetensors: `logits` [seq, vocab] and, for each
- * layer N, `attn.N` [n_heads, seq, seq] (each query's softmax weights, zero past what it
- * sees). The ids are in the file's metadata. */
+ * the model over the ids, written as float32 safetensors: `logits` [seq, vocab], for each
+ * layer N `attn.N` [n_heads, seq, seq] (each query's softmax weights, zero past what it sees),
+ * for an MoE model `route_ids.N` and `route_weights.N` [seq, top_k], and `resid_norm`
+ * [n_layers + 1, seq] (‖x‖ of the residual stream: the embeddings, then after each block). The
+ * ids are in the file's metadata. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -55,8 +57,10 @@ int cmd_logits(int argc, char **argv) {
     const int64_t L = hp.n_layers, H = hp.n_heads;
     float *logits = malloc((size_t)(n * hp.vocab) * sizeof(float));
     float *attn = malloc((size_t)(L * H * n * n) * sizeof(float));
+    float *resid = malloc((size_t)((L + 1) * n) * sizeof(float));
+    al_model_capture_resid_norms(m, resid, resid ? (L + 1) * n : 0);
     status = EXIT_OK;
-    if (!logits || !attn) {
+    if (!logits || !attn || !resid) {
         cli_error("out of memory for %lld tokens", (long long)n);
         status = EXIT_FAILURE_ENV;
     } else if ((st = al_model_forward(m, ids, n, logits, n, n * hp.vocab, attn, L * H * n * n, &err)) != AL_OK) {
@@ -77,9 +81,9 @@ int cmd_logits(int argc, char **argv) {
         for (int64_t i = 0; i < n * K; i++) routes[l * n * K + i] = (float)route_ids[i];
     }
 
-    /* The file: logits, then attn.0 .. attn.{L-1} (and route_ids.N, route_weights.N), the ids
-     * as metadata. */
-    const int64_t n_entries = 1 + L + 2 * (K ? L : 0);
+    /* The file: logits, then attn.0 .. attn.{L-1} (and route_ids.N, route_weights.N), then
+     * resid_norm; the ids as metadata. */
+    const int64_t n_entries = 1 + L + 2 * (K ? L : 0) + 1;
     al_st_entry *entries = status == EXIT_OK ? calloc((size_t)n_entries, sizeof *entries) : NULL;
     char (*names)[40] = entries ? calloc((size_t)(3 * L), sizeof *names) : NULL;
     char *ids_meta = names ? malloc((size_t)n * 12 + 1) : NULL;
@@ -100,6 +104,7 @@ int cmd_logits(int argc, char **argv) {
             entries[1 + L + l] = (al_st_entry){names[L + l], routes + l * n * K, 2, {n, K}};
             entries[1 + 2 * L + l] = (al_st_entry){names[2 * L + l], routes + (L + l) * n * K, 2, {n, K}};
         }
+        entries[n_entries - 1] = (al_st_entry){"resid_norm", resid, 2, {L + 1, n}};
         size_t used = 0;
         ids_meta[0] = '\0';
         for (int64_t i = 0; i < n; i++) used += (size_t)sprintf(ids_meta + used, i ? " %d" : "%d", (int)ids[i]);
@@ -122,6 +127,7 @@ int cmd_logits(int argc, char **argv) {
     free(names);
     free(entries);
     free(attn);
+    free(resid);
     free(routes);
     free(route_ids);
     free(logits);

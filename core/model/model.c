@@ -10,6 +10,7 @@
 #include "model/attend.h"
 #include "model/kv_cache.h"
 #include "model/rope.h"
+#include "torch/reduce.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -45,6 +46,10 @@ struct al_model {
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
     int64_t route_tokens;                /* tokens of the last pass (its last piece) */
+
+    float *resid_norms;                  /* the caller's [n_layers + 1, n] capture, or NULL */
+    int64_t resid_cap;                   /* its capacity in floats */
+    int64_t resid_n, resid_at;           /* the call's n, and where this piece starts in it */
 
     al_kv_cache **cache;                 /* [n_layers] */
     float *work;                         /* one allocation for everything below */
@@ -485,6 +490,18 @@ int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *
     return n;
 }
 
+/* ‖x_t‖₂ of the piece's n tokens into row `row` of the caller's [n_layers + 1, n] capture. */
+static void store_resid_norms(al_model *m, int64_t row, int64_t n) {
+    for (int64_t t = 0; t < n; t++)
+        m->resid_norms[row * m->resid_n + m->resid_at + t] = al_norm2_f32(m->x + t * m->hp.hidden, m->hp.hidden);
+}
+
+void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap) {
+    if (!m) return;
+    m->resid_norms = cap > 0 ? norms : NULL;
+    m->resid_cap = norms ? cap : 0;
+}
+
 /* One pass of n <= max_step tokens at positions past .. past+n-1 through every block; leaves
  * the residual stream in m->x. attn: [n_layers, n_heads, n, past + n] or NULL. */
 static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
@@ -530,6 +547,8 @@ static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
         else swiglu(m, l, PACK_FFN, m->tmp, m->xn, n, F);
         /* 7. out = h + FFN(...). */
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
+        /* 8. (captured only when asked) ‖out‖ per token, the residual stream after block l. */
+        if (m->resid_norms) store_resid_norms(m, l + 1, n);
     }
 }
 
@@ -558,6 +577,9 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
             return al_fail(err, AL_ERR_CAPACITY, "model forward: attention weights need %lld floats, the buffer holds %lld",
                            (long long)need, (long long)attn_cap);
     }
+    if (m->resid_norms && m->resid_cap < (hp->n_layers + 1) * n)
+        return al_fail(err, AL_ERR_CAPACITY, "model forward: residual norms need %lld floats, the buffer holds %lld",
+                       (long long)((hp->n_layers + 1) * n), (long long)m->resid_cap);
     for (int64_t i = 0; i < n; i++)
         if (ids[i] < 0 || ids[i] >= hp->vocab)
             return al_fail(err, AL_ERR_ARG, "token id %d at %lld is outside the vocabulary [0, %lld)",
@@ -573,6 +595,10 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
         for (int64_t t = 0; t < step; t++)
             memcpy(m->x + t * hp->hidden, m->embed + (int64_t)ids[done + t] * hp->hidden,
                    (size_t)hp->hidden * sizeof(float));
+        if (m->resid_norms) {
+            m->resid_n = n, m->resid_at = done;
+            store_resid_norms(m, 0, step);
+        }
         blocks(m, step, past, attn);
         m->len += step;
         m->route_tokens = step;

@@ -310,6 +310,12 @@ float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, in
 int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *weights,
                          int64_t cap);
 
+/* The residual stream's size, for the page and the CLI: from now on each forward call of n
+ * tokens writes ‖x‖₂ of every token at every depth into `norms` [n_layers + 1, n] — row 0 the
+ * embeddings, row l + 1 the stream after block l — a buffer the caller keeps (cap floats; a
+ * call needing more fails with AL_ERR_CAPACITY). NULL (the default) turns it off: no cost. */
+void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap);
+
 /* Runs n tokens through the model at positions len .. len+n-1, appending their K and V to
  * every layer's cache (len = al_model_len; 0 after create or reset). n may exceed max_step:
  * the tokens then go through in pieces of max_step, with the same numbers.
