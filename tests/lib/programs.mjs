@@ -18,6 +18,9 @@ export const PROGRAMS = {
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin'] },
   test_sampler: { args: [] },
+  // The malformed .pth files are built in the program; the fixtures' .pth files must read.
+  test_pth: { args: ['tests/fixtures/minimind/pth_dense_tied/model.pth', 'tests/fixtures/minimind/pth_moe_top2/model.pth',
+    'tests/fixtures/minimind/pth_shared_tied/model.pth'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.
