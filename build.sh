@@ -7,7 +7,7 @@
 #   bash build.sh wasm     web/gen/attnlab.wasm with Emscripten, and dist/attnlab.html
 #   bash build.sh page     what `npm start` needs: build/attnlab, web/gen/attnlab.wasm, dist/attnlab.html
 #   bash build.sh faults   build/faults/test_faults: the live checks run on a core with deliberate bugs
-#   bash build.sh fuzz     build/fuzz/fuzz_safetensors and fuzz_decimal, the libFuzzer harnesses (clang, ASan+UBSan)
+#   bash build.sh fuzz     build/fuzz/fuzz_safetensors, fuzz_decimal and fuzz_pth, the libFuzzer harnesses (clang, ASan+UBSan)
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # CC=clang picks another compiler for the native and ASan builds (a change of compiler or flags
 # rebuilds what they built); V=1 prints every command.

@@ -5,28 +5,51 @@
 // YaRN, untied heads, GQA, MHA, MQA, a head_dim that is not hidden/heads. One pass's logits
 // within 1e-4 (relative to their largest value), every layer's attention within 1e-5, MoE
 // routing (experts and weights) as the reference routes, and greedy continuations of 24
-// tokens identical, with and without a repetition penalty.
+// tokens identical, with and without a repetition penalty. The pth_* cases are MiniMind's own
+// training output (torch.save of the state_dict, float16): the CLI reads model.pth with the flags
+// their config.json implies and must reproduce that config.json from the shapes and flags.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
 import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'minimind');
-const cases = readFileSync(join(FIXTURES, 'INDEX.txt'), 'utf8').split('\n').filter(Boolean)
-  .filter((name) => existsSync(join(FIXTURES, name, 'model.safetensors'))); // the .pth ones: not read yet
+const cases = readFileSync(join(FIXTURES, 'INDEX.txt'), 'utf8').split('\n').filter(Boolean);
 const work = mkdtempSync(join(tmpdir(), 'attnlab-minimind-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 const cli = join(VARIANTS[0].dir, 'attnlab');
+const config = (name) => JSON.parse(readFileSync(join(FIXTURES, name, 'config.json'), 'utf8'));
+
+// What a .pth cannot say, as flags: what config.json sets apart from MiniMind's defaults (top-1,
+// norm_topk_prob on, rope_theta 1e6, eps 1e-6, no YaRN, 32768 positions).
+function pthFlags(c) {
+  const flags = [];
+  if (c.use_moe && c.num_experts_per_tok !== 1) flags.push('--moe-top-k', String(c.num_experts_per_tok));
+  if (c.use_moe && c.norm_topk_prob === false) flags.push('--no-norm-topk-prob');
+  if (c.rope_theta !== 1e6) flags.push('--rope-theta', String(c.rope_theta));
+  if (c.rms_norm_eps !== 1e-6) flags.push('--eps', String(c.rms_norm_eps));
+  if (c.inference_rope_scaling) flags.push('--yarn');
+  assert.equal(c.max_position_embeddings, 32768, 'a .pth gets MiniMind\'s max_position_embeddings');
+  assert.equal(c.rope_scaling, null, 'a .pth gets MiniMind\'s YaRN settings only');
+  return flags;
+}
+
+// --model and what goes with it: the folder, or its model.pth and the flags.
+function modelArgs(name) {
+  const dir = join(FIXTURES, name);
+  const pth = join(dir, 'model.pth');
+  return existsSync(pth) ? ['--model', pth, ...pthFlags(config(name))] : ['--model', dir];
+}
 
 for (const name of cases) {
   test(`${name}: logits, attention and routing of one pass`, () => {
     const dir = join(FIXTURES, name);
     const want = readSafetensors(join(dir, 'expected.safetensors'));
     const out = join(work, `${name}.safetensors`);
-    const r = run(cli, ['logits', '--model', dir, '--ids', want.metadata.ids, '--out', out]);
+    const r = run(cli, ['logits', ...modelArgs(name), '--ids', want.metadata.ids, '--out', out]);
     assert.equal(r.status, 0, r.stderr);
     const got = readSafetensors(out).tensors;
     for (const [tensor, w] of Object.entries(want.tensors)) {
@@ -60,7 +83,7 @@ for (const name of cases) {
     const dir = join(FIXTURES, name);
     const g = JSON.parse(readFileSync(join(dir, 'generate.json'), 'utf8'));
     for (const run_ of g.runs) {
-      const r = run(cli, ['generate', '--model', dir, '--ids', run_.prompt_ids.join(' '),
+      const r = run(cli, ['generate', ...modelArgs(name), '--ids', run_.prompt_ids.join(' '),
         '--max-new-tokens', String(g.max_new_tokens), '--temperature', '0',
         '--repetition-penalty', String(run_.repetition_penalty), '--print-ids']);
       assert.equal(r.status, 0, r.stderr);
@@ -71,6 +94,92 @@ for (const name of cases) {
     }
   });
 }
+
+// The configuration inspect reports for a .pth (from its shapes and the flags) is its config.json's.
+for (const name of cases.filter((n) => existsSync(join(FIXTURES, n, 'model.pth')))) {
+  test(`${name}: the configuration read from the .pth's shapes is its config.json`, () => {
+    const c = config(name);
+    const r = run(cli, ['inspect', ...modelArgs(name)]);
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /^MiniMind \.pth /);
+    const number = (re) => {
+      const m = re.exec(r.stdout);
+      assert.ok(m, `${re} not in\n${r.stdout}`);
+      return m.slice(1).map((v) => (/^\d|^-/.test(v) ? Number(v) : v));
+    };
+    const [vocab, hidden, layers, heads, kvHeads, headDim] =
+      number(/vocab (\d+), hidden (\d+), layers (\d+), heads (\d+), kv heads (\d+) \(GQA x\d+\), head_dim (\d+)/);
+    assert.deepEqual([vocab, hidden, layers, heads, kvHeads, headDim],
+      [c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads,
+        c.head_dim ?? c.hidden_size / c.num_attention_heads]);
+    const [ffn, context, theta, eps, qkNorm, head] =
+      number(/ffn (\d+) \(SwiGLU\).*, context (\d+), rope_theta ([^ ]+) .*, eps ([^ ,]+), qk_norm (on|off), lm_head (tied|its own)/);
+    assert.deepEqual([ffn, context, theta, eps, qkNorm, head],
+      [c.intermediate_size, c.max_position_embeddings, c.rope_theta, c.rms_norm_eps, 'on', c.tie_word_embeddings ? 'tied' : 'its own']);
+    if (c.use_moe) {
+      assert.deepEqual(number(/MoE: (\d+) experts of (\d+), top-(\d+) per token, norm_topk_prob (on|off)/),
+        [c.num_experts, c.moe_intermediate_size, c.num_experts_per_tok, c.norm_topk_prob ? 'on' : 'off']);
+    } else {
+      assert.doesNotMatch(r.stdout, /MoE:/);
+    }
+    assert.equal(/YaRN:/.test(r.stdout), c.inference_rope_scaling);
+    assert.match(r.stdout, /F16 in the \.pth/);
+    assert.match(r.stdout, /\n {2}model\.embed_tokens\.weight F16 \[\d+, \d+\]\n/);
+  });
+}
+
+test('the flags give a .pth what its shapes cannot', () => {
+  const moe = join(FIXTURES, 'pth_moe_top2', 'model.pth');
+  const r = run(cli, ['inspect', '--model', moe, '--moe-top-k', '2', '--no-norm-topk-prob', '--rope-theta', '10000',
+    '--eps', '1e-5', '--yarn', '--heads', '4']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /heads 4, kv heads 2 .*\n.*rope_theta 10000 \(half-split, YaRN\), eps 1e-05,/);
+  assert.match(r.stdout, /\nMoE: 4 experts of 32, top-2 per token, norm_topk_prob off\n/);
+  assert.match(r.stdout, /\nYaRN: factor 16, original context 2048, beta_fast 32, beta_slow 1, attention factor 1\n/);
+  const plain = run(cli, ['inspect', '--model', moe]);
+  assert.match(plain.stdout, /rope_theta 1e\+06 \(half-split\), eps 1e-06,.*\nMoE: 4 experts of 32, top-1 per token, norm_topk_prob on\n/);
+});
+
+test('a .pth that cannot be read, or flags that do not fit it, are refused with one line', () => {
+  const dense = join(FIXTURES, 'pth_dense_tied', 'model.pth');
+  const moe = join(FIXTURES, 'pth_moe_top2', 'model.pth');
+  const bytes = readFileSync(dense);
+  const truncated = join(work, 'truncated.pth');
+  writeFileSync(truncated, bytes.subarray(0, bytes.length - 30));
+  // A pickle naming os.system where torch's rebuild function was (the directory's CRC of
+  // data.pkl set to 0, "not computed", so the pickle itself is what gets refused).
+  const evil = Buffer.from(bytes);
+  const at = evil.indexOf('torch._utils\n_rebuild_tensor_v2\n');
+  evil.write('os\nsystem\n'.padEnd(32, 'N'), at, 'latin1');
+  evil.fill(0, evil.indexOf('PK\x01\x02') + 16, evil.indexOf('PK\x01\x02') + 20);
+  const evilPath = join(work, 'evil.pth');
+  writeFileSync(evilPath, evil);
+  const deflated = Buffer.from(bytes);
+  deflated.writeUInt16LE(8, deflated.indexOf('PK\x01\x02') + 10);
+  const deflatedPath = join(work, 'deflated.pth');
+  writeFileSync(deflatedPath, deflated);
+  for (const [args, message] of [
+    [['--model', truncated], /truncated\.pth: zip: no end of central directory record/],
+    [['--model', evilPath], /evil\.pth: pickle: refusing global os\.system at byte \d+/],
+    [['--model', deflatedPath], /deflated\.pth: zip: entry 'model\/data\.pkl' is compressed \(method 8, deflate\)/],
+    [['--model', dense, '--moe-top-k', '2'], /MoE routing given \(top-k 2, norm_topk_prob on\), but the checkpoint has no experts/],
+    [['--model', moe, '--moe-top-k', '9'], /MoE top-k 9 given, but the checkpoint has 4 experts/],
+    [['--model', dense, '--heads', '8'], /8 heads given, but q_proj's 32 rows and q_norm's head_dim 8 make 4/],
+    [['--model', dense, '--eps', '0'], /--eps expects a number in \(0, 1\)/],
+    [['--model', dense, '--eps', '1'], /--eps expects a number in \(0, 1\)/],
+    [['--model', dense, '--heads', '0'], /--heads expects a number of attention heads from 1 to 256/],
+    [['--model', dense, '--moe-top-k', '300'], /--moe-top-k expects a number of experts per token from 1 to 256/],
+    [['--model', dense, '--rope-theta'], /--rope-theta expects a positive number/],
+    [['--model', join(FIXTURES, 'dense_f32'), '--yarn'], /--yarn applies to a \.pth checkpoint only; '.*dense_f32' gives its own configuration/],
+  ]) {
+    for (const command of [['generate', '--ids', '1 2', '--max-new-tokens', '2'], ['inspect'], ['logits', '--ids', '1', '--out', join(work, 'o.safetensors')]]) {
+      const r = run(cli, [command[0], ...args, ...command.slice(1)]);
+      assert.equal(r.status, 2, `${command[0]} ${args.join(' ')}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
+  }
+});
 
 test('a MiniMind folder that does not match its config is refused with one line', async () => {
   const { cpSync, writeFileSync } = await import('node:fs');

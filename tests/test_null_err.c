@@ -315,6 +315,45 @@ static void test_session(void) {
     CHECK(al_kv_growth(&hp, 4, 3, rows, 4, NULL) == 4, "kv growth failed");
 }
 
+/* A .pth: the smallest torch.save could write (an empty dict, "\x80\x02}.", stored as
+ * archive/data.pkl, its CRC left 0), then a state_dict's shapes for config.json. */
+static void test_pth(void) {
+    static const char NAME[] = "archive/data.pkl", PICKLE[] = "\x80\x02}.";
+    uint8_t pth[30 + 16 + 4 + 46 + 16 + 22] = {0};
+    uint8_t *local = pth, *central = pth + 30 + 16 + 4, *end = central + 46 + 16;
+    memcpy(local, "PK\3\4", 4), local[26] = 16;
+    memcpy(local + 30, NAME, 16), memcpy(local + 46, PICKLE, 4);
+    memcpy(central, "PK\1\2", 4), central[20] = central[24] = 4, central[28] = 16;
+    memcpy(central + 46, NAME, 16);
+    memcpy(end, "PK\5\6", 4), end[8] = end[10] = 1, end[12] = 46 + 16, end[16] = (uint8_t)(central - pth);
+    uint8_t *out = (uint8_t *)&out;
+    size_t out_size = 1;
+    EXPECT(al_pth_to_safetensors(pth, sizeof pth - 1, &out, &out_size, NULL), AL_ERR_FORMAT);
+    CHECK(out == NULL && out_size == 0, "a refused .pth leaves an output");
+    EXPECT(al_pth_to_safetensors(pth, sizeof pth, NULL, &out_size, NULL), AL_ERR_ARG);
+    EXPECT(al_pth_to_safetensors(pth, sizeof pth, &out, &out_size, NULL), AL_OK);
+    al_buffer_free(out);
+
+    static const float w[8] = {0};
+    const al_st_entry e[5] = {
+        {"model.embed_tokens.weight", w, 2, {4, 2}},
+        {"model.layers.0.self_attn.q_proj.weight", w, 2, {2, 2}},
+        {"model.layers.0.self_attn.k_proj.weight", w, 2, {2, 2}},
+        {"model.layers.0.self_attn.q_norm.weight", w, 1, {2}},
+        {"model.layers.0.mlp.gate_proj.weight", w, 2, {3, 2}},
+    };
+    size_t size = 0;
+    uint8_t *bytes = serialize(e, 5, &size);
+    al_safetensors *st = NULL;
+    EXPECT(al_st_parse(bytes, size, &st, NULL), AL_OK);
+    al_pth_flags f = al_pth_flags_default();
+    f.moe_top_k = 2;
+    CHECK(al_minimind_config_from_tensors(st, &f, NULL, 0, NULL) == -1, "top-2 of a dense model");
+    CHECK(al_minimind_config_from_tensors(st, NULL, NULL, 0, NULL) > 0, "a config's size query");
+    al_st_free(st);
+    free(bytes);
+}
+
 /* The whole decoder, on a small model made here, and the llama2.c reader on bytes. */
 static void test_whole_model(void) {
     al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0};
@@ -370,7 +409,10 @@ static void test_whole_model(void) {
     EXPECT(al_minimind_hparams(config, sizeof config - 1, st, &hp, NULL), AL_OK);
     EXPECT(al_model_from_minimind(config, sizeof config - 1, st, 0, 4, &m, NULL), AL_ERR_MISSING);
     EXPECT(al_model_from_minimind(config, sizeof config - 1, st, 0, 4, NULL, NULL), AL_ERR_ARG);
+    CHECK(al_minimind_config_from_tensors(st, NULL, NULL, 0, NULL) == -1, "a config from no tensors");
+    CHECK(al_minimind_config_from_tensors(NULL, NULL, NULL, 0, NULL) == -1, "a config from NULL");
     al_st_free(st);
+    test_pth();
 }
 
 static void test_bench(void) {

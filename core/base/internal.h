@@ -31,6 +31,21 @@ static inline float al_float_of_bits(uint32_t b) {
     return f;
 }
 
+/* IEEE binary16 → binary32 bits, exact (every half is a float). Normal halves rebias the
+ * exponent, 15 → 127. A subnormal half is mant · 2^-24; with its leading 1 at bit k it is
+ * 1.f · 2^(k-24), a normal float with exponent field k - 24 + 127 = k + 103. */
+static inline uint32_t al_f16_bits_to_f32_bits(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+    uint32_t exp = (uint32_t)(h >> 10) & 0x1F, mant = h & 0x3FFu;
+    if (exp == 0x1F) return sign | 0x7F800000u | mant << 13; /* inf, NaN (payload kept) */
+    if (exp != 0) return sign | (exp + 112) << 23 | mant << 13;
+    if (mant == 0) return sign;
+    int k = 9;
+    while (!(mant >> k & 1)) k--;
+    uint32_t frac = (mant << (10 - k)) & 0x3FFu;
+    return sign | (uint32_t)(k + 103) << 23 | frac << 13;
+}
+
 /* Fills err (if not NULL) with status and a printf-style one-line message; returns status so
  * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */
 al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRINTF(3, 4);

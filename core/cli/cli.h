@@ -74,13 +74,40 @@ int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
  * and returns 0 on failure. */
 int cli_write_file_atomic(const char *path, const uint8_t *bytes, size_t size);
 
-/* The model at `path` — a MiniMind / Hugging Face folder (config.json + model.safetensors) or
- * a llama2.c checkpoint — with want_context positions reserved (at most the model's own; 0 or
- * less: all of it) and forward passes of up to max_step tokens (clamped to the context). NULL
- * after printing why, with *status the exit code. */
-typedef enum { CLI_MODEL_LLAMA2C, CLI_MODEL_MINIMIND } cli_model_kind;
+/* What a MiniMind .pth cannot say about its model (al_pth_flags), as the commands that load a
+ * model take it: --heads N, --moe-top-k K, --no-norm-topk-prob, --rope-theta T, --yarn, --eps E. */
+typedef struct {
+    al_pth_flags flags;
+    const char *given; /* the first of these flags on the command line; NULL if none */
+} cli_pth_options;
+
+void cli_pth_options_init(cli_pth_options *o);
+
+/* If argv[i] is one of the .pth flags: reads it (and its value) into o and returns how many
+ * arguments it took (1 or 2); 0 if it is not one of them; -1 after printing why its value is
+ * refused. */
+int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o);
+
+/* "  --heads N ..." lines for a command's usage. */
+#define CLI_PTH_USAGE                                                                            \
+    "      a .pth (torch.save of a MiniMind state_dict) takes its configuration from the\n"      \
+    "      tensors' shapes and these flags: [--heads N] (needed without QK-Norm)\n"               \
+    "      [--moe-top-k K] [--no-norm-topk-prob] [--rope-theta T] [--yarn] [--eps E]\n"
+
+/* The model at `path` — a MiniMind / Hugging Face folder (config.json + model.safetensors), a
+ * MiniMind .pth (its configuration from its shapes and `pth`, which may be NULL) or a llama2.c
+ * checkpoint — with want_context positions reserved (at most the model's own; 0 or less: all
+ * of it) and forward passes of up to max_step tokens (clamped to the context). NULL after
+ * printing why, with *status the exit code. */
+typedef enum { CLI_MODEL_LLAMA2C, CLI_MODEL_MINIMIND, CLI_MODEL_PTH } cli_model_kind;
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
-                         cli_model_kind *kind, int *status);
+                         const cli_pth_options *pth, cli_model_kind *kind, int *status);
+
+/* A MiniMind .pth read and converted: its tensors as a float32 safetensors image (*image,
+ * parsed into *tensors, which points into it) and the config.json they and `flags` imply
+ * (*config, NUL-terminated, *config_len bytes); all malloc'd. 0 after printing why. */
+int cli_read_pth(const char *path, const al_pth_flags *flags, uint8_t **image, al_safetensors **tensors,
+                 char **config, size_t *config_len, int *status);
 
 /* The token after which generation stops: llama2.c's run.c stops where the model says BOS (1),
  * MiniMind at its eos_token_id (2, <|im_end|>). */

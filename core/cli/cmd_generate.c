@@ -21,11 +21,19 @@ int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *tokenizer_path = NULL;
     int64_t max_new = 256, print_ids = 0, seed = 0;
     al_sampler_params sp = al_sampler_params_default();
+    cli_pth_options pth;
+    cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
         if (!strcmp(flag, "--print-ids")) {
             print_ids = 1;
+            continue;
+        }
+        const int took = cli_parse_pth_flag(argc, argv, i, &pth);
+        if (took < 0) return EXIT_BAD_INPUT;
+        if (took > 0) {
+            i += took - 1;
             continue;
         }
         if (!strcmp(flag, "--model")) model_path = value;
@@ -91,7 +99,7 @@ int cmd_generate(int argc, char **argv) {
     }
     int status = EXIT_OK;
     cli_model_kind kind;
-    al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &kind, &status);
+    al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &pth, &kind, &status);
     if (!m) {
         free(ids);
         return status;

@@ -1,6 +1,6 @@
 /* cmd_inspect.c — `attnlab inspect --model PATH`: what a checkpoint holds: its kind, the
  * model's hyper-parameters, the number of parameters and their bytes, and every tensor with its
- * dtype and shape (a MiniMind folder's safetensors) or every array (a llama2.c checkpoint). */
+ * dtype and shape (a MiniMind folder's safetensors or .pth) or every array (a llama2.c checkpoint). */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -28,16 +28,55 @@ static void print_hparams(const al_model_hparams *hp, const char *kind, const ch
     printf("parameters %lld (%.2f M), %s\n", (long long)params, (double)params / 1e6, weights_dtype);
 }
 
+/* The header line and every tensor as the file lists them. In a .pth, `stored` names the dtype
+ * the file holds (its tensors come widened to float32); NULL for a folder's safetensors, or a
+ * .pth of mixed dtypes. */
+static void print_tensors(const al_model_hparams *hp, const char *kind, const char *where, const al_safetensors *st,
+                          const char *stored, int stored_size) {
+    int64_t file_bytes = 0;
+    const char *dtype = NULL;
+    int mixed = 0;
+    for (int i = 0; i < al_st_count(st); i++) {
+        al_st_tensor t;
+        al_st_get(st, i, &t);
+        file_bytes += stored ? t.numel * stored_size : t.nbytes;
+        if (!stored && dtype && strcmp(dtype, t.dtype_name)) mixed = 1;
+        dtype = stored ? stored : t.dtype_name;
+    }
+    char what[96];
+    snprintf(what, sizeof what, "%s in the %s, %.2f MiB", mixed ? "mixed dtypes" : dtype ? dtype : "no tensors", where,
+             (double)file_bytes / (1 << 20));
+    print_hparams(hp, kind, what);
+    printf("tensors: %d\n", al_st_count(st));
+    for (int i = 0; i < al_st_count(st); i++) {
+        al_st_tensor t;
+        al_st_get(st, i, &t);
+        printf("  %s %s [", cli_show(t.name), stored ? stored : t.dtype_name);
+        for (int d = 0; d < t.ndim; d++) printf("%s%lld", d ? ", " : "", (long long)t.shape[d]);
+        printf("]\n");
+    }
+}
+
 int cmd_inspect(int argc, char **argv) {
-    if (argc != 2 || strcmp(argv[0], "--model") != 0) {
-        cli_error("inspect needs --model PATH (a MiniMind folder or a llama2.c .bin)");
+    const char *path = NULL;
+    cli_pth_options pth;
+    cli_pth_options_init(&pth);
+    int usage = 0;
+    for (int i = 0; i < argc && !usage; i++) {
+        const int took = cli_parse_pth_flag(argc, argv, i, &pth);
+        if (took < 0) return EXIT_BAD_INPUT;
+        if (took > 0) i += took - 1;
+        else if (!strcmp(argv[i], "--model") && i + 1 < argc && !path) path = argv[++i];
+        else usage = 1;
+    }
+    if (usage || !path) {
+        cli_error("inspect needs --model PATH (a MiniMind folder or .pth, or a llama2.c .bin)");
         return EXIT_BAD_INPUT;
     }
-    const char *path = argv[1];
     int status = EXIT_OK;
     cli_model_kind kind;
     /* Loading checks everything; one position of context keeps it small. */
-    al_model *m = cli_load_model(path, 1, 1, &kind, &status);
+    al_model *m = cli_load_model(path, 1, 1, &pth, &kind, &status);
     if (!m) return status;
     const al_model_hparams hp = *al_model_get_hparams(m);
     al_model_free(m);
@@ -46,6 +85,27 @@ int cmd_inspect(int argc, char **argv) {
         printf("arrays: token_embedding [%lld, %lld]; per layer rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3; "
                "rms_final; freq_cis_real, freq_cis_imag%s\n",
                (long long)hp.vocab, (long long)hp.hidden, hp.tied ? "" : "; wcls");
+        return EXIT_OK;
+    }
+    if (kind == CLI_MODEL_PTH) {
+        /* The .pth's tensors, read again (loading kept nothing but the model). */
+        uint8_t *image = NULL;
+        al_safetensors *st = NULL;
+        char *config = NULL;
+        size_t config_len = 0;
+        if (!cli_read_pth(path, &pth.flags, &image, &st, &config, &config_len, &status)) return status;
+        static const struct { const char *torch, *name; int size; } DTYPES[] = {
+            {"float16", "F16", 2}, {"bfloat16", "BF16", 2}, {"float32", "F32", 4}};
+        const char *torch_dtype = al_st_metadata(st, "torch_dtype");
+        const char *stored = NULL;
+        int stored_size = 4;
+        for (int i = 0; i < 3; i++)
+            if (torch_dtype && !strcmp(torch_dtype, DTYPES[i].torch)) stored = DTYPES[i].name, stored_size = DTYPES[i].size;
+        print_tensors(&hp, "MiniMind .pth (torch.save of a state_dict; configuration from its shapes and the flags)", ".pth",
+                      st, stored, stored_size);
+        al_st_free(st);
+        al_buffer_free(image);
+        free(config);
         return EXIT_OK;
     }
     /* The folder's tensors, as the file lists them. */
@@ -60,28 +120,7 @@ int cmd_inspect(int argc, char **argv) {
         free(bytes);
         return EXIT_BAD_INPUT;
     }
-    int64_t file_bytes = 0;
-    const char *dtype = NULL;
-    int mixed = 0;
-    for (int i = 0; i < al_st_count(st); i++) {
-        al_st_tensor t;
-        al_st_get(st, i, &t);
-        file_bytes += t.nbytes;
-        if (dtype && strcmp(dtype, t.dtype_name)) mixed = 1;
-        dtype = t.dtype_name;
-    }
-    char what[96];
-    snprintf(what, sizeof what, "%s in the file, %.2f MiB", mixed ? "mixed dtypes" : dtype ? dtype : "no tensors",
-             (double)file_bytes / (1 << 20));
-    print_hparams(&hp, "MiniMind / Hugging Face folder (config.json + model.safetensors)", what);
-    printf("tensors: %d\n", al_st_count(st));
-    for (int i = 0; i < al_st_count(st); i++) {
-        al_st_tensor t;
-        al_st_get(st, i, &t);
-        printf("  %s %s [", cli_show(t.name), t.dtype_name);
-        for (int d = 0; d < t.ndim; d++) printf("%s%lld", d ? ", " : "", (long long)t.shape[d]);
-        printf("]\n");
-    }
+    print_tensors(&hp, "MiniMind / Hugging Face folder (config.json + model.safetensors)", "file", st, NULL, 0);
     al_st_free(st);
     free(bytes);
     return EXIT_OK;

@@ -12,8 +12,16 @@
 
 int cmd_logits(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *out_path = NULL;
+    cli_pth_options pth;
+    cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        const int took = cli_parse_pth_flag(argc, argv, i, &pth);
+        if (took < 0) return EXIT_BAD_INPUT;
+        if (took > 0) {
+            i += took - 2; /* the loop adds the other 2 */
+            continue;
+        }
         if (!strcmp(flag, "--model")) model_path = value;
         else if (!strcmp(flag, "--ids")) ids_text = value;
         else if (!strcmp(flag, "--out")) out_path = value;
@@ -39,7 +47,7 @@ int cmd_logits(int argc, char **argv) {
     if (n == 0) cli_error("--ids: give at least one token id");
     int status = !ids ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     cli_model_kind kind;
-    al_model *m = n > 0 ? cli_load_model(model_path, n, n, &kind, &status) : NULL;
+    al_model *m = n > 0 ? cli_load_model(model_path, n, n, &pth, &kind, &status) : NULL;
     if (m && al_model_context(m) < n) {
         cli_error("%lld ids; the model's context is %lld", (long long)n, (long long)al_model_context(m));
         al_model_free(m);

@@ -31,9 +31,9 @@ static const char USAGE[] =
     "      defaults: the tutorial's layer (16, 4 heads, 2 KV heads, head_dim 8), P 4, S 3\n"
     "  attnlab generate --model PATH --ids \"1 2 3\" [--max-new-tokens N] [--temperature T]\n"
     "                   [--top-k K] [--top-p P] [--repetition-penalty R] [--seed S] [--print-ids]\n"
-    "      continue the prompt with a model (a MiniMind folder or a llama2.c .bin), sampling as\n"
-    "      MiniMind does (defaults 0.85, 50, 0.85, 1.0; temperature 0: greedy)\n"
-    "  attnlab logits --model MODEL.bin --ids \"1 2 3\" --out OUT.safetensors\n"
+    "      continue the prompt with a model (a MiniMind folder or .pth, or a llama2.c .bin),\n"
+    "      sampling as MiniMind does (defaults 0.85, 50, 0.85, 1.0; temperature 0: greedy)\n"
+    "  attnlab logits --model PATH --ids \"1 2 3\" --out OUT.safetensors\n"
     "      one pass over the ids: logits [seq, vocab] and attn.N [n_heads, seq, seq] per layer\n"
     "  attnlab inspect --model PATH\n"
     "      the model's configuration, parameter count, dtypes and tensors\n"
@@ -45,6 +45,9 @@ static const char USAGE[] =
     "      --no-bos, EOS last with --eos; --pieces prints the pieces instead, a space in one\n"
     "      shown as \xE2\x96\x81 and controls escaped; --decode prints the text of the ids\n"
     "      (invalid UTF-8 as \\xNN); --vocab-size N requires the file to hold N tokens\n"
+    CLI_PTH_USAGE
+    "      (with generate, logits and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
+    "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =

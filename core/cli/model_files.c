@@ -1,7 +1,9 @@
 /* model_files.c — `--model PATH` for the commands that run a whole model: a MiniMind / Hugging
- * Face directory (config.json + model.safetensors) or a llama2.c checkpoint (.bin), read, checked
- * and turned into a model with only the context the command needs reserved. */
+ * Face directory (config.json + model.safetensors), a MiniMind .pth (torch.save of a state_dict,
+ * its configuration from its shapes and the command's flags) or a llama2.c checkpoint (.bin),
+ * read, checked and turned into a model with only the context the command needs reserved. */
 #include "cli/cli.h"
+#include "base/internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,17 +33,129 @@ static int64_t clamp_step(int64_t step, int64_t want, int64_t max_seq) {
 
 int32_t cli_stop_token(cli_model_kind kind) { return kind == CLI_MODEL_LLAMA2C ? 1 : 2; }
 
+/* ---- .pth checkpoints ----------------------------------------------------------------------- */
+
+void cli_pth_options_init(cli_pth_options *o) {
+    o->flags = al_pth_flags_default();
+    o->given = NULL;
+}
+
+int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o) {
+    const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL, *want;
+    int64_t n = 0;
+    double x = 0.0;
+    int ok;
+    if (!strcmp(flag, "--no-norm-topk-prob") || !strcmp(flag, "--yarn")) { /* switches: no value */
+        if (!strcmp(flag, "--yarn")) o->flags.yarn = 1;
+        else o->flags.norm_topk_prob = 0;
+        if (!o->given) o->given = flag;
+        return 1;
+    }
+    if (!strcmp(flag, "--heads")) {
+        ok = cli_parse_int(value, 1, AL_MAX_HEADS, &n) && (o->flags.n_heads = n, 1);
+        want = "a number of attention heads from 1 to 256";
+    } else if (!strcmp(flag, "--moe-top-k")) {
+        ok = cli_parse_int(value, 1, 256, &n) && (o->flags.moe_top_k = n, 1);
+        want = "a number of experts per token from 1 to 256";
+    } else if (!strcmp(flag, "--rope-theta")) {
+        ok = cli_parse_double(value, &x) && x > 0.0 && (o->flags.rope_theta = x, 1);
+        want = "a positive number (MiniMind's default: 1e6)";
+    } else if (!strcmp(flag, "--eps")) {
+        ok = cli_parse_double(value, &x) && x > 0.0 && x < 1.0 && (o->flags.eps = x, 1);
+        want = "a number in (0, 1) (MiniMind's default: 1e-6)";
+    } else {
+        return 0;
+    }
+    if (!value || !ok) {
+        cli_error("%s expects %s", flag, want);
+        return -1;
+    }
+    if (!o->given) o->given = flag;
+    return 2;
+}
+
+int cli_read_pth(const char *path, const al_pth_flags *flags, uint8_t **image, al_safetensors **tensors,
+                 char **config, size_t *config_len, int *status) {
+    *image = NULL;
+    *tensors = NULL;
+    *config = NULL;
+    *config_len = 0;
+    *status = EXIT_BAD_INPUT;
+    size_t size = 0, image_size = 0;
+    uint8_t *bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
+    if (!bytes) return 0;
+    al_error err = {0};
+    al_status st = al_pth_to_safetensors(bytes, size, image, &image_size, &err);
+    free(bytes); /* the float32 image holds all that is needed */
+    int64_t len = -1;
+    if (st == AL_OK) st = al_st_parse_view(*image, image_size, tensors, &err);
+    if (st == AL_OK && (len = al_minimind_config_from_tensors(*tensors, flags, NULL, 0, &err)) < 0) st = err.status;
+    if (st == AL_OK && !(*config = malloc((size_t)len + 1))) st = al_fail(&err, AL_ERR_NOMEM, "out of memory for config.json");
+    if (st == AL_OK && al_minimind_config_from_tensors(*tensors, flags, *config, len + 1, &err) != len) st = err.status;
+    if (st == AL_OK) {
+        *config_len = (size_t)len;
+        return 1;
+    }
+    cli_error("%s: %s", cli_show(path), err.msg);
+    if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
+    free(*config);
+    al_st_free(*tensors);
+    al_buffer_free(*image);
+    *image = NULL;
+    *tensors = NULL;
+    *config = NULL;
+    return 0;
+}
+
+/* The model a MiniMind config.json and its tensors describe (from a folder or a .pth); NULL
+ * after printing why (naming `path`). */
+static al_model *minimind_model(const char *path, const char *config, size_t config_len, const al_safetensors *tensors,
+                                int64_t want_context, int64_t max_step, int *status) {
+    al_error err = {0};
+    al_model_hparams hp;
+    al_model *m = NULL;
+    al_status st;
+    if ((st = al_minimind_hparams(config, config_len, tensors, &hp, &err)) != AL_OK)
+        cli_error("%s: %s", cli_show(path), err.msg);
+    else if ((st = al_model_from_minimind(config, config_len, tensors, clamp_context(want_context, hp.max_seq),
+                                          clamp_step(max_step, want_context, hp.max_seq), &m, &err)) != AL_OK) {
+        cli_error("%s: %s", cli_show(path), err.msg);
+        if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
+    }
+    return m;
+}
+
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
-                         cli_model_kind *kind, int *status) {
+                         const cli_pth_options *pth, cli_model_kind *kind, int *status) {
     *status = EXIT_BAD_INPUT;
     struct stat sb;
     if (stat(path, &sb) != 0) {
         cli_error("cannot open '%s': no such file or folder", cli_show(path));
         return NULL;
     }
+    const size_t len = strlen(path);
+    const int is_pth = !S_ISDIR(sb.st_mode) && len > 4 && !strcmp(path + len - 4, ".pth");
+    if (pth && pth->given && !is_pth) {
+        cli_error("%s applies to a .pth checkpoint only; '%s' gives its own configuration", pth->given, cli_show(path));
+        return NULL;
+    }
     al_error err = {0};
     al_model *m = NULL;
     al_status st;
+    if (is_pth) {
+        *kind = CLI_MODEL_PTH;
+        uint8_t *image = NULL;
+        al_safetensors *tensors = NULL;
+        char *config = NULL;
+        size_t config_len = 0;
+        if (cli_read_pth(path, pth ? &pth->flags : NULL, &image, &tensors, &config, &config_len, status))
+            m = minimind_model(path, config, config_len, tensors, want_context, max_step, status);
+        al_st_free(tensors);
+        al_buffer_free(image);
+        free(config);
+        if (m) *status = EXIT_OK;
+        return m;
+    }
     if (S_ISDIR(sb.st_mode)) {
         /* A MiniMind / Hugging Face folder. */
         *kind = CLI_MODEL_MINIMIND;
@@ -50,16 +164,10 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
         char *config = config_path ? (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size) : NULL;
         uint8_t *weights = config && weights_path ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &weights_size) : NULL;
         al_safetensors *tensors = NULL;
-        al_model_hparams hp;
         if (weights && (st = al_st_parse_view(weights, weights_size, &tensors, &err)) != AL_OK)
             cli_error("%s: %s", cli_show(weights_path), err.msg);
-        else if (tensors && (st = al_minimind_hparams(config, config_size, tensors, &hp, &err)) != AL_OK)
-            cli_error("%s: %s", cli_show(path), err.msg);
-        else if (tensors && (st = al_model_from_minimind(config, config_size, tensors, clamp_context(want_context, hp.max_seq),
-                                                         clamp_step(max_step, want_context, hp.max_seq), &m, &err)) != AL_OK) {
-            cli_error("%s: %s", cli_show(path), err.msg);
-            if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
-        }
+        else if (tensors)
+            m = minimind_model(path, config, config_size, tensors, want_context, max_step, status);
         al_st_free(tensors);
         free(weights);
         free(config);
@@ -67,12 +175,6 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
         free(weights_path);
         if (m) *status = EXIT_OK;
         return m;
-    }
-    const size_t len = strlen(path);
-    if (len > 4 && !strcmp(path + len - 4, ".pth")) {
-        cli_error("'%s': MiniMind .pth checkpoints are not read yet; save the model with save_pretrained (config.json + "
-                  "model.safetensors) or use a llama2.c .bin", cli_show(path));
-        return NULL;
     }
     /* A llama2.c checkpoint. */
     *kind = CLI_MODEL_LLAMA2C;

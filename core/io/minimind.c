@@ -3,9 +3,11 @@
  * (model.embed_tokens.weight, model.layers.N.self_attn.q_proj.weight, ..., model.norm.weight,
  * lm_head.weight when untied), float32, float16 or bfloat16. QK-Norm is on when the layers have
  * q_norm and k_norm weights. Every tensor must be one the config gives a place and have the
- * shape it gives; nothing else may be in the file. */
+ * shape it gives; nothing else may be in the file. For a state_dict without its config.json
+ * (a .pth), al_minimind_config_from_tensors writes the config its shapes imply. */
 #include "base/internal.h"
 #include "io/json.h"
+#include "torch/text.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -282,4 +284,159 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
         if (s != AL_OK) return s;
     }
     return AL_OK;
+}
+
+/* ---- config.json from a state_dict's shapes ------------------------------------------------ */
+
+al_pth_flags al_pth_flags_default(void) {
+    al_pth_flags f;
+    memset(&f, 0, sizeof f);
+    f.moe_top_k = 1;
+    f.norm_topk_prob = 1;
+    f.rope_theta = 1e6;
+    f.eps = 1e-6;
+    return f;
+}
+
+/* The shape of tensor `name` if it has `ndim` dimensions: AL_OK, AL_ERR_MISSING (message only if
+ * `required`) or AL_ERR_SHAPE. */
+static al_status shape_of(const al_safetensors *st, const char *name, int ndim, int required, int64_t shape[2],
+                          al_error *err) {
+    al_st_tensor t;
+    if (al_st_find(st, name, &t) != AL_OK)
+        return required ? al_fail(err, AL_ERR_MISSING, "tensor '%s' not found: not a MiniMind state_dict", name) : AL_ERR_MISSING;
+    if (t.ndim != ndim)
+        return al_fail(err, AL_ERR_SHAPE, "tensor '%s' has %d dimensions, a MiniMind state_dict %d", name, t.ndim, ndim);
+    for (int d = 0; d < ndim; d++)
+        if ((shape[d] = t.shape[d]) < 1) return al_fail(err, AL_ERR_SHAPE, "tensor '%s' has a dimension of size 0", name);
+    return AL_OK;
+}
+
+/* rows = count · size, or a message naming both tensors. */
+static al_status divide(int64_t rows, int64_t size, const char *what, const char *rows_of, const char *size_of,
+                        int64_t *count, al_error *err) {
+    if (rows % size != 0)
+        return al_fail(err, AL_ERR_CONFIG, "%s's %lld rows are not a whole number of %s of %lld (%s): no %s fits",
+                       rows_of, (long long)rows, what, (long long)size, size_of, what);
+    *count = rows / size;
+    return AL_OK;
+}
+
+/* The highest N of "model.layers.N." names, plus one; -1 (with a message) past AL_MAX_LAYERS. */
+static int64_t count_layers(const al_safetensors *st, al_error *err) {
+    static const char PREFIX[] = "model.layers.";
+    int64_t layers = 0;
+    for (int i = 0; i < al_st_count(st); i++) {
+        al_st_tensor t;
+        al_st_get(st, i, &t);
+        if (strncmp(t.name, PREFIX, sizeof PREFIX - 1) != 0) continue;
+        const char *p = t.name + sizeof PREFIX - 1;
+        int64_t n = 0;
+        for (; *p >= '0' && *p <= '9' && n <= AL_MAX_LAYERS; p++) n = 10 * n + (*p - '0');
+        if (n >= AL_MAX_LAYERS)
+            return al_fail(err, AL_ERR_LIMIT, "tensor '%.80s': layer index above the limit of %d layers", t.name, AL_MAX_LAYERS), -1;
+        if (p > t.name + sizeof PREFIX - 1 && *p == '.' && n + 1 > layers) layers = n + 1;
+    }
+    return layers;
+}
+
+int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_flags *flags, char *buf, int64_t cap,
+                                        al_error *err) {
+    if (!st || cap < 0 || (!buf && cap > 0))
+        return al_fail(err, AL_ERR_ARG, "MiniMind config: NULL tensors, or a NULL buffer with a capacity"), -1;
+    const al_pth_flags f = flags ? *flags : al_pth_flags_default();
+    if (f.n_heads < 0 || f.n_heads > AL_MAX_HEADS)
+        return al_fail(err, AL_ERR_ARG, "heads must be from 1 to %d (0: from q_norm), got %lld", AL_MAX_HEADS, (long long)f.n_heads), -1;
+    if (f.moe_top_k < 1 || f.moe_top_k > 256 || (f.norm_topk_prob != 0 && f.norm_topk_prob != 1) || (f.yarn != 0 && f.yarn != 1))
+        return al_fail(err, AL_ERR_ARG, "MoE top-k must be from 1 to 256, norm_topk_prob and yarn 0 or 1"), -1;
+    if (!(isfinite(f.rope_theta) && f.rope_theta > 0.0) || !(isfinite(f.eps) && f.eps > 0.0))
+        return al_fail(err, AL_ERR_ARG, "rope_theta and eps must be positive finite numbers"), -1;
+
+    /* hidden, vocab: the embedding [vocab, hidden]; head_dim: q_norm [head_dim]; heads and kv
+     * heads: q_proj [heads · head_dim, hidden] and k_proj [kv_heads · head_dim, hidden]. */
+    int64_t embed[2] = {0, 0}, q[2] = {0, 0}, k[2] = {0, 0}, qn[2] = {0, 0}, head_dim = 0, heads = 0, kv_heads = 0;
+    al_status s;
+    if ((s = shape_of(st, "model.embed_tokens.weight", 2, 1, embed, err)) != AL_OK) return -1;
+    const int64_t layers = count_layers(st, err);
+    if (layers < 0) return -1;
+    if (layers == 0) return al_fail(err, AL_ERR_MISSING, "no tensor named model.layers.N.*: not a MiniMind state_dict"), -1;
+    if ((s = shape_of(st, "model.layers.0.self_attn.q_proj.weight", 2, 1, q, err)) != AL_OK ||
+        (s = shape_of(st, "model.layers.0.self_attn.k_proj.weight", 2, 1, k, err)) != AL_OK)
+        return -1;
+    s = shape_of(st, "model.layers.0.self_attn.q_norm.weight", 1, 0, qn, err);
+    if (s == AL_OK) {
+        head_dim = qn[0];
+        if (divide(q[0], head_dim, "heads", "q_proj", "q_norm's length", &heads, err) != AL_OK) return -1;
+        if (f.n_heads && f.n_heads != heads)
+            return al_fail(err, AL_ERR_CONFIG, "%lld heads given, but q_proj's %lld rows and q_norm's head_dim %lld make %lld",
+                           (long long)f.n_heads, (long long)q[0], (long long)head_dim, (long long)heads), -1;
+    } else if (s == AL_ERR_MISSING) {
+        /* Without QK-Norm only the product heads · head_dim is in the shapes. */
+        if (!f.n_heads)
+            return al_fail(err, AL_ERR_CONFIG, "no q_norm (QK-Norm) in the checkpoint, so its number of heads cannot be read "
+                                               "from the shapes: give it (--heads)"), -1;
+        heads = f.n_heads;
+        if (divide(q[0], heads, "heads", "q_proj", "the given number of heads", &head_dim, err) != AL_OK) return -1;
+    } else {
+        return -1;
+    }
+    if (divide(k[0], head_dim, "key/value heads", "k_proj", "head_dim", &kv_heads, err) != AL_OK) return -1;
+
+    /* The feed-forward: dense gate_proj [ffn, hidden], or MoE's router mlp.gate [experts,
+     * hidden] and each expert's gate_proj [moe_ffn, hidden]. */
+    int64_t router[2] = {0, 0}, ffn[2] = {0, 0}, moe_ffn[2] = {0, 0};
+    s = shape_of(st, "model.layers.0.mlp.gate.weight", 2, 0, router, err);
+    const int moe = s == AL_OK;
+    if (s != AL_OK && s != AL_ERR_MISSING) return -1;
+    if (moe && shape_of(st, "model.layers.0.mlp.experts.0.gate_proj.weight", 2, 1, moe_ffn, err) != AL_OK) return -1;
+    if (!moe && shape_of(st, "model.layers.0.mlp.gate_proj.weight", 2, 1, ffn, err) != AL_OK) return -1;
+    if (!moe && (f.moe_top_k != 1 || f.norm_topk_prob != 1))
+        return al_fail(err, AL_ERR_CONFIG, "MoE routing given (top-k %lld, norm_topk_prob %s), but the checkpoint has no experts "
+                                           "(no model.layers.0.mlp.gate.weight)",
+                       (long long)f.moe_top_k, f.norm_topk_prob ? "on" : "off"), -1;
+    if (moe && f.moe_top_k > router[0])
+        return al_fail(err, AL_ERR_CONFIG, "MoE top-k %lld given, but the checkpoint has %lld experts", (long long)f.moe_top_k,
+                       (long long)router[0]), -1;
+
+    /* Tied: no lm_head.weight, or one that holds the embedding's bytes (MiniMind's trainer saves
+     * the tied head as its own copy). */
+    al_st_tensor e, h;
+    int tied = al_st_find(st, "lm_head.weight", &h) != AL_OK;
+    if (!tied) {
+        al_st_find(st, "model.embed_tokens.weight", &e);
+        tied = h.dtype == e.dtype && h.ndim == e.ndim && h.nbytes == e.nbytes && h.shape[0] == e.shape[0] &&
+               h.shape[1] == e.shape[1] && memcmp(h.data, e.data, (size_t)e.nbytes) == 0;
+    }
+
+    char num[AL_SHORTEST_MAX];
+    al_text t;
+    al_text_init(&t, buf, (size_t)cap);
+    al_text_printf(&t, "{\n  \"architectures\": [\"MiniMindForCausalLM\"],\n  \"model_type\": \"minimind\",\n");
+    const char *dtype = al_st_metadata(st, "torch_dtype");
+    if (dtype && (!strcmp(dtype, "float32") || !strcmp(dtype, "float16") || !strcmp(dtype, "bfloat16")))
+        al_text_printf(&t, "  \"torch_dtype\": \"%s\",\n", dtype);
+    al_text_printf(&t, "  \"vocab_size\": %lld,\n  \"hidden_size\": %lld,\n  \"num_hidden_layers\": %lld,\n",
+                   (long long)embed[0], (long long)embed[1], (long long)layers);
+    al_text_printf(&t, "  \"num_attention_heads\": %lld,\n  \"num_key_value_heads\": %lld,\n  \"head_dim\": %lld,\n",
+                   (long long)heads, (long long)kv_heads, (long long)head_dim);
+    if (moe) {
+        /* intermediate_size is left out: MiniMindConfig's default, which no MoE layer uses. */
+        al_text_printf(&t, "  \"use_moe\": true,\n  \"num_experts\": %lld,\n  \"num_experts_per_tok\": %lld,\n",
+                       (long long)router[0], (long long)f.moe_top_k);
+        al_text_printf(&t, "  \"moe_intermediate_size\": %lld,\n  \"norm_topk_prob\": %s,\n", (long long)moe_ffn[0],
+                       f.norm_topk_prob ? "true" : "false");
+    } else {
+        al_text_printf(&t, "  \"use_moe\": false,\n  \"intermediate_size\": %lld,\n", (long long)ffn[0]);
+    }
+    al_text_printf(&t, "  \"max_position_embeddings\": 32768,\n  \"rms_norm_eps\": %s,\n", al_format_shortest(num, f.eps));
+    al_text_printf(&t, "  \"rope_theta\": %s,\n  \"inference_rope_scaling\": %s,\n", al_format_shortest(num, f.rope_theta),
+                   f.yarn ? "true" : "false");
+    if (f.yarn)
+        al_text_printf(&t, "  \"rope_scaling\": {\"type\": \"yarn\", \"factor\": 16, \"original_max_position_embeddings\": 2048, "
+                           "\"beta_fast\": 32, \"beta_slow\": 1, \"attention_factor\": 1.0},\n");
+    else
+        al_text_printf(&t, "  \"rope_scaling\": null,\n");
+    al_text_printf(&t, "  \"tie_word_embeddings\": %s,\n  \"hidden_act\": \"silu\",\n  \"bos_token_id\": 1,\n  \"eos_token_id\": 2\n}\n",
+                   tied ? "true" : "false");
+    return (int64_t)t.len;
 }

@@ -710,25 +710,10 @@ static uint32_t load_le32(const uint8_t *p) {
 }
 static uint16_t load_le16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 
-/* IEEE binary16 → binary32 bits, exact (every half is a float). Normal halves rebias the
- * exponent, 15 → 127. A subnormal half is mant · 2^-24; with its leading 1 at bit k it is
- * 1.f · 2^(k-24), a normal float with exponent field k - 24 + 127 = k + 103. */
-static uint32_t f16_bits_to_f32_bits(uint16_t h) {
-    uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-    uint32_t exp = (uint32_t)(h >> 10) & 0x1F, mant = h & 0x3FFu;
-    if (exp == 0x1F) return sign | 0x7F800000u | mant << 13; /* inf, NaN (payload kept) */
-    if (exp != 0) return sign | (exp + 112) << 23 | mant << 13;
-    if (mant == 0) return sign;
-    int k = 9;
-    while (!(mant >> k & 1)) k--;
-    uint32_t frac = (mant << (10 - k)) & 0x3FFu;
-    return sign | (uint32_t)(k + 103) << 23 | frac << 13;
-}
-
 /* Element i as float32 bits: bfloat16 is the top half of a float32. */
 static uint32_t element_bits(al_dtype dt, const uint8_t *src, int64_t i) {
     switch (dt) {
-    case AL_DTYPE_F16: return f16_bits_to_f32_bits(load_le16(src + 2 * i));
+    case AL_DTYPE_F16: return al_f16_bits_to_f32_bits(load_le16(src + 2 * i));
     case AL_DTYPE_BF16: return (uint32_t)load_le16(src + 2 * i) << 16;
     default: return load_le32(src + 4 * i);
     }

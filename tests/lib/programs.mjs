@@ -20,6 +20,9 @@ export const PROGRAMS = {
   test_sampler: { args: [] },
   // Under valgrind without the timing check (memcheck is some 30 times slower).
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
+  // The malformed .pth files are built in the program; the fixtures' .pth files must read.
+  test_pth: { args: ['tests/fixtures/minimind/pth_dense_tied/model.pth', 'tests/fixtures/minimind/pth_moe_top2/model.pth',
+    'tests/fixtures/minimind/pth_shared_tied/model.pth'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

@@ -158,6 +158,49 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
 al_status al_model_from_minimind(const char *config_json, size_t config_len, const al_safetensors *st,
                                  int64_t context, int64_t max_step, al_model **out, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * MiniMind's own training output, a .pth file: torch.save of a state_dict (its trainer saves
+ * {k: v.half()}), read without Python. The zip archive must hold stored entries (as torch.save
+ * writes them); its pickle is read by a machine that knows only what a dict of tensors needs
+ * (collections.OrderedDict, torch._utils._rebuild_tensor_v2, torch.{Float,Half,BFloat16}Storage)
+ * and refuses any other opcode or global by name: nothing is ever executed.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The state_dict's tensors as a float32 safetensors image (names and shapes kept, float16 and
+ * bfloat16 widened exactly; metadata "format": "pt" and "torch_dtype": "float16", "bfloat16",
+ * "float32" or "mixed", as stored). Tensors must be contiguous and inside their storage; one
+ * storage may back several tensors (tied weights), each then gets its own copy. *out receives a
+ * malloc'd image of *out_size bytes, to release with al_buffer_free. AL_ERR_FORMAT with a
+ * message naming what is wrong ("zip: ...", "pickle: refusing global os.system ...", "pth: ...");
+ * AL_ERR_LIMIT above AL_MAX_MODEL_BYTES of float32 data. */
+al_status al_pth_to_safetensors(const uint8_t *bytes, size_t size, uint8_t **out,
+                                size_t *out_size, al_error *err);
+
+/* What a state_dict's shapes cannot say, with MiniMind's defaults (al_pth_flags_default). */
+typedef struct {
+    int64_t n_heads;        /* 0: head_dim from q_norm's length, heads = q_proj rows / head_dim;
+                             * a checkpoint without QK-Norm needs it */
+    int64_t moe_top_k;      /* num_experts_per_tok: 1 (MoE checkpoints only if not 1) */
+    int32_t norm_topk_prob; /* 1, or 0 (MoE checkpoints only) */
+    int32_t yarn;           /* 0, or 1: inference_rope_scaling with MiniMind's YaRN (factor 16,
+                             * original 2048, beta_fast 32, beta_slow 1, attention factor 1) */
+    double rope_theta;      /* 1e6 */
+    double eps;             /* rms_norm_eps: 1e-6 */
+} al_pth_flags;
+
+al_pth_flags al_pth_flags_default(void);
+
+/* Writes the config.json (MiniMindConfig's keys) that a MiniMind state_dict's tensors imply,
+ * for al_minimind_hparams / al_model_from_minimind: hidden_size and vocab_size from the
+ * embedding, num_hidden_layers from the layer indices, head_dim, heads and kv heads from
+ * q_norm, q_proj and k_proj, intermediate_size from gate_proj, MoE (num_experts,
+ * moe_intermediate_size) from mlp.gate and the experts, tie_word_embeddings from lm_head's
+ * absence or its equality with the embedding; the rest from flags (NULL: the defaults) and
+ * max_position_embeddings 32768. Writes at most cap bytes, NUL-terminated, to buf and returns
+ * the text's full length (a size query with buf NULL and cap 0), or -1 with *err set. */
+int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_flags *flags,
+                                        char *buf, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif
