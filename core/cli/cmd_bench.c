@@ -48,7 +48,7 @@ static int bench_model(int argc, char **argv) {
     int status = EXIT_OK;
     if (model_path) {
         cli_model_kind kind;
-        m = cli_load_model(model_path, seq + decode, 64, &kind, &status);
+        m = cli_load_model(model_path, seq + decode, 64, NULL, &kind, &status); /* a .pth with MiniMind's defaults */
         if (!m) return status;
     } else {
         const al_model_hparams hp = minimind3();
