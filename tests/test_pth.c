@@ -536,7 +536,9 @@ static void with_ops(buf *out, const char *ops, size_t n) {
 /* A pickle written out as a string literal (its length without the final NUL). */
 #define OPS(out, literal) with_ops(out, literal, sizeof literal - 1)
 static void unknown_opcode(buf *out) { OPS(out, "\x80\x02}\xff."); }
-static void opcode_build(buf *out) { OPS(out, "\x80\x02}}b."); }
+static void build_on_int(buf *out) { OPS(out, "\x80\x02K\x01}b."); }
+static void build_int_state(buf *out) { OPS(out, "\x80\x02}K\x01" "b."); }
+static void build_alone(buf *out) { OPS(out, "\x80\x02}b."); }
 static void opcode_stack_global(buf *out) { OPS(out, "\x80\x02\x8c\x02os\x8c\x06system\x93."); }
 static void opcode_inst(buf *out) { OPS(out, "\x80\x02(ios\nsystem\n."); }
 static void protocol_6(buf *out) { OPS(out, "\x80\x06}."); }
@@ -847,7 +849,9 @@ static const bad_case BAD[] = {
     {"global near miss", global_near_miss, AL_ERR_FORMAT, "refusing global torch.FloatStorageX"},
     {"global without newline", global_no_newline, AL_ERR_FORMAT, "module has no end of line"},
     {"unknown opcode", unknown_opcode, AL_ERR_FORMAT, "unknown opcode 0xff at byte 3"},
-    {"opcode BUILD", opcode_build, AL_ERR_FORMAT, "refusing opcode BUILD (0x62) at byte 4"},
+    {"BUILD on an int", build_on_int, AL_ERR_FORMAT, "BUILD at byte 5 on an int: only a dict's state is accepted"},
+    {"BUILD with an int state", build_int_state, AL_ERR_FORMAT, "BUILD at byte 5 with a state that is an int, not a dict"},
+    {"BUILD with one value", build_alone, AL_ERR_FORMAT, "BUILD at byte 3 needs 2 values on the stack, has 1"},
     {"opcode STACK_GLOBAL", opcode_stack_global, AL_ERR_FORMAT, "refusing opcode STACK_GLOBAL"},
     {"opcode INST", opcode_inst, AL_ERR_FORMAT, "refusing opcode INST"},
     {"protocol 6", protocol_6, AL_ERR_FORMAT, "protocol 6 at byte 0 is newer than 5"},

@@ -2,7 +2,8 @@
  * (zip.c): <stem>/data.pkl, a pickle of the state_dict, and <stem>/data/<key>, one raw
  * little-endian storage per key. The pickle is run by a small machine that knows only the
  * opcodes and globals a dict of tensors needs; it builds values, never calls anything, and
- * refuses every other opcode and global by name. The tensors come out as a float32 safetensors
+ * refuses every other opcode and global by name (BUILD only sets an OrderedDict's `_metadata`,
+ * as model.state_dict() pickles it, and is dropped). The tensors come out as a float32 safetensors
  * image, and al_minimind_config_from_tensors writes the config.json their shapes imply. */
 #include "base/internal.h"
 #include "io/json.h"
@@ -30,7 +31,8 @@ enum {
     OP_BINPERSID = 'Q', OP_REDUCE = 'R', OP_BINUNICODE = 'X', OP_GLOBAL = 'c', OP_EMPTY_DICT = '}',
     OP_BINGET = 'h', OP_LONG_BINGET = 'j', OP_BINPUT = 'q', OP_LONG_BINPUT = 'r', OP_SETITEM = 's',
     OP_TUPLE = 't', OP_EMPTY_TUPLE = ')', OP_SETITEMS = 'u', OP_PROTO = 0x80, OP_TUPLE1 = 0x85,
-    OP_TUPLE2 = 0x86, OP_TUPLE3 = 0x87, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_SHORT_BINUNICODE = 0x8c
+    OP_TUPLE2 = 0x86, OP_TUPLE3 = 0x87, OP_NEWTRUE = 0x88, OP_NEWFALSE = 0x89, OP_SHORT_BINUNICODE = 0x8c,
+    OP_BUILD = 'b'
 };
 
 /* The name of every opcode up to protocol 5, for refusals. */
@@ -551,6 +553,20 @@ static al_status run(pk_machine *m, int64_t *result, al_error *err) {
             break;
         case OP_SETITEMS:
             if ((s = pop_mark(m, "SETITEMS", &mark, err)) == AL_OK) s = set_items(m, mark, "SETITEMS", err);
+            break;
+        case OP_BUILD:
+            /* state_dict()'s OrderedDict sets its `_metadata` (module versions) this way: a
+             * dict's state, a dict (or None), is dropped; BUILD on anything else is refused. */
+            if ((s = need_values(m, 2, "BUILD", err)) == AL_OK) {
+                const int64_t state = m->stack[m->depth - 1], target = m->stack[m->depth - 2];
+                if (m->values[target].kind != V_DICT)
+                    s = al_fail(err, AL_ERR_FORMAT, "pickle: BUILD at byte %zu on %s: only a dict's state is accepted (and dropped)",
+                                m->at, kind_name(m, target));
+                else if (m->values[state].kind != V_DICT && m->values[state].kind != V_NONE)
+                    s = al_fail(err, AL_ERR_FORMAT, "pickle: BUILD at byte %zu with a state that is %s, not a dict",
+                                m->at, kind_name(m, state));
+                else m->depth--;
+            }
             break;
         case OP_STOP:
             if (m->depth != 1 || m->n_marks != 0)
