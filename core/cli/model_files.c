@@ -1,6 +1,7 @@
 /* model_files.c — `--model PATH` for the commands that run a whole model: a MiniMind / Hugging
- * Face directory (config.json + model.safetensors) or a llama2.c checkpoint (.bin), read, checked
- * and turned into a model with only the context the command needs reserved. */
+ * Face directory (config.json + model.safetensors, and the tokenizer.json that goes with them)
+ * or a llama2.c checkpoint (.bin), read, checked and turned into a model with only the context
+ * the command needs reserved. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -30,6 +31,16 @@ static int64_t clamp_step(int64_t step, int64_t want, int64_t max_seq) {
 }
 
 int32_t cli_stop_token(cli_model_kind kind) { return kind == CLI_MODEL_LLAMA2C ? 1 : 2; }
+
+char *cli_model_tokenizer(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? joined(path, "tokenizer.json") : NULL;
+}
+
+int cli_is_file(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
 
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
                          cli_model_kind *kind, int *status) {

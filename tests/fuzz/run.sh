@@ -4,16 +4,21 @@
 #                     tests/fuzz/seeds (valid files, layers, every malformed file);
 #   fuzz_decimal      the core's number parsing and printing against glibc's, from
 #                     tests/fuzz/seeds_decimal.
+#   fuzz_tokenizer_json  the tokenizer.json reader and what a tokenizer it reads does with text
+#                     and ids, from tests/fuzz/seeds_tokenizer (MiniMind's file and small ones).
 # New inputs go to build/fuzz/corpus*, failing inputs to build/fuzz/crashes (each one belongs in
 # tests/malformed/fuzz once fixed). Exits non-zero if a fuzzer found anything.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 [[ "$seconds" =~ ^[0-9]+$ ]] || { echo "usage: npm run fuzz -- SECONDS" >&2; exit 2; }
-mkdir -p build/fuzz/corpus build/fuzz/corpus_decimal build/fuzz/crashes
+mkdir -p build/fuzz/corpus build/fuzz/corpus_decimal build/fuzz/corpus_tokenizer build/fuzz/crashes
 build/fuzz/fuzz_safetensors -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
     -max_len=262144 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/ \
     build/fuzz/corpus tests/fuzz/seeds
 build/fuzz/fuzz_decimal -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
     -max_len=4096 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/ \
     build/fuzz/corpus_decimal tests/fuzz/seeds_decimal
+build/fuzz/fuzz_tokenizer_json -max_total_time="$seconds" -timeout=10 -rss_limit_mb=4096 \
+    -max_len=524288 -print_final_stats=1 -artifact_prefix=build/fuzz/crashes/ \
+    build/fuzz/corpus_tokenizer tests/fuzz/seeds_tokenizer

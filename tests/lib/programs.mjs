@@ -11,6 +11,7 @@ export const PROGRAMS = {
   test_pow: { args: ['tests/fixtures/pow/pow_golden.txt'], valgrind: null },
   test_trig: { args: ['tests/fixtures/trig/trig_golden.txt'], valgrind: null },
   test_fuzz_replay: { args: ['tests/malformed/fuzz', 'tests/fuzz/seeds'] },
+  test_fuzz_tokenizer: { args: ['tests/fuzz/seeds_tokenizer'] },
   // A sweep too: under valgrind 1000 random values per sweep instead of the full count.
   test_print: { args: [], valgrind: ['1000'] },
   test_abi: { args: [] },
@@ -20,6 +21,10 @@ export const PROGRAMS = {
   test_sampler: { args: [] },
   // Under valgrind without the timing check (memcheck is some 30 times slower).
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
+  test_tokenizer_hf: {
+    args: ['models/minimind-tokenizer/tokenizer.json'],
+    valgrind: ['models/minimind-tokenizer/tokenizer.json', '--no-timing'],
+  },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.
