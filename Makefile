@@ -37,7 +37,7 @@ CORE_SRC := $(foreach d,$(CORE_DIRS),$(sort $(wildcard core/$(d)/*.c)))
 CLI_SRC := $(sort $(wildcard core/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_NAMES := $(notdir $(TEST_SRC:.c=))
-FUZZ_NAMES := fuzz_safetensors fuzz_decimal fuzz_llama2c fuzz_pth
+FUZZ_NAMES := fuzz_safetensors fuzz_decimal fuzz_llama2c fuzz_pth fuzz_tokenizer_json
 
 # objs <dir>,<sources>: the objects of <sources> in <dir> (core/model/rope.c -> <dir>/core/model/rope.o).
 objs = $(patsubst %.c,$(1)/%.o,$(2))

@@ -7,7 +7,8 @@
 #   bash build.sh wasm     web/gen/attnlab.wasm with Emscripten, and dist/attnlab.html
 #   bash build.sh page     what `npm start` needs: build/attnlab, web/gen/attnlab.wasm, dist/attnlab.html
 #   bash build.sh faults   build/faults/test_faults: the live checks run on a core with deliberate bugs
-#   bash build.sh fuzz     build/fuzz/fuzz_safetensors, fuzz_decimal and fuzz_pth, the libFuzzer harnesses (clang, ASan+UBSan)
+#   bash build.sh fuzz     build/fuzz/fuzz_safetensors, fuzz_decimal, fuzz_llama2c, fuzz_pth and fuzz_tokenizer_json,
+#                          the libFuzzer harnesses (clang, ASan+UBSan)
 #   bash build.sh deps     install what the build and tests need and is missing (Debian, root)
 # CC=clang picks another compiler for the native and ASan builds (a change of compiler or flags
 # rebuilds what they built); V=1 prints every command.
@@ -47,8 +48,10 @@ deps() {
         apt-get update -q
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
     fi
-    # npm packages (Chart.js for the page, playwright-core for the browser tests).
-    [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund
+    # npm packages (Chart.js for the page, playwright-core for the browser tests, the reference
+    # tokenizer @huggingface/tokenizers for tests/hf-tokenizer.test.mjs).
+    [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] && [ -d node_modules/@huggingface/tokenizers ] ||
+        npm ci --no-audit --no-fund
 }
 
 case "${1:-all}" in

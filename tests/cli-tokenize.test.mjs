@@ -126,7 +126,7 @@ const BAD = [
   ['an empty file', ['--tokenizer', 'FILE', '--text', 'a'], Buffer.alloc(0), /the file is 0 bytes, too short for its 4-byte max_token_length/],
   ['a truncated file', ['--tokenizer', 'FILE', '--text', 'a'], truncated, /token 214: the file ends inside its score and length \(2 of 8 bytes at offset 2998\)/],
   ['a negative length', ['--tokenizer', 'FILE', '--text', 'a'], negative, /token 0: length -7 is negative/],
-  ['a tokenizer.json', ['--tokenizer', 'FILE', '--text', 'a'], Buffer.from('{\n  "version": "1.0",\n  "model": {"type": "BPE"}\n}\n'), /looks like a Hugging Face tokenizer\.json, which attnlab cannot read yet/],
+  ['a tokenizer.json', ['--tokenizer', 'FILE', '--text', 'a'], Buffer.from('{\n  "version": "1.0",\n  "model": {"type": "BPE"}\n}\n'), /\(read as a Hugging Face tokenizer\.json\): there is no pre_tokenizer/],
   ['--decode with a word that is no id', ['--tokenizer', TOK, '--decode', '--text', '1 403 x7 5'], null, /--decode: 'x7' is not a token id/],
   ['--decode with an id out of range', ['--tokenizer', TOK, '--decode', '--text', '1 403 512'], null, /--decode: token id 512 is outside \[0, 512\)/],
   ['--decode with a negative id', ['--tokenizer', TOK, '--decode', '--text', '-1'], null, /--decode: '-1' is not a token id/],

@@ -46,7 +46,7 @@ test('generate --prompt streams the prompt and the continuation as text, as the 
   const mismatch = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model),
     '--tokenizer', join(ROOT, 'tests', 'fixtures', 'llama2c', 'tokenize.json'), '--prompt', 'x']);
   assert.equal(mismatch.status, 2);
-  assert.match(mismatch.stderr, /tokenize\.json' looks like a Hugging Face tokenizer\.json/);
+  assert.match(mismatch.stderr, /tokenize\.json \(read as a Hugging Face tokenizer\.json\): there is no pre_tokenizer/);
   const noTok = run(join(VARIANTS[0].dir, 'attnlab'), ['generate', '--model', join(ROOT, generate.model), '--prompt', 'x']);
   assert.match(noTok.stderr, /--prompt needs --tokenizer/);
 });
@@ -123,7 +123,7 @@ test('generate and logits refuse bad input with one line and exit 2', () => {
     [['generate', '--model', model, '--ids', ''], /--ids: give at least one token id/],
     [['generate', '--model', model, '--ids', Array(600).fill(1).join(' ')], /the prompt has 600 tokens; the model's context is 512/],
     [['generate', '--model', join(ROOT, 'models', 'stories260K', 'tok512.bin'), '--ids', '1'], /tok512.bin: llama2.c checkpoint: header field hidden_dim is 0/],
-    [['generate', '--ids', '1'], /generate needs --model and one of --ids .* or --prompt TEXT/],
+    [['generate', '--ids', '1'], /generate needs --model and one of --ids .*, --prompt TEXT or --chat TEXT/],
     [['logits', '--model', model, '--ids', '1', '--out', model], /same file as the input/],
   ];
   for (const [args, message] of cases) {

@@ -7,6 +7,7 @@
 #include "attnlab.h"
 #include "check.h"
 #include "tok_image.h"
+#include "tok_json.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -247,6 +248,25 @@ static void test_tokenizer(void) {
     EXPECT_COUNT(al_tok_stream_finish(s, out, sizeof out, NULL), 4);
     EXPECT_COUNT(al_tok_stream_finish(NULL, out, sizeof out, NULL), -1);
     al_tok_stream_free(s);
+    al_tok_free(t);
+
+    /* A tokenizer.json: the 256 bytes and the merge "a b" -> 256. */
+    const char *tokens[] = {"ab"};
+    const char *const merges[][2] = {{"a", "b"}};
+    char *json = tok_json(tokens, 1, merges, 1, NULL, 0, 0, 1, 0);
+    if (!json) return;
+    const uint8_t *bytes = (const uint8_t *)json;
+    t = (al_tokenizer *)&t;
+    EXPECT(al_tok_hf_create(bytes, 5, 0, &t, NULL), AL_ERR_FORMAT);
+    CHECK(t == NULL, "a refused tokenizer.json is not NULL");
+    EXPECT(al_tok_hf_create(bytes, strlen(json), 0, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_hf_create(bytes, strlen(json), 300, &t, NULL), AL_ERR_FORMAT); /* it holds 257 */
+    EXPECT(al_tok_hf_create(bytes, strlen(json), 0, &t, NULL), AL_OK);
+    free(json);
+    if (!t) return;
+    EXPECT_COUNT(al_tok_encode(t, "ab", 2, 1, 0, ids, 4, NULL), -1); /* no BOS */
+    EXPECT_COUNT(al_tok_encode(t, "ab", 2, 0, 0, ids, 4, NULL), 1);
+    CHECK(ids[0] == 256, "'ab' is id 256, got %d", (int)ids[0]);
     al_tok_free(t);
 }
 

@@ -2,7 +2,9 @@
  * step one forward pass over the new token with every layer's KV cache, the next token chosen
  * by MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is
  * greedy), seeded; the ids (or, with a tokenizer, the text) as they come, and a last line on
- * stderr with the counts and the speed. */
+ * stderr with the counts and the speed. The prompt is ids (--ids), text (--prompt, BOS first
+ * where the tokenizer has one) or one user message in MiniMind's chat format (--chat, the
+ * reply alone streamed); a MiniMind folder's tokenizer.json is the default tokenizer. */
 #define _POSIX_C_SOURCE 199309L
 #include "cli/cli.h"
 
@@ -11,6 +13,26 @@
 #include <string.h>
 #include <time.h>
 
+/* tokenizer_config.json's chat_template for one user message and add_generation_prompt, no
+ * system message and no tools: the message, then the assistant's turn opened, its thinking
+ * closed empty unless open_thinking (--think) leaves it open. */
+static char *chat_prompt(const char *message, int think, size_t *len) {
+    static const char head[] = "<|im_start|>user\n";
+    static const char tail[] = "<|im_end|>\n<|im_start|>assistant\n";
+    const char *thinking = think ? "<think>\n" : "<think>\n\n</think>\n\n";
+    const size_t n = strlen(message), n_think = strlen(thinking);
+    char *out = malloc(sizeof head - 1 + n + sizeof tail - 1 + n_think + 1);
+    if (!out) return NULL;
+    char *p = out;
+    memcpy(p, head, sizeof head - 1), p += sizeof head - 1;
+    memcpy(p, message, n), p += n;
+    memcpy(p, tail, sizeof tail - 1), p += sizeof tail - 1;
+    memcpy(p, thinking, n_think), p += n_think;
+    *p = '\0';
+    *len = (size_t)(p - out);
+    return out;
+}
+
 static double now_ms(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -18,16 +40,16 @@ static double now_ms(void) {
 }
 
 int cmd_generate(int argc, char **argv) {
-    const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *tokenizer_path = NULL;
-    int64_t max_new = 256, print_ids = 0, seed = 0;
+    const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *chat = NULL, *tokenizer_path = NULL;
+    int64_t max_new = 256, print_ids = 0, seed = 0, think = 0;
     al_sampler_params sp = al_sampler_params_default();
     cli_pth_options pth;
     cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
-        if (!strcmp(flag, "--print-ids")) {
-            print_ids = 1;
+        if (!strcmp(flag, "--print-ids") || !strcmp(flag, "--think")) {
+            *(!strcmp(flag, "--think") ? &think : &print_ids) = 1;
             continue;
         }
         const int took = cli_parse_pth_flag(argc, argv, i, &pth);
@@ -39,6 +61,7 @@ int cmd_generate(int argc, char **argv) {
         if (!strcmp(flag, "--model")) model_path = value;
         else if (!strcmp(flag, "--ids")) ids_text = value;
         else if (!strcmp(flag, "--prompt")) prompt = value;
+        else if (!strcmp(flag, "--chat")) chat = value;
         else if (!strcmp(flag, "--tokenizer")) tokenizer_path = value;
         else if (!strcmp(flag, "--max-new-tokens")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &max_new);
         else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &sp.temperature) && sp.temperature >= 0.0 && sp.temperature <= 100.0;
@@ -64,20 +87,42 @@ int cmd_generate(int argc, char **argv) {
         }
         i++;
     }
-    if (!model_path || (!ids_text) == (!prompt)) {
-        cli_error("generate needs --model and one of --ids (token ids, e.g. \"1\" for BOS) or --prompt TEXT");
+    if (!model_path || (ids_text != NULL) + (prompt != NULL) + (chat != NULL) != 1) {
+        cli_error("generate needs --model and one of --ids (token ids, e.g. \"1\" for BOS), --prompt TEXT or --chat TEXT");
         return EXIT_BAD_INPUT;
     }
-    if (prompt && !tokenizer_path) {
-        cli_error("--prompt needs --tokenizer (llama2.c's tokenizer.bin, e.g. models/stories260K/tok512.bin)");
+    if (think && !chat) {
+        cli_error("--think opens the reply's thinking in the chat format: it goes with --chat");
         return EXIT_BAD_INPUT;
+    }
+    /* A MiniMind folder's tokenizer.json, beside its config.json, unless --tokenizer says. */
+    char *folder_tokenizer = cli_model_tokenizer(model_path);
+    if (chat && !folder_tokenizer) {
+        cli_error("--chat writes MiniMind's chat format: --model must be a MiniMind folder (config.json, "
+                  "model.safetensors)");
+        return EXIT_BAD_INPUT;
+    }
+    if ((prompt || chat) && !tokenizer_path) {
+        if (!folder_tokenizer) {
+            cli_error("--prompt needs --tokenizer (llama2.c's tokenizer.bin, e.g. models/stories260K/tok512.bin)");
+            return EXIT_BAD_INPUT;
+        }
+        if (!cli_is_file(folder_tokenizer)) {
+            cli_error("%s needs a tokenizer: '%s' has no tokenizer.json (give --tokenizer)", chat ? "--chat" : "--prompt",
+                      cli_show(model_path));
+            free(folder_tokenizer);
+            return EXIT_BAD_INPUT;
+        }
+        tokenizer_path = folder_tokenizer;
     }
 
-    /* 1. The tokenizer if any, the prompt's ids (BOS first for a text prompt), then the model
-     *    with the context they and the new tokens need. */
+    /* 1. The tokenizer if any, the prompt's ids, then the model with the context they and the
+     *    new tokens need. */
     al_tokenizer *tok = tokenizer_path ? cli_load_tokenizer(tokenizer_path, 0) : NULL;
+    const int tok_failed = tokenizer_path && !tok;
+    free(folder_tokenizer); /* tokenizer_path may be it: not used after this */
     int32_t *ids = malloc((size_t)AL_MAX_SEQ * sizeof *ids);
-    if ((tokenizer_path && !tok) || !ids) {
+    if (tok_failed || !ids) {
         if (!ids) cli_error("out of memory");
         al_tok_free(tok);
         free(ids);
@@ -85,9 +130,15 @@ int cmd_generate(int argc, char **argv) {
     }
     al_error err = {0};
     int64_t n_prompt;
-    if (prompt) {
-        n_prompt = al_tok_encode(tok, prompt, strlen(prompt), 1, 0, ids, AL_MAX_SEQ, &err);
+    if (prompt) { /* BOS first where the tokenizer has one (llama2.c's; a tokenizer.json has none) */
+        n_prompt = al_tok_encode(tok, prompt, strlen(prompt), al_tok_bos_id(tok) >= 0, 0, ids, AL_MAX_SEQ, &err);
         if (n_prompt < 0) cli_error("--prompt: %s", err.msg);
+    } else if (chat) {
+        size_t len = 0;
+        char *text = chat_prompt(chat, (int)think, &len);
+        n_prompt = text ? al_tok_encode(tok, text, len, 0, 0, ids, AL_MAX_SEQ, &err) : -1;
+        if (n_prompt < 0) cli_error("--chat: %s", text ? err.msg : "out of memory");
+        free(text);
     } else {
         n_prompt = cli_parse_ids(ids_text, ids, AL_MAX_SEQ);
         if (n_prompt == 0) cli_error("--ids: give at least one token id");
@@ -101,6 +152,7 @@ int cmd_generate(int argc, char **argv) {
     cli_model_kind kind;
     al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &pth, &kind, &status);
     if (!m) {
+        al_tok_free(tok);
         free(ids);
         return status;
     }
@@ -129,7 +181,7 @@ int cmd_generate(int argc, char **argv) {
             cli_error("%s", err.msg);
             status = EXIT_FAILURE_ENV;
         }
-        for (int64_t i = 0; stream && i < n_prompt; i++) {
+        for (int64_t i = 0; stream && !chat && i < n_prompt; i++) { /* a chat shows the reply only */
             const int64_t len = al_tok_stream_push(stream, ids[i], text, sizeof text, &err);
             if (len > 0) fwrite(text, 1, (size_t)len, stdout);
         }

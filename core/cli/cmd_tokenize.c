@@ -1,6 +1,10 @@
 /* cmd_tokenize.c — `attnlab tokenize`: text to token ids, or to their pieces, with a tokenizer
- * file (core/io/tokenizer_llama2c.c), and ids back to text with --decode. The file is read by
- * cli_load_tokenizer (cli/tokenizer_files.c), which tells its kind from its first bytes. */
+ * file (llama2.c's tokenizer.bin or a Hugging Face tokenizer.json, core/io/tokenizer*.c), and
+ * ids back to text with --decode. The file is read by cli_load_tokenizer
+ * (cli/tokenizer_files.c), which tells its kind from its first bytes. BOS is added by default
+ * where the tokenizer has one (llama2.c's); a tokenizer.json has none (Hugging Face's encode
+ * adds nothing to MiniMind's text), so nothing is added with or without --no-bos, and --eos
+ * is refused. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -12,8 +16,6 @@ typedef struct {
     int64_t vocab_size;           /* 0: as many tokens as the file holds */
     int pieces, bos, eos, decode;
 } tokenize_args;
-
-/* ---- tokenizer kinds ----------------------------------------------------------------------- */
 
 /* ---- arguments ----------------------------------------------------------------------------- */
 
@@ -191,6 +193,12 @@ int cmd_tokenize(int argc, char **argv) {
     if (!parse_args(argc, argv, &args)) return EXIT_BAD_INPUT;
     al_tokenizer *t = cli_load_tokenizer(args.tokenizer, args.vocab_size);
     if (!t) return EXIT_BAD_INPUT;
+    if (args.eos && al_tok_eos_id(t) < 0) {
+        cli_error("--eos: '%s' defines no EOS token of its own (a tokenizer.json adds none)", cli_show(args.tokenizer));
+        al_tok_free(t);
+        return EXIT_BAD_INPUT;
+    }
+    if (al_tok_bos_id(t) < 0) args.bos = 0;
     size_t len = 0;
     uint8_t *input = NULL;
     if (args.text) len = strlen(args.text);

@@ -1,7 +1,8 @@
 /* model_files.c — `--model PATH` for the commands that run a whole model: a MiniMind / Hugging
- * Face directory (config.json + model.safetensors), a MiniMind .pth (torch.save of a state_dict,
- * its configuration from its shapes and the command's flags) or a llama2.c checkpoint (.bin),
- * read, checked and turned into a model with only the context the command needs reserved. */
+ * Face directory (config.json + model.safetensors, and the tokenizer.json that goes with them),
+ * a MiniMind .pth (torch.save of a state_dict, its configuration from its shapes and the
+ * command's flags) or a llama2.c checkpoint (.bin), read, checked and turned into a model with
+ * only the context the command needs reserved. */
 #include "cli/cli.h"
 #include "base/internal.h"
 
@@ -123,6 +124,16 @@ static al_model *minimind_model(const char *path, const char *config, size_t con
         if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
     }
     return m;
+}
+
+char *cli_model_tokenizer(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? joined(path, "tokenizer.json") : NULL;
+}
+
+int cli_is_file(const char *path) {
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,

@@ -22,11 +22,10 @@ static int is_anything(const uint8_t *b, size_t n) { return (void)b, (void)n, 1;
 static const struct {
     const char *name;
     int (*sniff)(const uint8_t *bytes, size_t size);
-    /* NULL: recognised but not read yet */
     al_status (*create)(const uint8_t *bytes, size_t size, int64_t vocab_size, al_tokenizer **out,
                         al_error *err);
 } KINDS[] = {
-    {"a Hugging Face tokenizer.json", is_json, NULL},
+    {"a Hugging Face tokenizer.json", is_json, al_tok_hf_create},
     {"llama2.c's tokenizer.bin", is_anything, al_tok_llama2c_create}, /* the last: anything else */
 };
 
@@ -37,14 +36,9 @@ al_tokenizer *cli_load_tokenizer(const char *path, int64_t vocab_size) {
     size_t k = 0;
     while (!KINDS[k].sniff(bytes, size)) k++;
     al_tokenizer *t = NULL;
-    if (!KINDS[k].create) {
-        cli_error("'%s' looks like %s, which attnlab cannot read yet (only llama2.c's "
-                  "tokenizer.bin)", cli_show(path), KINDS[k].name);
-    } else {
-        al_error err = {0};
-        if (KINDS[k].create(bytes, size, vocab_size, &t, &err) != AL_OK)
-            cli_error("%s (read as %s): %s", cli_show(path), KINDS[k].name, err.msg);
-    }
+    al_error err = {0};
+    if (KINDS[k].create(bytes, size, vocab_size, &t, &err) != AL_OK)
+        cli_error("%s (read as %s): %s", cli_show(path), KINDS[k].name, err.msg);
     free(bytes);
     return t;
 }

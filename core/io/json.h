@@ -80,7 +80,9 @@ int al_json_read_number(al_json_cursor *c, double *out);
 /* Reads true or false. 0 or -1. */
 int al_json_read_bool(al_json_cursor *c, int *out);
 
-/* Steps over the next value, whatever it is (objects and arrays whole). 0 or -1. */
+/* Steps over the next value, whatever it is (objects and arrays whole; strings and keys are
+ * not decoded, so this is for validated text: on other text it may step over what the reading
+ * functions would refuse). 0 or -1. */
 int al_json_skip(al_json_cursor *c);
 
 #endif /* ATTNLAB_JSON_H */

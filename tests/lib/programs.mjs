@@ -11,6 +11,7 @@ export const PROGRAMS = {
   test_pow: { args: ['tests/fixtures/pow/pow_golden.txt'], valgrind: null },
   test_trig: { args: ['tests/fixtures/trig/trig_golden.txt'], valgrind: null },
   test_fuzz_replay: { args: ['tests/malformed/fuzz', 'tests/fuzz/seeds'] },
+  test_fuzz_tokenizer: { args: ['tests/fuzz/seeds_tokenizer'] },
   // A sweep too: under valgrind 1000 random values per sweep instead of the full count.
   test_print: { args: [], valgrind: ['1000'] },
   test_abi: { args: [] },
@@ -23,6 +24,10 @@ export const PROGRAMS = {
   // The malformed .pth files are built in the program; the fixtures' .pth files must read.
   test_pth: { args: ['tests/fixtures/minimind/pth_dense_tied/model.pth', 'tests/fixtures/minimind/pth_moe_top2/model.pth',
     'tests/fixtures/minimind/pth_shared_tied/model.pth'] },
+  test_tokenizer_hf: {
+    args: ['models/minimind-tokenizer/tokenizer.json'],
+    valgrind: ['models/minimind-tokenizer/tokenizer.json', '--no-timing'],
+  },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

@@ -1,6 +1,6 @@
 /* attnlab/tokenizer.h — text to token ids and back: llama2.c's tokenizer.bin (score-ordered
- * merges, byte fallback) and, later, Hugging Face's tokenizer.json as MiniMind's. Part of
- * attnlab.h. */
+ * merges, byte fallback) and Hugging Face's tokenizer.json for byte-level BPE as MiniMind's
+ * (GPT-2's scheme: merges by rank). Part of attnlab.h. */
 #ifndef ATTNLAB_TOKENIZER_H
 #define ATTNLAB_TOKENIZER_H
 
@@ -11,8 +11,8 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * A tokenizer: one opaque handle whatever file it came from (llama2.c's tokenizer.bin for
- * now; a tokenizer.json reader will return the same handle). Ids are int32; a piece is the
+ * A tokenizer: one opaque handle whatever file it came from (llama2.c's tokenizer.bin or a
+ * Hugging Face tokenizer.json); every call below takes either. Ids are int32; a piece is the
  * byte string a token stands for, not necessarily UTF-8.
  * ------------------------------------------------------------------------------------------ */
 
@@ -41,16 +41,60 @@ typedef struct al_tokenizer al_tokenizer;
  * may free `bytes` after. Where two tokens have the same piece, text maps to the lower id. */
 al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab_size,
                                 al_tokenizer **out, al_error *err);
+
+/* Reads a Hugging Face tokenizer.json (the `tokenizers` library's format, UTF-8 JSON) of the
+ * kind MiniMind's is: model BPE, pre-tokenizer ByteLevel (alone, or the only member of a
+ * Sequence), decoder ByteLevel, no normalizer, post-processor none or ByteLevel. Text encodes
+ * as the library encodes it with add_special_tokens (the reference in the tests is its
+ * JavaScript port, @huggingface/tokenizers):
+ *   1. the added tokens (special or not) are found in the text first, the longest at the
+ *      leftmost place where one starts, and each becomes its id;
+ *   2. each section of text between them (a space put in front when the pre-tokenizer's
+ *      add_prefix_space is true and the section does not start with one) is split by GPT-2's
+ *      pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
+ *      (unless use_regex is false), letters, numbers and white space as JavaScript's regular
+ *      expressions class them (its \s: with U+FEFF, without U+0085); a byte that is not part
+ *      of well-formed UTF-8 counts as one character that is neither;
+ *   3. each piece's bytes are ByteLevel's characters (byte b is U+00bb for the 188 printable
+ *      ones, U+0100 + k for the k-th other), and pairs merge by rank, the lowest first, the
+ *      leftmost first among equal ranks.
+ * Nothing is added around the text: a tokenizer.json defines no BOS or EOS of its own (MiniMind's
+ * <|im_start|> and <|im_end|> belong to its chat format; its post-processor is null), so
+ * al_tok_bos_id and al_tok_eos_id give -1 and encode refuses bos or eos. A piece is the text a
+ * token decodes to: an added token's content as it is, any other token's characters mapped back
+ * to their bytes (which may be part of a character, or NUL). Score: 0 for every token.
+ * The file is checked whole before anything is kept, each problem AL_ERR_FORMAT with a message
+ * naming the field or the token: JSON syntax, a missing or mistyped field; a model, pre-
+ * tokenizer or decoder of another type, a normalizer, a post-processor other than ByteLevel,
+ * truncation or padding; the options no tokenizer of this kind uses (byte_fallback,
+ * ignore_merges, dropout, a continuing-subword prefix or end-of-word suffix, an added token's
+ * lstrip, rstrip or single_word); vocabulary ids that are not 0..n-1 each once, a token that is
+ * not a string of ByteLevel characters, a byte with no token of its own; a merge whose halves or
+ * result are not in the vocabulary, or a merge given twice; an unk_token not in the vocabulary;
+ * an added token whose content is empty, repeated, or in the vocabulary under another id, or
+ * whose id is taken or leaves a gap (added tokens outside the vocabulary take the ids after
+ * it); more than AL_TOK_MAX_VOCAB tokens or merges, a piece longer than AL_TOK_MAX_PIECE bytes.
+ * vocab_size: how many ids the file must define (vocabulary and added tokens; another count is
+ * AL_ERR_FORMAT), or 0 for as many as it does; outside [0, AL_TOK_MAX_VOCAB] it is AL_ERR_ARG.
+ * bytes is not kept: the caller may free it after. AL_ERR_NOMEM if memory runs out. */
+al_status al_tok_hf_create(const uint8_t *bytes, size_t size, int64_t vocab_size,
+                           al_tokenizer **out, al_error *err);
 void al_tok_free(al_tokenizer *t);
 
 int64_t al_tok_vocab_size(const al_tokenizer *t); /* -1 if t is NULL */
+/* The id encode puts first when asked for BOS, and last for EOS: llama2.c's 1 and 2; -1 for a
+ * tokenizer.json (which has neither) or a NULL t. */
+int32_t al_tok_bos_id(const al_tokenizer *t);
+int32_t al_tok_eos_id(const al_tokenizer *t);
 /* The piece of `id` (NUL-terminated, inside the handle) and its length in *len (may be NULL);
  * NULL if t is NULL or id is outside [0, vocab size). */
 const char *al_tok_piece(const al_tokenizer *t, int32_t id, size_t *len);
-/* The piece's score (finite: the file is checked), or NaN if t is NULL or id out of range. */
+/* The piece's score (finite: the file is checked; 0 for a tokenizer.json), or NaN if t is NULL
+ * or id out of range. */
 float al_tok_score(const al_tokenizer *t, int32_t id);
 
-/* Encodes text[0, len) as llama2.c's run.c `encode` does: BOS (if bos) first; for non-empty
+/* Encodes text[0, len): a tokenizer.json's as al_tok_hf_create says (bos and eos must be 0);
+ * llama2.c's as its run.c `encode` does: BOS (if bos) first; for non-empty
  * text a dummy-prefix " " token; each UTF-8 character (a lead byte and the continuation
  * bytes after it, 4 bytes at most, exactly as run.c groups them) looked up as a piece, or else
  * each of its bytes as byte + 3; then repeatedly the adjacent pair whose concatenated piece is
@@ -60,14 +104,18 @@ float al_tok_score(const al_tokenizer *t, int32_t id);
  * gets the byte <0x20> as the prefix (run.c writes id -1). O(n log n) with a heap over the
  * pairs. Writes the ids to ids[cap] and returns their count; ids NULL with cap 0 is a size
  * query (the count, nothing written). -1 with *err set on failure (ids untouched):
- * AL_ERR_ARG, AL_ERR_LIMIT (len > AL_TOK_MAX_TEXT), AL_ERR_CAPACITY (cap below the count,
- * which the message gives), AL_ERR_NOMEM. Allocates (and frees before returning) one scratch
- * block of 28 bytes per text byte (plus the longest piece's length). */
+ * AL_ERR_ARG (also bos or eos for a tokenizer that has none), AL_ERR_LIMIT
+ * (len > AL_TOK_MAX_TEXT), AL_ERR_CAPACITY (cap below the count, which the message gives),
+ * AL_ERR_NOMEM. Allocates (and frees before returning) scratch of 28 bytes per text byte for
+ * llama2.c's (plus the longest piece's length); for a tokenizer.json 9 bytes per text byte plus
+ * 24 per byte of the longest piece the split gives. */
 int64_t al_tok_encode(const al_tokenizer *t, const char *text, size_t len, int bos, int eos,
                       int32_t *ids, int64_t cap, al_error *err);
 
-/* The bytes token `id` stands for when it follows `prev_id` (-1 at the start), as run.c's
- * `decode`: after BOS a piece drops its leading space; a byte piece <0xNN> (exactly "<0x",
+/* The bytes token `id` stands for when it follows `prev_id` (-1 at the start). A tokenizer.json's:
+ * its piece, whatever prev_id (joined, the pieces give the library's decode, whose ByteLevel
+ * decoder maps the characters back to bytes and passes added tokens through). llama2.c's, as
+ * run.c's `decode`: after BOS a piece drops its leading space; a byte piece <0xNN> (exactly "<0x",
  * two hex digits of either case, ">") is the one byte 0xNN. *text points inside the handle
  * (NUL-terminated, valid until al_tok_free) and *len receives its length, which may be 0.
  * AL_ERR_ARG for an id or prev_id out of range. Nothing is skipped: BOS gives its piece. */
@@ -81,9 +129,11 @@ al_status al_tok_decode(const al_tokenizer *t, int32_t prev_id, int32_t id, cons
  * well-formed UTF-8 (or a sequence cut short by the next byte, or by the end) is written as the
  * four characters \xNN (hex upper case), so the output is valid UTF-8 and never holds U+FFFD.
  * (Text that itself contains "\x41" looks the same: this is for reading, not round trips.)
- * BOS and EOS write nothing (they still count as the previous token: a piece after BOS drops
- * its leading space); every other id writes al_tok_decode's bytes. Control characters such
- * as newlines are written as they are.
+ * llama2.c's BOS and EOS write nothing (they still count as the previous token: a piece after
+ * BOS drops its leading space); every other id writes al_tok_decode's bytes, a tokenizer.json's
+ * added tokens (<|im_start|>, ...) included, as the library's decode writes them. Control
+ * characters such as newlines are written as they are. On the ids of valid UTF-8 text the
+ * output is that text, pushed one id at a time, never a character split.
  * ------------------------------------------------------------------------------------------ */
 
 typedef struct al_tok_stream al_tok_stream;
