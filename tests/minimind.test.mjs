@@ -10,7 +10,7 @@
 // their config.json implies and must reproduce that config.json from the shapes and flags.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
@@ -139,6 +139,24 @@ test('the flags give a .pth what its shapes cannot', () => {
   assert.match(r.stdout, /\nYaRN: factor 16, original context 2048, beta_fast 32, beta_slow 1, attention factor 1\n/);
   const plain = run(cli, ['inspect', '--model', moe]);
   assert.match(plain.stdout, /rope_theta 1e\+06 \(half-split\), eps 1e-06,.*\nMoE: 4 experts of 32, top-1 per token, norm_topk_prob on\n/);
+});
+
+test('generate --chat with a .pth takes the tokenizer.json beside it', () => {
+  const folder = join(work, 'chat-pth');
+  mkdirSync(folder, { recursive: true });
+  const pth = join(folder, 'model.pth');
+  copyFileSync(join(FIXTURES, 'pth_state_dict', 'model.pth'), pth);
+  const alone = run(cli, ['generate', '--model', pth, '--chat', 'hi', '--max-new-tokens', '2']);
+  assert.equal(alone.status, 2);
+  assert.match(alone.stderr, /^attnlab: --chat needs a tokenizer: '.*model\.pth' has no tokenizer\.json \(give --tokenizer\)\n$/);
+  // MiniMind's tokenizer beside it is found, and refused: 6400 tokens for a 512-token model.
+  copyFileSync(join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), join(folder, 'tokenizer.json'));
+  const beside = run(cli, ['generate', '--model', pth, '--chat', 'hi', '--max-new-tokens', '2']);
+  assert.equal(beside.status, 2);
+  assert.match(beside.stderr, /the tokenizer has 6400 tokens but the model's vocabulary has 512/);
+  const bin = run(cli, ['generate', '--model', join(ROOT, 'models', 'stories260K', 'stories260K.bin'), '--chat', 'hi']);
+  assert.equal(bin.status, 2);
+  assert.match(bin.stderr, /--model must be a MiniMind folder \(config\.json, model\.safetensors\) or \.pth/);
 });
 
 test('a .pth that cannot be read, or flags that do not fit it, are refused with one line', () => {

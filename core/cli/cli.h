@@ -113,9 +113,9 @@ int cli_read_pth(const char *path, const al_pth_flags *flags, uint8_t **image, a
  * MiniMind at its eos_token_id (2, <|im_end|>). */
 int32_t cli_stop_token(cli_model_kind kind);
 
-/* "PATH/tokenizer.json" in a new string when the model at `path` is a folder (a MiniMind one:
- * its tokenizer beside config.json), whether or not that file exists; NULL when it is not a
- * folder (or memory ran out, which is then printed). */
+/* The tokenizer.json that goes with a MiniMind model, in a new string, whether or not that file
+ * exists: "PATH/tokenizer.json" for a folder (beside config.json), the one in the same folder
+ * for a .pth; NULL for other models (or when memory ran out, which is then printed). */
 char *cli_model_tokenizer(const char *path);
 
 /* 1 if path names a regular file (following links), else 0; nothing printed. */

@@ -95,11 +95,11 @@ int cmd_generate(int argc, char **argv) {
         cli_error("--think opens the reply's thinking in the chat format: it goes with --chat");
         return EXIT_BAD_INPUT;
     }
-    /* A MiniMind folder's tokenizer.json, beside its config.json, unless --tokenizer says. */
+    /* A MiniMind model's tokenizer.json (in its folder, or beside its .pth), unless --tokenizer says. */
     char *folder_tokenizer = cli_model_tokenizer(model_path);
     if (chat && !folder_tokenizer) {
         cli_error("--chat writes MiniMind's chat format: --model must be a MiniMind folder (config.json, "
-                  "model.safetensors)");
+                  "model.safetensors) or .pth");
         return EXIT_BAD_INPUT;
     }
     if ((prompt || chat) && !tokenizer_path) {

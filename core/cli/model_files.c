@@ -128,7 +128,23 @@ static al_model *minimind_model(const char *path, const char *config, size_t con
 
 char *cli_model_tokenizer(const char *path) {
     struct stat sb;
-    return stat(path, &sb) == 0 && S_ISDIR(sb.st_mode) ? joined(path, "tokenizer.json") : NULL;
+    if (stat(path, &sb) != 0) return NULL;
+    if (S_ISDIR(sb.st_mode)) return joined(path, "tokenizer.json");
+    const size_t len = strlen(path);
+    if (len <= 4 || strcmp(path + len - 4, ".pth") != 0) return NULL;
+    const char *slash = strrchr(path, '/');
+    char *folder = slash ? malloc((size_t)(slash - path) + 2) : NULL;
+    if (slash && !folder) {
+        cli_error("out of memory");
+        return NULL;
+    }
+    if (folder) {
+        memcpy(folder, path, (size_t)(slash - path) + 1);
+        folder[slash - path + (slash == path)] = '\0'; /* "/x.pth": the root */
+    }
+    char *out = joined(folder ? folder : ".", "tokenizer.json");
+    free(folder);
+    return out;
 }
 
 int cli_is_file(const char *path) {
