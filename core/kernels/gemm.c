@@ -2,8 +2,8 @@
  *     C[m, n] (+)= A[m, k] · B[k, n]
  * A is read in place (rows of stride lda); B is read in panels of 16 columns, either from
  * weights packed once at load time (al_pack_panels) or straight from row-major memory (the V
- * cache). The loops are blocked for the caches: a 16-column panel of KC rows of B (16 KB) stays
- * in L1 while every row block of A passes over it.
+ * cache). The loops are blocked for the caches: a panel of 16 (or two of 32) columns and KC rows
+ * of B stays in L1/L2 while every row block of A passes over it.
  *
  * Every output is accumulated over k in order, one fused multiply-add at a time, in every
  * kernel and for every m (1 for a decode step, hundreds for a prefill): so a token's result
@@ -24,7 +24,15 @@
 #define AL_X86_DISPATCH 1
 #endif
 
+/* KC: how deep a block of k one kernel call runs before C is stored and reloaded. Natively a
+ * whole projection of MiniMind's (768 or 1024 deep) in one block: fewer passes over C made the
+ * MiniMind-3 prefill ~5% faster than 256. WebAssembly keeps 256: its right-edge copy (KC × NR
+ * floats) lives on a stack of 64 KB. The sums run over k in order either way: same bits. */
+#if defined(__wasm__)
 enum { NR = AL_GEMM_NR, KC = 256, MR_MAX = 12 };
+#else
+enum { NR = AL_GEMM_NR, KC = 1024, MR_MAX = 12 };
+#endif
 
 int64_t al_pack_panels_size(int64_t n, int64_t k) { return ((n + NR - 1) / NR) * k * NR; }
 
