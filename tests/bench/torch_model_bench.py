@@ -11,7 +11,13 @@ import os
 import sys
 import time
 
-import torch
+# One thread means one thread: torch.set_num_threads(1) bounds PyTorch's own pool, but the
+# OpenBLAS under Debian's python3-torch starts a thread per core unless told before it loads
+# (on an idle 2-core machine that alone made PyTorch twice as fast).
+for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[var] = "1"
+
+import torch  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
