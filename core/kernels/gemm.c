@@ -206,14 +206,17 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
                                                               int64_t lda, const float *b,
                                                               int64_t ldb, float *c, int64_t ldc,
                                                               int cols, int accumulate) {
-    /* Masked loads and stores cover a partial tile at the right edge: C is used in place. */
+    /* Masked loads and stores cover a partial tile at the right edge: C is used in place, and
+     * a narrow right edge of row-major B is read in place too (nothing past its `cols` columns
+     * is touched), so no padded copy of it is made (the copy cost as much as the products for
+     * a head_dim of 8). */
     const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
     __m512 acc[MR_MAX];
     for (int i = 0; i < m; i++)
         acc[i] = accumulate ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
 #define AVX512_ROWS(R)                                                                 \
     for (int64_t kk = 0; kk < kc; kk++) {                                              \
-        const __m512 bk = _mm512_loadu_ps(b + kk * ldb);                               \
+        const __m512 bk = _mm512_maskz_loadu_ps(keep, b + kk * ldb);                   \
         _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++)                        \
             acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
     }
@@ -232,38 +235,6 @@ __attribute__((target("avx512f"))) static void kernel_avx512(int m, int64_t kc, 
     default: AVX512_ROWS(1) break;
     }
 #undef AVX512_ROWS
-    for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
-}
-
-/* AVX-512 at a right edge of row-major B narrower than a panel: the same sums as kernel_avx512,
- * B's rows read with masked loads (nothing past the `cols` columns is touched), so no padded
- * copy of the edge is made (the copy cost as much as the products for a head_dim of 8). */
-__attribute__((target("avx512f"))) static void kernel_avx512_edge(int m, int64_t kc, const float *a,
-                                                                   int64_t lda, const float *b,
-                                                                   int64_t ldb, float *c, int64_t ldc,
-                                                                   int cols, int accumulate) {
-    const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
-    __m512 acc[MR_MAX];
-    for (int i = 0; i < m; i++)
-        acc[i] = accumulate ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
-#define AVX512_EDGE_ROWS(R)                                                            \
-    for (int64_t kk = 0; kk < kc; kk++) {                                              \
-        const __m512 bk = _mm512_maskz_loadu_ps(keep, b + kk * ldb);                   \
-        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++)                        \
-            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);     \
-    }
-    switch (m) {
-    case 12: AVX512_EDGE_ROWS(12) break;
-    case 8: AVX512_EDGE_ROWS(8) break;
-    case 4: AVX512_EDGE_ROWS(4) break;
-    case 1: AVX512_EDGE_ROWS(1) break;
-    default:
-        for (int64_t kk = 0; kk < kc; kk++) {
-            const __m512 bk = _mm512_maskz_loadu_ps(keep, b + kk * ldb);
-            for (int i = 0; i < m; i++) acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i * lda + kk]), bk, acc[i]);
-        }
-    }
-#undef AVX512_EDGE_ROWS
     for (int i = 0; i < m; i++) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
 }
 
@@ -332,7 +303,7 @@ static kernel_fn pick_kernel(int *mr) {
     if (__builtin_cpu_supports("avx512f")) {
         *mr = 12;
         g_pair_kernel = kernel_avx512_pair;
-        g_edge_kernel = kernel_avx512_edge;
+        g_edge_kernel = kernel_avx512;
         return kernel_avx512;
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
