@@ -122,6 +122,13 @@ done:
 
 /* ---- the whole model ---------------------------------------------------------------------- */
 
+/* How many of weight p the model holds: one per layer (the embedding, final norm and head are
+ * the model's own) and, for the experts' weights, one per expert of each layer. */
+static void param_extent(const al_model_hparams *hp, int p, int64_t *layers, int64_t *experts) {
+    *layers = p != AL_MP_EMBED && p != AL_MP_LM_HEAD && p != AL_MP_FINAL_NORM ? hp->n_layers : 1;
+    *experts = p >= AL_MP_EXPERT_GATE ? hp->n_experts : 1;
+}
+
 al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
     if (!m) return al_fail(err, AL_ERR_ARG, "random weights: no model");
     const al_model_hparams *hp = al_model_get_hparams(m);
@@ -131,10 +138,10 @@ al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
     for (int p = 0; p < AL_MP_COUNT; p++) {
         int64_t shape[2];
         if (al_model_param_shape(hp, (al_model_param)p, shape) != 2) continue;
-        const int per_layer = p != AL_MP_EMBED && p != AL_MP_LM_HEAD;
-        const int per_expert = p >= AL_MP_EXPERT_GATE;
-        for (int64_t l = 0; l < (per_layer ? hp->n_layers : 1); l++)
-            for (int64_t e = 0; e < (per_expert ? hp->n_experts : 1); e++) {
+        int64_t layers, experts;
+        param_extent(hp, p, &layers, &experts);
+        for (int64_t l = 0; l < layers; l++)
+            for (int64_t e = 0; e < experts; e++) {
                 int64_t numel = 0;
                 float *w = al_model_param_for_write(m, (al_model_param)p, l, e, &numel);
                 if (w) al_rng_normal(rng, w, numel, 0.0f, 0.02f);
@@ -165,10 +172,11 @@ static int64_t read_decode_weights(const al_model *m, float *sink) {
     int64_t bytes = 0;
     for (int p = 0; p < AL_MP_COUNT; p++) {
         if (p == AL_MP_EMBED && !hp->tied) continue;
-        const int per_layer = p != AL_MP_EMBED && p != AL_MP_LM_HEAD && p != AL_MP_FINAL_NORM;
-        const int per_expert = p >= AL_MP_EXPERT_GATE;
-        for (int64_t l = 0; l < (per_layer ? hp->n_layers : 1); l++)
-            for (int64_t e = 0; e < (per_expert ? hp->top_k : 1); e++) {
+        int64_t layers, experts;
+        param_extent(hp, p, &layers, &experts);
+        if (p >= AL_MP_EXPERT_GATE) experts = hp->top_k; /* the experts one token uses */
+        for (int64_t l = 0; l < layers; l++)
+            for (int64_t e = 0; e < experts; e++) {
                 int64_t numel = 0;
                 const float *w = al_model_get_param(m, (al_model_param)p, l, e, &numel);
                 if (!w) continue;
