@@ -65,6 +65,12 @@ test('attnlab bench --model: a whole model\'s prefill and decode speed as one JS
     const mj = JSON.parse(m.stdout);
     assert.equal(mj.weight_bytes_per_token, 4 * (mj.params - unread(cfg)), name);
   }
+  // The MiniMind-3 preset, even for a context shorter than one pass's 64 tokens.
+  const preset = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--preset', 'minimind-3', '--seq', '8', '--decode', '2', '--repeats', '1']);
+  assert.equal(preset.status, 0, preset.stderr);
+  const pj = JSON.parse(preset.stdout);
+  assert.equal(pj.params, 63912192);
+  assert.equal(pj.weight_bytes_per_token, 4 * pj.params);
   const bad = run(join(VARIANTS[0].dir, 'attnlab'), ['bench', '--preset', 'gpt-5']);
   assert.equal(bad.status, 2);
   assert.match(bad.stderr, /--preset: only 'minimind-3' is known \(got 'gpt-5'\)/);

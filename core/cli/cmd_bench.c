@@ -52,7 +52,7 @@ static int bench_model(int argc, char **argv) {
         if (!m) return status;
     } else {
         const al_model_hparams hp = minimind3();
-        al_status st = al_model_create(&hp, seq + decode, 64, &m, &err);
+        al_status st = al_model_create(&hp, seq + decode, seq + decode < 64 ? seq + decode : 64, &m, &err);
         if (st == AL_OK) st = al_model_fill_random(m, (uint64_t)seed, &err);
         if (st != AL_OK) {
             cli_error("%s", err.msg);
