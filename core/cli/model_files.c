@@ -126,24 +126,23 @@ static al_model *minimind_model(const char *path, const char *config, size_t con
     return m;
 }
 
+/* A path whose name ends in ".pth" (with something before it). */
+static int named_pth(const char *path) {
+    const size_t len = strlen(path);
+    return len > 4 && !strcmp(path + len - 4, ".pth");
+}
+
 char *cli_model_tokenizer(const char *path) {
     struct stat sb;
     if (stat(path, &sb) != 0) return NULL;
     if (S_ISDIR(sb.st_mode)) return joined(path, "tokenizer.json");
-    const size_t len = strlen(path);
-    if (len <= 4 || strcmp(path + len - 4, ".pth") != 0) return NULL;
-    const char *slash = strrchr(path, '/');
-    char *folder = slash ? malloc((size_t)(slash - path) + 2) : NULL;
-    if (slash && !folder) {
-        cli_error("out of memory");
-        return NULL;
-    }
-    if (folder) {
-        memcpy(folder, path, (size_t)(slash - path) + 1);
-        folder[slash - path + (slash == path)] = '\0'; /* "/x.pth": the root */
-    }
-    char *out = joined(folder ? folder : ".", "tokenizer.json");
-    free(folder);
+    if (!named_pth(path)) return NULL;
+    const char *slash = strrchr(path, '/'); /* the .pth's folder, its '/' included */
+    const int folder = slash ? (int)(slash - path) + 1 : 0;
+    const size_t n = (size_t)folder + sizeof "tokenizer.json";
+    char *out = malloc(n);
+    if (!out) cli_error("out of memory");
+    else snprintf(out, n, "%.*stokenizer.json", folder, path);
     return out;
 }
 
@@ -160,8 +159,7 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
         cli_error("cannot open '%s': no such file or folder", cli_show(path));
         return NULL;
     }
-    const size_t len = strlen(path);
-    const int is_pth = !S_ISDIR(sb.st_mode) && len > 4 && !strcmp(path + len - 4, ".pth");
+    const int is_pth = !S_ISDIR(sb.st_mode) && named_pth(path);
     if (pth && pth->given && !is_pth) {
         cli_error("%s applies to a .pth checkpoint only; '%s' gives its own configuration", pth->given, cli_show(path));
         return NULL;
