@@ -4,12 +4,14 @@
  * is summed in the same order, so there is nothing to round differently); the attention the
  * pass captures is causal and sums to 1; and a checkpoint that lies about itself is refused
  * with a message. The numbers themselves are checked against an independent PyTorch reference
- * by tests/llama2c.test.mjs. */
+ * by tests/llama2c.test.mjs. al_model_flops is checked against PyTorch's profiler on the
+ * reference model (tests/fixtures/model_flops/flops.txt). */
 #include "attnlab.h"
 #include "check.h"
 #include "read_file.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,6 +140,46 @@ static void test_refusals(const uint8_t *bytes, size_t size) {
     free(copy);
 }
 
+/* Each decode step's operations as PyTorch's profiler counted them on the reference model
+ * (gen_model_flops.py); and a prefill, whose query s sees s + 1 keys, counts what its decode
+ * steps one at a time would (the causal sum), plus its rows of logits. */
+static void test_flops(const char *path) {
+    size_t size = 0;
+    uint8_t *bytes = read_file(path, &size);
+    char *text = bytes ? malloc(size + 1) : NULL;
+    if (!text) {
+        free(bytes);
+        return;
+    }
+    memcpy(text, bytes, size);
+    text[size] = '\0';
+    free(bytes);
+    int cases = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        al_model_hparams hp = {0};
+        long long v[14];
+        CHECK(sscanf(line, "%lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+                     &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9], &v[10], &v[11], &v[12], &v[13]) == 14,
+              "flops fixture line: %s", line);
+        hp.vocab = v[0], hp.hidden = v[1], hp.n_layers = v[2], hp.n_heads = v[3], hp.n_kv_heads = v[4];
+        hp.head_dim = v[5], hp.ffn_hidden = v[6], hp.n_experts = v[7], hp.top_k = v[8], hp.moe_ffn_hidden = v[9];
+        hp.max_seq = 64, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1, hp.norm_topk_prob = 1;
+        const int64_t ours = al_model_flops(&hp, v[10], v[11], v[12]);
+        CHECK(ours == v[13], "%s: al_model_flops %lld", line, (long long)ours);
+        int64_t steps = 0;
+        for (int64_t i = 0; i < 9; i++) steps += al_model_flops(&hp, 1, i, 0);
+        CHECK(al_model_flops(&hp, 9, 0, 2) == steps + 2 * 2 * hp.hidden * hp.vocab,
+              "%s: a prefill of 9 is not its 9 steps", line);
+        CHECK(al_model_flops(&hp, 3, 0, 4) == -1 && al_model_flops(&hp, 60, 5, 1) == -1 &&
+                  al_model_flops(&hp, -1, 0, 0) == -1 && al_model_flops(NULL, 1, 0, 1) == -1,
+              "%s: out-of-range counts accepted", line);
+        cases++;
+    }
+    CHECK(cases >= 10, "%s holds %d cases", path, cases);
+    free(text);
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
     size_t size = 0;
@@ -147,5 +189,6 @@ int main(int argc, char **argv) {
         test_refusals(bytes, size);
     }
     free(bytes);
+    test_flops(argc > 2 ? argv[2] : "tests/fixtures/model_flops/flops.txt");
     CHECK_DONE();
 }

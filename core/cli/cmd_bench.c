@@ -70,10 +70,12 @@ static int bench_model(int argc, char **argv) {
     }
     printf("{\"model\": \"%s\", \"params\": %lld, \"seq\": %lld, \"decode\": %lld, \"prefill_ms\": %.4f, "
            "\"prefill_tokens_per_s\": %.1f, \"decode_ms\": %.4f, \"decode_tokens_per_s\": %.1f, "
-           "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"bandwidth_bound_tokens_per_s\": %.1f}\n",
+           "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"bandwidth_bound_tokens_per_s\": %.1f, "
+           "\"prefill_flops\": %lld, \"fma_peak_gflops\": %.2f, \"compute_bound_prefill_tokens_per_s\": %.1f}\n",
            model_path ? "file" : "minimind-3 (random weights)", (long long)al_model_param_count(&hp), (long long)seq,
            (long long)decode, r.prefill_ms, r.prefill_tokens_per_s, r.decode_ms, r.decode_tokens_per_s,
-           (long long)r.weight_bytes_per_token, r.read_gb_per_s, r.bandwidth_bound_tokens_per_s);
+           (long long)r.weight_bytes_per_token, r.read_gb_per_s, r.bandwidth_bound_tokens_per_s,
+           (long long)r.prefill_flops, r.fma_peak_gflops, r.compute_bound_prefill_tokens_per_s);
     return EXIT_OK;
 }
 

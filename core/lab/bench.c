@@ -6,6 +6,7 @@
  * CPU's clock up from idle: a single warm-up run of a few microseconds is not enough). */
 #define _POSIX_C_SOURCE 199309L
 #include "base/internal.h"
+#include "kernels/fma_peak.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,12 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
         out->read_gb_per_s = best > 0.0 ? (double)out->weight_bytes_per_token / (best * 1e6) : 0.0;
         out->bandwidth_bound_tokens_per_s = best > 0.0 ? 1e3 / best : 0.0;
         out->read_checksum = sink;
+        /* The compute bound of the prefill: its multiply-adds at the fastest rate this core
+         * issues them (every kernel's ceiling). */
+        out->prefill_flops = al_model_flops(hp, prompt, 0, 1);
+        out->fma_peak_gflops = al_fma_peak_gflops(NULL);
+        out->compute_bound_prefill_tokens_per_s =
+            out->prefill_flops > 0 ? out->fma_peak_gflops * 1e9 * (double)prompt / (double)out->prefill_flops : 0.0;
     }
     free(ids);
     free(logits);

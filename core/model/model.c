@@ -205,6 +205,26 @@ int64_t al_model_param_count(const al_model_hparams *hp) {
     return weight_floats(hp);
 }
 
+int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK || n_new < 0 || n_past < 0 || n_new > hp->max_seq ||
+        n_past > hp->max_seq - n_new || logits_rows < 0 || logits_rows > n_new)
+        return -1;
+    const int64_t q_width = hp->n_heads * hp->head_dim, kv_width = hp->n_kv_heads * hp->head_dim;
+    /* multiply-adds per token and layer: q, k, v and o, then the FFN it runs */
+    const int64_t attn_proj = hp->hidden * (2 * q_width + 2 * kv_width);
+    const int64_t ffn = hp->n_experts ? hp->hidden * hp->n_experts + hp->top_k * 3 * hp->hidden * hp->moe_ffn_hidden
+                                      : 3 * hp->hidden * hp->ffn_hidden;
+    /* keys seen by the n_new queries: Σ_s (n_past + s + 1); q·k and w·v, head_dim each */
+    const int64_t keys_seen = n_new * n_past + n_new * (n_new + 1) / 2;
+    const int64_t attn = 2 * hp->n_heads * hp->head_dim * keys_seen;
+    /* Each factor is within the limits; their products are estimated in double first so that
+     * the exact int64 sum is formed only below 2^53. */
+    const double estimate = 2.0 * ((double)hp->n_layers * ((double)n_new * (double)(attn_proj + ffn) + (double)attn) +
+                                   (double)logits_rows * (double)hp->hidden * (double)hp->vocab);
+    if (estimate >= 9007199254740992.0) return -1;
+    return 2 * (hp->n_layers * (n_new * (attn_proj + ffn) + attn) + logits_rows * hp->hidden * hp->vocab);
+}
+
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > hp->max_seq ||
         max_step < 1 || max_step > context)

@@ -17,7 +17,7 @@ export const PROGRAMS = {
   test_abi: { args: [] },
   test_null_err: { args: [] },
   test_demo: { args: [] },
-  test_model: { args: ['models/stories260K/stories260K.bin'] },
+  test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_sampler: { args: [] },
   // Under valgrind without the timing check (memcheck is some 30 times slower).
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },

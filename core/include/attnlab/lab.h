@@ -193,6 +193,9 @@ typedef struct {
     double read_gb_per_s;                /* the fastest measured read of those bytes */
     double bandwidth_bound_tokens_per_s; /* read_gb_per_s / weight_bytes_per_token */
     float read_checksum;                 /* the sum read (so the reads are not optimised away) */
+    int64_t prefill_flops;               /* al_model_flops of the prefill (last token's logits) */
+    double fma_peak_gflops;              /* the machine's measured fused multiply-add ceiling */
+    double compute_bound_prefill_tokens_per_s; /* prompt tokens at that ceiling */
 } al_model_bench_result;
 
 al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,

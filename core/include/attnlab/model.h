@@ -286,6 +286,13 @@ int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t s
  * refused. */
 int64_t al_model_param_count(const al_model_hparams *hp);
 
+/* Floating-point operations (2 per multiply-add) of one forward call of n_new tokens after
+ * n_past cached ones, with logits for the last logits_rows: every projection, the router and the
+ * top_k experts a token runs (MoE) or the dense FFN, the causal scores and weighted sums (query s
+ * against the n_past + s + 1 keys it sees) and the head. Norms, RoPE, softmax and SiLU are not
+ * counted. -1 if hp is refused, a count is out of range or the total reaches 2^53. */
+int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows);
+
 /* Bytes a model with `context` positions reserved and forward calls of up to `max_step`
  * tokens allocates (weights, packed copies, caches, scratch); -1 if out of range. */
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step);

@@ -1,0 +1,93 @@
+/* fma_peak.c — how many fused multiply-adds per second one core can issue: twelve independent
+ * accumulators (more than the FMA latency × issue width of current x86 cores), each updated
+ *     acc[i] = acc[i] · x + y
+ * in a loop whose loads and stores are nothing but registers. A matrix kernel can only approach
+ * this number; the bench reports prefill speed against it. */
+#define _POSIX_C_SOURCE 199309L
+#include "kernels/fma_peak.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__wasm__)
+#include <immintrin.h>
+#define AL_X86_DISPATCH 1
+#endif
+
+enum { ACCUMULATORS = 12 };
+
+static double seconds_now(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* x slightly above 1 and y slightly below it keep every accumulator finite and normal. */
+static float chain_portable(int64_t iters) {
+    float acc[ACCUMULATORS];
+    for (int i = 0; i < ACCUMULATORS; i++) acc[i] = (float)i;
+    const float x = 1.0000001f, y = 0.9999999f;
+    for (int64_t it = 0; it < iters; it++)
+        for (int i = 0; i < ACCUMULATORS; i++) acc[i] = fmaf(acc[i], x, y);
+    float s = 0.0f;
+    for (int i = 0; i < ACCUMULATORS; i++) s += acc[i];
+    return s;
+}
+
+#if defined(AL_X86_DISPATCH)
+__attribute__((target("avx2,fma"))) static float chain_avx2(int64_t iters) {
+    __m256 acc[ACCUMULATORS];
+    for (int i = 0; i < ACCUMULATORS; i++) acc[i] = _mm256_set1_ps((float)i);
+    const __m256 x = _mm256_set1_ps(1.0000001f), y = _mm256_set1_ps(0.9999999f);
+    for (int64_t it = 0; it < iters; it++)
+        for (int i = 0; i < ACCUMULATORS; i++) acc[i] = _mm256_fmadd_ps(acc[i], x, y);
+    __m256 s = acc[0];
+    for (int i = 1; i < ACCUMULATORS; i++) s = _mm256_add_ps(s, acc[i]);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, s);
+    return lanes[0];
+}
+
+__attribute__((target("avx512f"))) static float chain_avx512(int64_t iters) {
+    __m512 acc[ACCUMULATORS];
+    for (int i = 0; i < ACCUMULATORS; i++) acc[i] = _mm512_set1_ps((float)i);
+    const __m512 x = _mm512_set1_ps(1.0000001f), y = _mm512_set1_ps(0.9999999f);
+    for (int64_t it = 0; it < iters; it++)
+        for (int i = 0; i < ACCUMULATORS; i++) acc[i] = _mm512_fmadd_ps(acc[i], x, y);
+    __m512 s = acc[0];
+    for (int i = 1; i < ACCUMULATORS; i++) s = _mm512_add_ps(s, acc[i]);
+    return _mm512_reduce_add_ps(s);
+}
+#endif
+
+double al_fma_peak_gflops(int *lanes) {
+    float (*chain)(int64_t) = chain_portable;
+    int width = 1;
+#if defined(AL_X86_DISPATCH)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) chain = chain_avx512, width = 16;
+    else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) chain = chain_avx2, width = 8;
+#endif
+    if (lanes) *lanes = width;
+    /* Grow the run until it takes ~20 ms, then keep the best of five at that length. */
+    int64_t iters = 1 << 16;
+    volatile float sink = 0.0f;
+    double t = 0.0;
+    for (;;) {
+        const double t0 = seconds_now();
+        sink += chain(iters);
+        t = seconds_now() - t0;
+        if (t >= 0.02 || iters >= ((int64_t)1 << 40)) break;
+        iters *= 2;
+    }
+    double best = t;
+    for (int r = 0; r < 5; r++) {
+        const double t0 = seconds_now();
+        sink += chain(iters);
+        const double dt = seconds_now() - t0;
+        if (dt < best) best = dt;
+    }
+    (void)sink;
+    return best > 0.0 ? 2.0 * ACCUMULATORS * width * (double)iters / best * 1e-9 : 0.0;
+}
