@@ -99,19 +99,12 @@ int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o);
  * checkpoint — with want_context positions reserved (at most the model's own; 0 or less: all
  * of it) and forward passes of up to max_step tokens (clamped to the context). NULL after
  * printing why, with *status the exit code. */
-typedef enum { CLI_MODEL_LLAMA2C, CLI_MODEL_MINIMIND, CLI_MODEL_PTH } cli_model_kind;
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
-                         const cli_pth_options *pth, cli_model_kind *kind, int *status);
+                         const cli_pth_options *pth, al_model_file_kind *kind, int *status);
 
-/* A MiniMind .pth read and converted: its tensors as a float32 safetensors image (*image,
- * parsed into *tensors, which points into it) and the config.json they and `flags` imply
- * (*config, NUL-terminated, *config_len bytes); all malloc'd. 0 after printing why. */
-int cli_read_pth(const char *path, const al_pth_flags *flags, uint8_t **image, al_safetensors **tensors,
-                 char **config, size_t *config_len, int *status);
-
-/* The token after which generation stops: llama2.c's run.c stops where the model says BOS (1),
- * MiniMind at its eos_token_id (2, <|im_end|>). */
-int32_t cli_stop_token(cli_model_kind kind);
+/* A MiniMind .pth read and converted (al_pth_model_read): free *out with al_pth_model_free.
+ * 0 after printing why. */
+int cli_read_pth(const char *path, const al_pth_flags *flags, al_pth_model *out, int *status);
 
 /* The tokenizer.json that goes with a MiniMind model, in a new string, whether or not that file
  * exists: "PATH/tokenizer.json" for a folder (beside config.json), the one in the same folder

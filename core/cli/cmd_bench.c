@@ -47,7 +47,7 @@ static int bench_model(int argc, char **argv) {
     al_model *m = NULL;
     int status = EXIT_OK;
     if (model_path) {
-        cli_model_kind kind;
+        al_model_file_kind kind;
         m = cli_load_model(model_path, seq + decode, 64, NULL, &kind, &status); /* a .pth with MiniMind's defaults */
         if (!m) return status;
     } else {

@@ -149,7 +149,7 @@ int cmd_generate(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     int status = EXIT_OK;
-    cli_model_kind kind;
+    al_model_file_kind kind;
     al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &pth, &kind, &status);
     if (!m) {
         al_tok_free(tok);
@@ -207,7 +207,7 @@ int cmd_generate(int argc, char **argv) {
             break;
         }
         const int32_t next = (int32_t)chosen;
-        if (next == cli_stop_token(kind)) break;
+        if (next == al_model_file_stop_token(kind)) break;
         ids[n++] = next;
         generated++;
         if (stream) {

@@ -74,26 +74,24 @@ int cmd_inspect(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     int status = EXIT_OK;
-    cli_model_kind kind;
+    al_model_file_kind kind;
     /* Loading checks everything; one position of context keeps it small. */
     al_model *m = cli_load_model(path, 1, 1, &pth, &kind, &status);
     if (!m) return status;
     const al_model_hparams hp = *al_model_get_hparams(m);
     al_model_free(m);
-    if (kind == CLI_MODEL_LLAMA2C) {
+    if (kind == AL_MODEL_FILE_LLAMA2C) {
         print_hparams(&hp, "llama2.c checkpoint (float32: legacy or version 1)", "float32 in the file");
         printf("arrays: token_embedding [%lld, %lld]; per layer rms_att, wq, wk, wv, wo, rms_ffn, w1, w2, w3; "
                "rms_final; freq_cis_real, freq_cis_imag%s\n",
                (long long)hp.vocab, (long long)hp.hidden, hp.tied ? "" : "; wcls");
         return EXIT_OK;
     }
-    if (kind == CLI_MODEL_PTH) {
+    if (kind == AL_MODEL_FILE_PTH) {
         /* The .pth's tensors, read again (loading kept nothing but the model). */
-        uint8_t *image = NULL;
-        al_safetensors *st = NULL;
-        char *config = NULL;
-        size_t config_len = 0;
-        if (!cli_read_pth(path, &pth.flags, &image, &st, &config, &config_len, &status)) return status;
+        al_pth_model pm;
+        if (!cli_read_pth(path, &pth.flags, &pm, &status)) return status;
+        const al_safetensors *st = pm.tensors;
         static const struct { const char *torch, *name; int size; } DTYPES[] = {
             {"float16", "F16", 2}, {"bfloat16", "BF16", 2}, {"float32", "F32", 4}};
         const char *torch_dtype = al_st_metadata(st, "torch_dtype");
@@ -103,9 +101,7 @@ int cmd_inspect(int argc, char **argv) {
             if (torch_dtype && !strcmp(torch_dtype, DTYPES[i].torch)) stored = DTYPES[i].name, stored_size = DTYPES[i].size;
         print_tensors(&hp, "MiniMind .pth (torch.save of a state_dict; configuration from its shapes and the flags)", ".pth",
                       st, stored, stored_size);
-        al_st_free(st);
-        al_buffer_free(image);
-        free(config);
+        al_pth_model_free(&pm);
         return EXIT_OK;
     }
     /* The folder's tensors, as the file lists them. */

@@ -46,7 +46,7 @@ int cmd_logits(int argc, char **argv) {
     if (!ids) cli_error("out of memory");
     if (n == 0) cli_error("--ids: give at least one token id");
     int status = !ids ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
-    cli_model_kind kind;
+    al_model_file_kind kind;
     al_model *m = n > 0 ? cli_load_model(model_path, n, n, &pth, &kind, &status) : NULL;
     if (m && al_model_context(m) < n) {
         cli_error("%lld ids; the model's context is %lld", (long long)n, (long long)al_model_context(m));

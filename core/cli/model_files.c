@@ -23,17 +23,6 @@ static char *joined(const char *path, const char *name) {
     return out;
 }
 
-static int64_t clamp_context(int64_t want, int64_t max_seq) {
-    return want <= 0 || want > max_seq ? max_seq : want;
-}
-
-static int64_t clamp_step(int64_t step, int64_t want, int64_t max_seq) {
-    const int64_t context = clamp_context(want, max_seq);
-    return step < 1 ? 1 : step > context ? context : step;
-}
-
-int32_t cli_stop_token(cli_model_kind kind) { return kind == CLI_MODEL_LLAMA2C ? 1 : 2; }
-
 /* ---- .pth checkpoints ----------------------------------------------------------------------- */
 
 void cli_pth_options_init(cli_pth_options *o) {
@@ -75,55 +64,19 @@ int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o) {
     return 2;
 }
 
-int cli_read_pth(const char *path, const al_pth_flags *flags, uint8_t **image, al_safetensors **tensors,
-                 char **config, size_t *config_len, int *status) {
-    *image = NULL;
-    *tensors = NULL;
-    *config = NULL;
-    *config_len = 0;
+int cli_read_pth(const char *path, const al_pth_flags *flags, al_pth_model *out, int *status) {
     *status = EXIT_BAD_INPUT;
-    size_t size = 0, image_size = 0;
+    memset(out, 0, sizeof *out);
+    size_t size = 0;
     uint8_t *bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
     if (!bytes) return 0;
     al_error err = {0};
-    al_status st = al_pth_to_safetensors(bytes, size, image, &image_size, &err);
+    const al_status st = al_pth_model_read(bytes, size, flags, out, &err);
     free(bytes); /* the float32 image holds all that is needed */
-    int64_t len = -1;
-    if (st == AL_OK) st = al_st_parse_view(*image, image_size, tensors, &err);
-    if (st == AL_OK && (len = al_minimind_config_from_tensors(*tensors, flags, NULL, 0, &err)) < 0) st = err.status;
-    if (st == AL_OK && !(*config = malloc((size_t)len + 1))) st = al_fail(&err, AL_ERR_NOMEM, "out of memory for config.json");
-    if (st == AL_OK && al_minimind_config_from_tensors(*tensors, flags, *config, len + 1, &err) != len) st = err.status;
-    if (st == AL_OK) {
-        *config_len = (size_t)len;
-        return 1;
-    }
+    if (st == AL_OK) return 1;
     cli_error("%s: %s", cli_show(path), err.msg);
     if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
-    free(*config);
-    al_st_free(*tensors);
-    al_buffer_free(*image);
-    *image = NULL;
-    *tensors = NULL;
-    *config = NULL;
     return 0;
-}
-
-/* The model a MiniMind config.json and its tensors describe (from a folder or a .pth); NULL
- * after printing why (naming `path`). */
-static al_model *minimind_model(const char *path, const char *config, size_t config_len, const al_safetensors *tensors,
-                                int64_t want_context, int64_t max_step, int *status) {
-    al_error err = {0};
-    al_model_hparams hp;
-    al_model *m = NULL;
-    al_status st;
-    if ((st = al_minimind_hparams(config, config_len, tensors, &hp, &err)) != AL_OK)
-        cli_error("%s: %s", cli_show(path), err.msg);
-    else if ((st = al_model_from_minimind(config, config_len, tensors, clamp_context(want_context, hp.max_seq),
-                                          clamp_step(max_step, want_context, hp.max_seq), &m, &err)) != AL_OK) {
-        cli_error("%s: %s", cli_show(path), err.msg);
-        if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
-    }
-    return m;
 }
 
 /* A path whose name ends in ".pth" (with something before it). */
@@ -152,7 +105,7 @@ int cli_is_file(const char *path) {
 }
 
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
-                         const cli_pth_options *pth, cli_model_kind *kind, int *status) {
+                         const cli_pth_options *pth, al_model_file_kind *kind, int *status) {
     *status = EXIT_BAD_INPUT;
     struct stat sb;
     if (stat(path, &sb) != 0) {
@@ -167,53 +120,30 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
     al_error err = {0};
     al_model *m = NULL;
     al_status st;
-    if (is_pth) {
-        *kind = CLI_MODEL_PTH;
-        uint8_t *image = NULL;
-        al_safetensors *tensors = NULL;
-        char *config = NULL;
-        size_t config_len = 0;
-        if (cli_read_pth(path, pth ? &pth->flags : NULL, &image, &tensors, &config, &config_len, status))
-            m = minimind_model(path, config, config_len, tensors, want_context, max_step, status);
-        al_st_free(tensors);
-        al_buffer_free(image);
-        free(config);
-        if (m) *status = EXIT_OK;
-        return m;
+    /* A .pth (by its name), a MiniMind / Hugging Face folder, or else a llama2.c checkpoint. */
+    *kind = is_pth ? AL_MODEL_FILE_PTH : S_ISDIR(sb.st_mode) ? AL_MODEL_FILE_SAFETENSORS : AL_MODEL_FILE_LLAMA2C;
+    char *config_path = NULL, *weights_path = NULL, *config = NULL;
+    size_t config_size = 0, size = 0;
+    uint8_t *bytes = NULL;
+    if (*kind == AL_MODEL_FILE_SAFETENSORS) {
+        config_path = joined(path, "config.json"), weights_path = joined(path, "model.safetensors");
+        config = config_path ? (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size) : NULL;
+        bytes = config && weights_path ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &size) : NULL;
+    } else {
+        bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
     }
-    if (S_ISDIR(sb.st_mode)) {
-        /* A MiniMind / Hugging Face folder. */
-        *kind = CLI_MODEL_MINIMIND;
-        char *config_path = joined(path, "config.json"), *weights_path = joined(path, "model.safetensors");
-        size_t config_size = 0, weights_size = 0;
-        char *config = config_path ? (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size) : NULL;
-        uint8_t *weights = config && weights_path ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &weights_size) : NULL;
-        al_safetensors *tensors = NULL;
-        if (weights && (st = al_st_parse_view(weights, weights_size, &tensors, &err)) != AL_OK)
-            cli_error("%s: %s", cli_show(weights_path), err.msg);
-        else if (tensors)
-            m = minimind_model(path, config, config_size, tensors, want_context, max_step, status);
-        al_st_free(tensors);
-        free(weights);
-        free(config);
-        free(config_path);
-        free(weights_path);
-        if (m) *status = EXIT_OK;
-        return m;
-    }
-    /* A llama2.c checkpoint. */
-    *kind = CLI_MODEL_LLAMA2C;
-    size_t size = 0;
-    uint8_t *bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
-    if (!bytes) return NULL;
-    al_model_hparams hp;
-    if ((st = al_llama2c_hparams(bytes, size, &hp, &err)) != AL_OK ||
-        (st = al_model_from_llama2c(bytes, size, clamp_context(want_context, hp.max_seq),
-                                    clamp_step(max_step, want_context, hp.max_seq), &m, &err)) != AL_OK) {
-        cli_error("%s: %s", cli_show(path), err.msg);
-        if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
+    if (bytes) {
+        st = al_model_load(bytes, size, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
+                           max_step, &m, &err);
+        if (st != AL_OK) {
+            cli_error("%s: %s", cli_show(path), err.msg);
+            if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
+        }
     }
     free(bytes);
+    free(config);
+    free(config_path);
+    free(weights_path);
     if (m) *status = EXIT_OK;
     return m;
 }

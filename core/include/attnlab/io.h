@@ -201,6 +201,46 @@ al_pth_flags al_pth_flags_default(void);
 int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_flags *flags,
                                         char *buf, int64_t cap, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * Any of the three, from bytes: the kind told by the bytes themselves (a zip archive is a .pth,
+ * an 8-byte length and a JSON object a safetensors file, anything else of 28 bytes or more a
+ * llama2.c checkpoint, whose own checks then speak).
+ * ------------------------------------------------------------------------------------------ */
+
+typedef enum {
+    AL_MODEL_FILE_UNKNOWN = 0,
+    AL_MODEL_FILE_LLAMA2C,     /* with a tokenizer.bin */
+    AL_MODEL_FILE_SAFETENSORS, /* with its config.json and a tokenizer.json */
+    AL_MODEL_FILE_PTH          /* with a tokenizer.json */
+} al_model_file_kind;
+
+al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size);
+const char *al_model_file_kind_name(al_model_file_kind kind); /* "llama2.c checkpoint", ... */
+/* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
+int32_t al_model_file_stop_token(al_model_file_kind kind);
+
+/* A .pth read: its float32 safetensors image, the tensors in it, and the config.json the
+ * shapes and flags (NULL: the defaults) imply. Free with al_pth_model_free (also after a
+ * failure, when every field is NULL). */
+typedef struct {
+    uint8_t *image;
+    size_t image_size;
+    al_safetensors *tensors;
+    char *config; /* NUL-terminated */
+    size_t config_len;
+} al_pth_model;
+al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flags *flags, al_pth_model *out,
+                            al_error *err);
+void al_pth_model_free(al_pth_model *p);
+
+/* The model in `bytes`, read as `kind` (AL_MODEL_FILE_UNKNOWN: as al_model_file_detect says;
+ * config_json for a safetensors file, flags for a .pth, each ignored by the other kinds), with
+ * `context` positions reserved (0 or beyond the model's: its own max_seq) and forward calls of
+ * up to max_step tokens. The bytes are not kept. */
+al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
+                        size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                        al_model **out, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

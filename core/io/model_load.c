@@ -1,0 +1,109 @@
+/* model_load.c — a model from the bytes people have, whichever of the three kinds they are:
+ * a llama2.c checkpoint, a MiniMind / Hugging Face model.safetensors (with its config.json), or
+ * MiniMind's .pth (torch.save of a state_dict, its config.json inferred from the shapes). The
+ * CLI reads the files from disk, the page from the learner's file picker; both come here. */
+#include "base/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size) {
+    if (!bytes || size < 8) return AL_MODEL_FILE_UNKNOWN;
+    /* 1. a zip archive (local file header "PK\3\4"): torch.save's container */
+    if (!memcmp(bytes, "PK\x03\x04", 4)) return AL_MODEL_FILE_PTH;
+    /* 2. safetensors: a little-endian u64 header length, then a JSON object */
+    uint64_t header = 0;
+    for (int i = 7; i >= 0; i--) header = header << 8 | bytes[i];
+    if (size > 8 && bytes[8] == '{' && header >= 2 && header <= size - 8) return AL_MODEL_FILE_SAFETENSORS;
+    /* 3. llama2.c: seven int32 (legacy) or the "ak42" magic (version 1) */
+    if (size >= 28) return AL_MODEL_FILE_LLAMA2C;
+    return AL_MODEL_FILE_UNKNOWN;
+}
+
+const char *al_model_file_kind_name(al_model_file_kind kind) {
+    switch (kind) {
+    case AL_MODEL_FILE_LLAMA2C: return "llama2.c checkpoint";
+    case AL_MODEL_FILE_SAFETENSORS: return "MiniMind safetensors";
+    case AL_MODEL_FILE_PTH: return "MiniMind .pth";
+    default: return "unknown";
+    }
+}
+
+int32_t al_model_file_stop_token(al_model_file_kind kind) {
+    /* run.c stops at BOS (1); MiniMind's generate at eos_token_id (2, <|im_end|>) */
+    return kind == AL_MODEL_FILE_LLAMA2C ? 1 : 2;
+}
+
+void al_pth_model_free(al_pth_model *p) {
+    if (!p) return;
+    free(p->config);
+    al_st_free(p->tensors);
+    al_buffer_free(p->image);
+    memset(p, 0, sizeof *p);
+}
+
+al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flags *flags, al_pth_model *out,
+                            al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "pth: no output");
+    memset(out, 0, sizeof *out);
+    /* 1. the state_dict as a float32 safetensors image, and a view of its tensors */
+    al_status st = al_pth_to_safetensors(bytes, size, &out->image, &out->image_size, err);
+    if (st == AL_OK) st = al_st_parse_view(out->image, out->image_size, &out->tensors, err);
+    /* 2. the config.json the shapes (and flags) imply */
+    int64_t len = -1;
+    if (st == AL_OK && (len = al_minimind_config_from_tensors(out->tensors, flags, NULL, 0, err)) < 0) st = err->status;
+    if (st == AL_OK && !(out->config = malloc((size_t)len + 1))) st = al_fail(err, AL_ERR_NOMEM, "out of memory for config.json");
+    if (st == AL_OK && al_minimind_config_from_tensors(out->tensors, flags, out->config, len + 1, err) != len)
+        st = err->status;
+    if (st == AL_OK) out->config_len = (size_t)len;
+    else al_pth_model_free(out);
+    return st;
+}
+
+/* The context to reserve: `want` if it is in 1..max_seq, else the model's own. */
+static int64_t context_for(int64_t want, int64_t max_seq) { return want < 1 || want > max_seq ? max_seq : want; }
+static int64_t step_for(int64_t step, int64_t context) { return step < 1 ? 1 : step > context ? context : step; }
+
+static al_status minimind_model(const char *config, size_t config_len, const al_safetensors *tensors, int64_t context,
+                                int64_t max_step, al_model **out, al_error *err) {
+    al_model_hparams hp;
+    al_status st = al_minimind_hparams(config, config_len, tensors, &hp, err);
+    if (st != AL_OK) return st;
+    const int64_t c = context_for(context, hp.max_seq);
+    return al_model_from_minimind(config, config_len, tensors, c, step_for(max_step, c), out, err);
+}
+
+al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
+                        size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                        al_model **out, al_error *err) {
+    if (!out || !bytes) return al_fail(err, AL_ERR_ARG, "model: no bytes or no output");
+    *out = NULL;
+    al_status st;
+    switch (kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(bytes, size) : kind) {
+    case AL_MODEL_FILE_PTH: {
+        al_pth_model p;
+        if ((st = al_pth_model_read(bytes, size, flags, &p, err)) != AL_OK) return st;
+        st = minimind_model(p.config, p.config_len, p.tensors, context, max_step, out, err);
+        al_pth_model_free(&p); /* the model holds its own copy of the weights */
+        return st;
+    }
+    case AL_MODEL_FILE_SAFETENSORS: {
+        if (!config_json || !config_len)
+            return al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json that goes with it");
+        al_safetensors *tensors = NULL;
+        if ((st = al_st_parse_view(bytes, size, &tensors, err)) != AL_OK) return st;
+        st = minimind_model(config_json, config_len, tensors, context, max_step, out, err);
+        al_st_free(tensors);
+        return st;
+    }
+    case AL_MODEL_FILE_LLAMA2C: {
+        al_model_hparams hp;
+        if ((st = al_llama2c_hparams(bytes, size, &hp, err)) != AL_OK) return st;
+        const int64_t c = context_for(context, hp.max_seq);
+        return al_model_from_llama2c(bytes, size, c, step_for(max_step, c), out, err);
+    }
+    default:
+        return al_fail(err, AL_ERR_FORMAT, "not a model: %zu bytes that are neither a llama2.c checkpoint, "
+                       "a safetensors file nor a .pth", size);
+    }
+}
