@@ -353,6 +353,17 @@ static void test_pth(void) {
     EXPECT(al_pth_to_safetensors(pth, sizeof pth, NULL, &out_size, NULL), AL_ERR_ARG);
     EXPECT(al_pth_to_safetensors(pth, sizeof pth, &out, &out_size, NULL), AL_OK);
     al_buffer_free(out);
+    /* A state_dict with no tensors: read, but no config.json to infer; nothing kept. */
+    al_pth_model pm;
+    EXPECT(al_pth_model_read(pth, sizeof pth, NULL, &pm, NULL), AL_ERR_MISSING);
+    CHECK(!pm.image && !pm.tensors && !pm.config, "a refused .pth leaves its parts");
+    EXPECT(al_pth_model_read(pth, sizeof pth, NULL, NULL, NULL), AL_ERR_ARG);
+    al_model *lm = (al_model *)&lm;
+    EXPECT(al_model_load(pth, sizeof pth, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);
+    CHECK(lm == NULL, "a refused model leaves an output");
+    EXPECT(al_model_load(pth, 7, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_FORMAT);
+    EXPECT(al_model_load(pth, sizeof pth, AL_MODEL_FILE_SAFETENSORS, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);
+    EXPECT(al_model_load(NULL, 0, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_ARG);
 
     static const float w[8] = {0};
     const al_st_entry e[5] = {

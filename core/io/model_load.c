@@ -44,6 +44,8 @@ void al_pth_model_free(al_pth_model *p) {
 
 al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flags *flags, al_pth_model *out,
                             al_error *err) {
+    al_error local;
+    if (!err) err = &local; /* its status is read below */
     if (!out) return al_fail(err, AL_ERR_ARG, "pth: no output");
     memset(out, 0, sizeof *out);
     /* 1. the state_dict as a float32 safetensors image, and a view of its tensors */

@@ -7,6 +7,7 @@
  * Beside them, from the generator's state just after the init, the RoPE test vector of the
  * tutorial's example 3 (al_session_rope_relative).
  * All memory is taken at create time; prefill and steps never allocate. */
+#include "lab/thumb.h"
 #include "torch/reduce.h"
 
 #include <math.h>
@@ -273,19 +274,7 @@ al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t ma
     if (size < 0) return al_fail(err, AL_ERR_ARG, "session thumbnail: size %lld must be >= 1", (long long)max_size);
     al_status st = check_cap("thumbnail", size * size, cap, err);
     if (st != AL_OK) return st;
-    /* Cell (i, j) covers queries [i·n/size, (i+1)·n/size) and keys [j·n/size, (j+1)·n/size):
-     * the largest weight in it, so a thin diagonal or a single strong key stays visible. */
-    const int64_t n = s->len, T = s->total;
-    for (int64_t i = 0; i < size; i++)
-        for (int64_t j = 0; j < size; j++) {
-            float most = 0.0f;
-            for (int64_t q = i * n / size; q < (i + 1) * n / size; q++) {
-                const float *row = s->weights + (head * T + q) * T;
-                for (int64_t k = j * n / size; k < (j + 1) * n / size; k++)
-                    if (row[k] > most) most = row[k];
-            }
-            out[i * size + j] = most;
-        }
+    al_thumb_max_pool(s->weights + head * s->total * s->total, s->len, s->total, size, out);
     return AL_OK;
 }
 

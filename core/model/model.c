@@ -237,6 +237,21 @@ int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64
 
 /* ---- create, free, weights ---------------------------------------------------------------- */
 
+al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t cap, al_error *err) {
+    al_status st = al_model_hparams_check(hp, err);
+    if (st != AL_OK) return st;
+    if (!freq || cap < hp->head_dim / 2)
+        return al_fail(err, AL_ERR_CAPACITY, "model RoPE: %lld frequencies, room for %lld", (long long)(hp->head_dim / 2),
+                       (long long)cap);
+    /* θ_i = base^(-2i/head_dim), stretched by YaRN when the model reaches past the original
+     * context (MiniMind's precompute_freqs_cis) */
+    al_rope_freqs(freq, hp->head_dim, hp->rope_base);
+    if (hp->yarn_factor != 0.0 && hp->max_seq > hp->yarn_original_max)
+        al_rope_yarn(freq, hp->head_dim, hp->rope_base, hp->yarn_factor, hp->yarn_original_max, hp->yarn_beta_fast,
+                     hp->yarn_beta_slow);
+    return AL_OK;
+}
+
 al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
                           al_model **out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "model: no output pointer");
@@ -346,11 +361,7 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
      * first head_dim/2 values (pair i at index i). YaRN stretches the frequencies first, as
      * MiniMind's precompute_freqs_cis does when the model reaches past the original context. */
     float freq[AL_MAX_HEAD_DIM / 2];
-    al_rope_freqs(freq, hp->head_dim, hp->rope_base);
-    const int yarn = hp->yarn_factor != 0.0 && hp->max_seq > hp->yarn_original_max;
-    if (yarn)
-        al_rope_yarn(freq, hp->head_dim, hp->rope_base, hp->yarn_factor, hp->yarn_original_max,
-                     hp->yarn_beta_fast, hp->yarn_beta_slow);
+    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
     al_rope_table_freqs(m->rope_cos, m->rope_sin, context, hp->head_dim, freq);
     if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
         for (int64_t i = 0; i < context * hp->head_dim; i++) {

@@ -220,6 +220,108 @@ al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
 
 int64_t al_abi_json(char *buf, int64_t cap);
 
+/* ------------------------------------------------------------------------------------------
+ * The model lab: what the page's model view shows of a real model. A model (any file
+ * al_model_load reads) and its tokenizer; a prompt, then one generated token per step with
+ * MiniMind's sampler (the same tokens as `attnlab generate` with the same settings and seed);
+ * every layer's attention over all tokens so far, MoE routing, the residual stream's norms, the
+ * sampler's stages at the last step, the KV cache's cost, and each head's role scores. The
+ * stores for AL_LAB_MAX_CONTEXT tokens at most are allocated at create; nothing after.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_model_lab al_model_lab;
+
+#define AL_LAB_DEFAULT_CONTEXT 512
+#define AL_LAB_MAX_CONTEXT 1024
+
+/* Head roles, in this order per layer and head (al_model_lab_roles). */
+enum { AL_LAB_ROLE_PREVIOUS, AL_LAB_ROLE_FIRST, AL_LAB_ROLE_LOCAL, AL_LAB_ROLE_INDUCTION, AL_LAB_ROLES };
+
+/* Bytes a lab over a model of this shape with `context` tokens keeps besides the model; -1 if
+ * out of range. */
+int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context);
+
+/* model: a llama2.c .bin, a model.safetensors (then config: its config.json) or a .pth;
+ * tokenizer: tokenizer.bin (llama2.c) or tokenizer.json (MiniMind), whose vocabulary must be
+ * the model's. context: tokens kept (0: AL_LAB_DEFAULT_CONTEXT), at most the model's own. The
+ * bytes are not kept. Every problem is an error naming it; *out stays NULL. */
+al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uint8_t *config, size_t config_size,
+                              const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,
+                              al_error *err);
+void al_model_lab_free(al_model_lab *lab);
+
+const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab); /* NULL if lab is NULL */
+al_model_file_kind al_model_lab_kind(const al_model_lab *lab);
+int64_t al_model_lab_context(const al_model_lab *lab);
+int64_t al_model_lab_len(const al_model_lab *lab);        /* tokens so far, prompt included */
+int64_t al_model_lab_prompt_len(const al_model_lab *lab);
+int al_model_lab_finished(const al_model_lab *lab);       /* 1 once a step chose the stop token */
+int64_t al_model_lab_chosen(const al_model_lab *lab);     /* the last step's token, -1 before any */
+
+/* A new prompt (everything before forgotten): text encoded as `attnlab generate --prompt`
+ * encodes it (BOS first where the tokenizer has one), or ids given; run through the model with
+ * every capture kept; the sampler's generator seeded with `seed`. The prompt's token count, or
+ * -1 with *err set (no tokens, more than the context, an id outside the vocabulary). */
+int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uint64_t seed, al_error *err);
+int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n, uint64_t seed, al_error *err);
+
+/* One step: the next token drawn by MiniMind's sampler with `p` from the last logits (the
+ * stages kept for al_model_lab_stages; at temperature 0 drawn as at temperature 1), appended
+ * and run through the model. Returns the token; the stop token (llama2.c: BOS, MiniMind: eos)
+ * is returned but not appended, and ends the text. -1 with *err set: no prompt, the text
+ * ended, the context full, bad sampler settings. */
+int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err);
+
+/* Ids so far into out[cap]; returns how many there are (-1 for a NULL lab). */
+int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap);
+/* Token i's text as the streaming decoder shows it (whole characters; empty for a token that
+ * holds only part of one, whose character then comes with the token completing it), or with
+ * i = -1 the whole text so far; written NUL-terminated into out[cap] (truncated), its full
+ * length returned; -1 for i out of range. */
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap);
+/* The bytes token i stands for where it stands (al_tok_decode), and any id's piece: written to
+ * out[cap] (truncated), their length returned, -1 if out of range. */
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap);
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+
+/* One layer's head: [len, len] weights, row q over keys 0..len-1 (0 past q). */
+al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err);
+/* Every layer's and head's weights as [n_layers, n_heads, size, size] max-pooled thumbnails,
+ * size = min(len, max_size) (al_model_lab_thumb_size; -1 for a NULL lab or max_size < 1). */
+int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size);
+al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *out, int64_t cap, al_error *err);
+
+/* The last step's distributions [AL_SAMPLER_STAGES, vocab] (al_sampler_stages' rows: raw,
+ * after temperature, after the repetition penalty, after top-k, after top-p); zeros before a
+ * step. */
+al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
+/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (ties
+ * by id), the chosen one put last if it is not among them. Returns how many (<= count). */
+int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err);
+
+/* Each head's role scores [n_layers, n_heads, AL_LAB_ROLES], measured at create on BOS (where
+ * the tokenizer has one) and 24 random ids repeated once: the mean weight on the previous
+ * token, on the first token, on the 4 keys up to the query itself, and (second copy only) on
+ * the token after the query's first occurrence (induction). */
+al_status al_model_lab_roles(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
+
+/* MoE routing of every token so far in one layer: ids and weights [len, top_k]; returns len,
+ * -1 with *err set (no experts, layer out of range, cap short). */
+int64_t al_model_lab_routing(const al_model_lab *lab, int64_t layer, int32_t *ids, float *weights, int64_t cap,
+                             al_error *err);
+/* ‖x‖₂ of every token before layer 0 and after each layer: [n_layers + 1, len]. */
+al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
+
+/* The whole model's KV cache after the prompt (row 0) and after each step: len, bytes of all
+ * layers' caches, the same with MHA and with MQA, and the step's FLOPs with the cache against
+ * recomputing every token (al_model_flops, the last token's logits). Writes min(cap, rows) and
+ * returns the number of rows, -1 with *err set. */
+int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err);
+
+/* RoPE frequencies [head_dim / 2]: as the model rotates (YaRN-scaled where it is) and plain. */
+al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

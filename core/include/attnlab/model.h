@@ -297,6 +297,11 @@ int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past
  * tokens allocates (weights, packed copies, caches, scratch); -1 if out of range. */
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step);
 
+/* The RoPE frequencies the model rotates by, freq [head_dim / 2] (cap floats): base^(-2i/d),
+ * YaRN-scaled as MiniMind's precompute_freqs_cis when yarn_factor is set and max_seq passes
+ * yarn_original_max (cos and sin are then also multiplied by attention_factor). */
+al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t cap, al_error *err);
+
 /* Creates a model with zeroed weights and norms of 1; refused beyond AL_MAX_MODEL_BYTES. */
 al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
                           al_model **out, al_error *err);

@@ -1,0 +1,497 @@
+/* model_lab.c — what the page's model view shows, computed here: a real model and its
+ * tokenizer, the tokens so far (the prompt, then one generated token per step), every layer's
+ * attention over them (growing one row per step), MoE routing and the residual stream's size
+ * per token, the sampler's stages at the last step, and each head's role scores.
+ *
+ *   prompt:  text → ids (BOS first where the tokenizer has one, as `attnlab generate --prompt`)
+ *            → the model over them in chunks of CHUNK tokens, captures copied into the stores
+ *   step:    logits of the last token → MiniMind's sampler (al_sample, the CLI's call, seeded
+ *            once per prompt) → the chosen id appended and run through the model (one more row
+ *            of every layer's attention, one more position in every KV cache)
+ *
+ * Stores are sized for the lab's context C when it is made, so nothing is allocated after:
+ *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q)
+ *   route  [n_layers, C, top_k]       ids and weights (MoE models)
+ *   resid  [n_layers + 1, C]          ‖x‖₂ of each token before layer 0 and after each layer
+ */
+#include "base/internal.h"
+#include "lab/thumb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHUNK = 32, ROLE_REPEAT = 24, LOCAL_WINDOW = 4 };
+
+struct al_model_lab {
+    al_model *model;
+    al_tokenizer *tok;
+    al_tok_stream *stream;
+    al_model_file_kind kind;
+    al_model_hparams hp;
+    int64_t context;              /* C */
+    int64_t n, n_prompt;          /* tokens so far, of which the prompt */
+    int finished;                 /* the last step chose the stop token */
+    int32_t *ids;                 /* [C] */
+    float *logits;                /* [vocab] of the last token */
+    float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step */
+    int64_t chosen;               /* the last step's choice, -1 before any */
+    al_rng *rng;
+    float *attn;                  /* [L, H, C, C] */
+    float *chunk_attn;            /* [L, H, CHUNK, C] one forward call's capture */
+    int32_t *route_ids;           /* [L, C, top_k] */
+    float *route_w;               /* [L, C, top_k] */
+    float *resid;                 /* [L + 1, C] */
+    float *chunk_resid;           /* [L + 1, CHUNK] */
+    float *roles;                 /* [L, H, AL_LAB_ROLES] */
+    char *text;                   /* each token's display text, one after another */
+    int64_t *text_end;            /* [C] where token i's text ends in `text` */
+    int64_t text_cap;
+};
+
+/* ---- sizes ------------------------------------------------------------------------------- */
+
+static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n_layers * hp->n_heads * c * c; }
+
+int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
+    const int64_t L = hp->n_layers, H = hp->n_heads, k = hp->n_experts ? hp->top_k : 0;
+    const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
+                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + (1 + AL_SAMPLER_STAGES) * hp->vocab;
+    return (int64_t)sizeof(float) * floats + context * (int64_t)(sizeof(int32_t) + sizeof(int64_t));
+}
+
+/* ---- create, free ------------------------------------------------------------------------ */
+
+void al_model_lab_free(al_model_lab *lab) {
+    if (!lab) return;
+    al_model_free(lab->model);
+    al_tok_stream_free(lab->stream);
+    al_tok_free(lab->tok);
+    al_rng_free(lab->rng);
+    free(lab->ids), free(lab->logits), free(lab->stages), free(lab->attn), free(lab->chunk_attn);
+    free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
+    free(lab->text), free(lab->text_end);
+    free(lab);
+}
+
+static al_status compute_roles(al_model_lab *lab, al_error *err);
+
+al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uint8_t *config, size_t config_size,
+                              const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,
+                              al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "model lab: no output pointer");
+    *out = NULL;
+    if (!model || !model_size) return al_fail(err, AL_ERR_ARG, "model lab: no model file");
+    if (!tokenizer || !tokenizer_size)
+        return al_fail(err, AL_ERR_MISSING, "the model needs its tokenizer (tokenizer.bin for a llama2.c model, "
+                       "tokenizer.json for a MiniMind one)");
+    if (context < 0 || context > AL_LAB_MAX_CONTEXT)
+        return al_fail(err, AL_ERR_ARG, "model lab: a context of %lld; 0 (the default, %d) up to %d",
+                       (long long)context, AL_LAB_DEFAULT_CONTEXT, AL_LAB_MAX_CONTEXT);
+    al_model_lab *lab = calloc(1, sizeof *lab);
+    if (!lab) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    lab->chosen = -1;
+    /* 1. The model, its kind read from its bytes; the lab's context at most the model's. */
+    lab->kind = al_model_file_detect(model, model_size);
+    const int64_t want = context ? context : AL_LAB_DEFAULT_CONTEXT;
+    al_status st = al_model_load(model, model_size, AL_MODEL_FILE_UNKNOWN, (const char *)config, config_size, NULL,
+                                 want, CHUNK, &lab->model, err);
+    if (st == AL_OK) {
+        lab->hp = *al_model_get_hparams(lab->model);
+        lab->context = al_model_context(lab->model);
+        const int64_t bytes = al_model_lab_bytes_needed(&lab->hp, lab->context);
+        if (bytes < 0 || bytes > AL_MAX_BYTES)
+            st = al_fail(err, AL_ERR_LIMIT, "model lab: keeping every layer's attention over %lld tokens needs %lld MB "
+                         "(at most %lld MB): choose a shorter context", (long long)lab->context,
+                         (long long)(bytes >> 20), (long long)(AL_MAX_BYTES >> 20));
+    }
+    /* 2. The tokenizer that goes with it, whose vocabulary must be the model's. */
+    if (st == AL_OK)
+        st = lab->kind == AL_MODEL_FILE_LLAMA2C
+                 ? al_tok_llama2c_create(tokenizer, tokenizer_size, lab->hp.vocab, &lab->tok, err)
+                 : al_tok_hf_create(tokenizer, tokenizer_size, 0, &lab->tok, err);
+    if (st == AL_OK && al_tok_vocab_size(lab->tok) != lab->hp.vocab)
+        st = al_fail(err, AL_ERR_SHAPE, "the tokenizer has %lld tokens but the model's vocabulary has %lld: they do not "
+                     "belong together", (long long)al_tok_vocab_size(lab->tok), (long long)lab->hp.vocab);
+    if (st == AL_OK) st = al_tok_stream_create(lab->tok, &lab->stream, err);
+    /* 3. The stores (see the top of the file). */
+    if (st == AL_OK) {
+        const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
+        const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 1;
+        size_t longest = 0, len = 0;
+        for (int32_t id = 0; id < V; id++)
+            if (al_tok_piece(lab->tok, id, &len) && len > longest) longest = len;
+        lab->text_cap = C * 4 * ((int64_t)longest + 3); /* al_tok_stream_push's most per token */
+        lab->ids = malloc((size_t)C * sizeof *lab->ids);
+        lab->logits = malloc((size_t)V * sizeof *lab->logits);
+        lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
+        lab->attn = calloc((size_t)attn_floats(&lab->hp, C), sizeof *lab->attn);
+        lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
+        lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
+        lab->route_w = calloc((size_t)(L * C * k), sizeof *lab->route_w);
+        lab->resid = calloc((size_t)((L + 1) * C), sizeof *lab->resid);
+        lab->chunk_resid = malloc((size_t)((L + 1) * CHUNK) * sizeof *lab->chunk_resid);
+        lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
+        lab->text = malloc((size_t)lab->text_cap);
+        lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
+        lab->rng = al_rng_create(0);
+        if (!lab->ids || !lab->logits || !lab->stages || !lab->attn || !lab->chunk_attn || !lab->route_ids ||
+            !lab->route_w || !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end || !lab->rng)
+            st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    }
+    /* 4. Each head's role, measured once on a sequence of its own. */
+    if (st == AL_OK) st = compute_roles(lab, err);
+    if (st != AL_OK) {
+        al_model_lab_free(lab);
+        return st;
+    }
+    *out = lab;
+    return AL_OK;
+}
+
+/* ---- running tokens through the model ----------------------------------------------------- */
+
+/* Tokens ids[n .. n+count) through the model, in chunks, captures copied into the stores. */
+static al_status run_tokens(al_model_lab *lab, int64_t count, al_error *err) {
+    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
+    const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 0;
+    for (int64_t done = 0; done < count;) {
+        const int64_t past = lab->n, m = count - done < CHUNK ? count - done : CHUNK, keys = past + m;
+        al_model_capture_resid_norms(lab->model, lab->chunk_resid, (L + 1) * CHUNK);
+        al_status st = al_model_forward(lab->model, lab->ids + past, m, lab->logits, 1, V, lab->chunk_attn,
+                                        L * H * CHUNK * C, err);
+        al_model_capture_resid_norms(lab->model, NULL, 0);
+        if (st != AL_OK) return st;
+        /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows past .. past+m-1 */
+        for (int64_t lh = 0; lh < L * H; lh++)
+            for (int64_t q = 0; q < m; q++)
+                memcpy(lab->attn + (lh * C + past + q) * C, lab->chunk_attn + (lh * m + q) * keys,
+                       (size_t)keys * sizeof(float));
+        /* chunk_resid [L + 1, m] → resid [L + 1, C] */
+        for (int64_t l = 0; l <= L; l++)
+            memcpy(lab->resid + l * C + past, lab->chunk_resid + l * m, (size_t)m * sizeof(float));
+        /* routing [m, k] per layer → route [L, C, k] */
+        for (int64_t l = 0; k && l < L; l++)
+            al_model_routing(lab->model, l, lab->route_ids + (l * C + past) * k, lab->route_w + (l * C + past) * k,
+                             m * k);
+        lab->n += m;
+        done += m;
+    }
+    return AL_OK;
+}
+
+/* Token i's display text: what the streaming decoder writes when it arrives (whole characters
+ * only; the bytes of a split character appear with the token that completes it). */
+static al_status append_text(al_model_lab *lab, int64_t i, al_error *err) {
+    const int64_t start = i ? lab->text_end[i - 1] : 0;
+    const int64_t len = al_tok_stream_push(lab->stream, lab->ids[i], lab->text + start, lab->text_cap - start, err);
+    if (len < 0) return err ? err->status : AL_ERR_CAPACITY;
+    lab->text_end[i] = start + len;
+    return AL_OK;
+}
+
+/* Back to no tokens: caches emptied, a fresh decoder (NULL if memory ran out). */
+static void forget(al_model_lab *lab) {
+    al_model_reset(lab->model);
+    al_tok_stream_free(lab->stream);
+    lab->stream = NULL;
+    al_tok_stream_create(lab->tok, &lab->stream, NULL);
+    lab->n = lab->n_prompt = 0;
+    lab->finished = 0;
+    lab->chosen = -1;
+    memset(lab->stages, 0, (size_t)(AL_SAMPLER_STAGES * lab->hp.vocab) * sizeof *lab->stages);
+}
+
+int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n, uint64_t seed, al_error *err) {
+    if (!lab || (!ids && n > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    if (n < 1) return al_fail(err, AL_ERR_ARG, "the prompt has no tokens: type some text"), -1;
+    if (n > lab->context)
+        return al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
+                       (long long)lab->context), -1;
+    for (int64_t i = 0; i < n; i++)
+        if (ids[i] < 0 || ids[i] >= lab->hp.vocab)
+            return al_fail(err, AL_ERR_ARG, "token %lld of the prompt, id %d, is outside the vocabulary of %lld",
+                           (long long)i, (int)ids[i], (long long)lab->hp.vocab), -1;
+    forget(lab);
+    if (!lab->stream) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
+    memcpy(lab->ids, ids, (size_t)n * sizeof *ids);
+    al_rng_free(lab->rng);
+    if (!(lab->rng = al_rng_create(seed))) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
+    al_status st = run_tokens(lab, n, err);
+    for (int64_t i = 0; st == AL_OK && i < n; i++) st = append_text(lab, i, err);
+    if (st != AL_OK) {
+        forget(lab);
+        return -1;
+    }
+    lab->n_prompt = n;
+    return n;
+}
+
+int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uint64_t seed, al_error *err) {
+    if (!lab || (!text && len > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    const int bos = al_tok_bos_id(lab->tok) >= 0; /* llama2.c's BOS first; a tokenizer.json has none */
+    const int64_t n = al_tok_encode(lab->tok, text ? text : "", len, bos, 0, NULL, 0, err);
+    if (n < 0) return -1;
+    if (n > lab->context)
+        return al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
+                       (long long)lab->context), -1;
+    int32_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+    if (!ids) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
+    int64_t got = al_tok_encode(lab->tok, text ? text : "", len, bos, 0, ids, n, err);
+    if (got >= 0) got = al_model_lab_prompt_ids(lab, ids, got, seed, err);
+    free(ids);
+    return got;
+}
+
+int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err) {
+    if (!lab || !p) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    if (lab->n < 1) return al_fail(err, AL_ERR_ARG, "give a prompt first"), -1;
+    if (lab->finished)
+        return al_fail(err, AL_ERR_ARG, "the model has ended its text (it chose its stop token): reset to go on"), -1;
+    if (lab->n >= lab->context)
+        return al_fail(err, AL_ERR_CAPACITY, "the context of %lld tokens is full", (long long)lab->context), -1;
+    const int64_t V = lab->hp.vocab;
+    /* 1. MiniMind's sampler over every id so far, as `attnlab generate` calls it; at temperature
+     *    0 (greedy) the stages are then drawn as at temperature 1, the choice marked. */
+    const int64_t chosen = al_sample(lab->logits, V, lab->ids, lab->n, p, lab->rng, lab->stages, AL_SAMPLER_STAGES * V, err);
+    if (chosen < 0) return -1;
+    if (p->temperature == 0.0) {
+        al_sampler_params shown = *p;
+        shown.temperature = 1.0;
+        if (al_sampler_stages(lab->logits, V, lab->ids, lab->n, &shown, lab->stages, AL_SAMPLER_STAGES * V, err) != AL_OK)
+            return -1;
+    }
+    lab->chosen = chosen;
+    /* 2. The stop token ends the text (not appended, as the CLI does not print it). */
+    if ((int32_t)chosen == al_model_file_stop_token(lab->kind)) {
+        lab->finished = 1;
+        return chosen;
+    }
+    /* 3. The token through the model: one more row of attention, one more cache position. */
+    lab->ids[lab->n] = (int32_t)chosen;
+    if (run_tokens(lab, 1, err) != AL_OK) return -1;
+    if (append_text(lab, lab->n - 1, err) != AL_OK) return -1;
+    return chosen;
+}
+
+/* ---- head roles ---------------------------------------------------------------------------- */
+
+/* On [BOS] r_1 .. r_R r_1 .. r_R (R random ids, fixed seed), for each layer and head, the mean
+ * over the queries after the first of:
+ *   previous token  a[i, i-1]
+ *   first token     a[i, 0]            (an attention sink)
+ *   local window    Σ a[i, j] over the LOCAL_WINDOW keys j = i-3 .. i
+ * and, over the second copy's queries (r_j again at position s + R + j), the induction score:
+ * the weight on the token that followed r_j's first occurrence, at position s + j + 1. */
+static al_status compute_roles(al_model_lab *lab, al_error *err) {
+    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
+    const int has_bos = al_tok_bos_id(lab->tok) >= 0;
+    const int64_t s = has_bos ? 1 : 0;
+    int64_t R = ROLE_REPEAT;
+    if (s + 2 * R > C) R = (C - s) / 2;
+    if (R < 2) return AL_OK; /* too short a context to measure: the scores stay 0 */
+    const int64_t T = s + 2 * R, lo = V > 8 ? 3 : 0; /* random ids past llama2.c's <unk>, BOS and EOS */
+    al_rng *rng = al_rng_create(1234);
+    if (!rng) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    float u[ROLE_REPEAT];
+    al_rng_uniform(rng, u, R, 0.0f, 1.0f);
+    al_rng_free(rng);
+    if (has_bos) lab->ids[0] = al_tok_bos_id(lab->tok);
+    for (int64_t j = 0; j < R; j++) {
+        int64_t id = lo + (int64_t)(u[j] * (float)(V - lo));
+        if (id >= V) id = V - 1;
+        lab->ids[s + j] = lab->ids[s + R + j] = (int32_t)id;
+    }
+    lab->n = 0;
+    al_status st = run_tokens(lab, T, err);
+    for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++) {
+        const float *a = lab->attn + lh * C * C;
+        double prev = 0.0, sink = 0.0, local = 0.0, induction = 0.0;
+        for (int64_t i = 1; i < T; i++) {
+            prev += a[i * C + i - 1];
+            sink += a[i * C];
+            for (int64_t j = i - LOCAL_WINDOW + 1 > 0 ? i - LOCAL_WINDOW + 1 : 0; j <= i; j++) local += a[i * C + j];
+        }
+        for (int64_t j = 0; j < R; j++) induction += a[(s + R + j) * C + s + j + 1];
+        float *out = lab->roles + lh * AL_LAB_ROLES;
+        out[AL_LAB_ROLE_PREVIOUS] = (float)(prev / (double)(T - 1));
+        out[AL_LAB_ROLE_FIRST] = (float)(sink / (double)(T - 1));
+        out[AL_LAB_ROLE_LOCAL] = (float)(local / (double)(T - 1));
+        out[AL_LAB_ROLE_INDUCTION] = (float)(induction / (double)R);
+    }
+    memset(lab->attn, 0, (size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn);
+    al_model_reset(lab->model);
+    lab->n = 0;
+    return st;
+}
+
+/* ---- reading it out ----------------------------------------------------------------------- */
+
+const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab) { return lab ? &lab->hp : NULL; }
+al_model_file_kind al_model_lab_kind(const al_model_lab *lab) { return lab ? lab->kind : AL_MODEL_FILE_UNKNOWN; }
+int64_t al_model_lab_context(const al_model_lab *lab) { return lab ? lab->context : -1; }
+int64_t al_model_lab_len(const al_model_lab *lab) { return lab ? lab->n : -1; }
+int64_t al_model_lab_prompt_len(const al_model_lab *lab) { return lab ? lab->n_prompt : -1; }
+int al_model_lab_finished(const al_model_lab *lab) { return lab ? lab->finished : 0; }
+int64_t al_model_lab_chosen(const al_model_lab *lab) { return lab ? lab->chosen : -1; }
+
+static al_status check_cap(const char *what, int64_t need, int64_t cap, al_error *err) {
+    return cap < need ? al_fail(err, AL_ERR_CAPACITY, "model lab %s: %lld values, room for %lld", what, (long long)need,
+                                (long long)cap)
+                      : AL_OK;
+}
+
+int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap) {
+    if (!lab || (!out && cap > 0)) return -1;
+    const int64_t n = lab->n < cap ? lab->n : cap;
+    if (n > 0) memcpy(out, lab->ids, (size_t)n * sizeof *out);
+    return lab->n;
+}
+
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap) {
+    if (!lab || i < -1 || i >= lab->n || (!out && cap > 0)) return -1;
+    const int64_t start = i > 0 ? lab->text_end[i - 1] : 0, end = i < 0 ? (lab->n ? lab->text_end[lab->n - 1] : 0)
+                                                                        : lab->text_end[i];
+    const int64_t from = i < 0 ? 0 : start, len = end - from;
+    if (cap > 0) {
+        const int64_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(out, lab->text + from, (size_t)n);
+        out[n] = '\0';
+    }
+    return len;
+}
+
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap) {
+    if (!lab || i < 0 || i >= lab->n || (!out && cap > 0)) return -1;
+    const char *text = NULL;
+    size_t len = 0;
+    if (al_tok_decode(lab->tok, i ? lab->ids[i - 1] : -1, lab->ids[i], &text, &len, NULL) != AL_OK) return -1;
+    if (cap > 0) memcpy(out, text, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
+    return (int64_t)len;
+}
+
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) {
+    if (!lab || (!out && cap > 0)) return -1;
+    size_t len = 0;
+    const char *piece = al_tok_piece(lab->tok, id, &len);
+    if (!piece) return -1;
+    if (cap > 0) memcpy(out, piece, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
+    return (int64_t)len;
+}
+
+al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab attention: NULL argument");
+    if (layer < 0 || layer >= lab->hp.n_layers || head < 0 || head >= lab->hp.n_heads)
+        return al_fail(err, AL_ERR_ARG, "model lab attention: layer %lld head %lld is not in the model's %lld × %lld",
+                       (long long)layer, (long long)head, (long long)lab->hp.n_layers, (long long)lab->hp.n_heads);
+    const int64_t n = lab->n, C = lab->context;
+    al_status st = check_cap("attention", n * n, cap, err);
+    if (st != AL_OK) return st;
+    const float *a = lab->attn + (layer * lab->hp.n_heads + head) * C * C;
+    for (int64_t q = 0; q < n; q++) memcpy(out + q * n, a + q * C, (size_t)n * sizeof(float));
+    return AL_OK;
+}
+
+int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size) {
+    if (!lab || max_size < 1) return -1;
+    return lab->n < max_size ? lab->n : max_size;
+}
+
+al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab thumbnails: NULL argument");
+    const int64_t size = al_model_lab_thumb_size(lab, max_size), LH = lab->hp.n_layers * lab->hp.n_heads;
+    if (size < 0) return al_fail(err, AL_ERR_ARG, "model lab thumbnails: size %lld must be >= 1", (long long)max_size);
+    al_status st = check_cap("thumbnails", LH * size * size, cap, err);
+    for (int64_t lh = 0; st == AL_OK && lh < LH; lh++)
+        al_thumb_max_pool(lab->attn + lh * lab->context * lab->context, lab->n, lab->context, size, out + lh * size * size);
+    return st;
+}
+
+al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab stages: NULL argument");
+    const int64_t need = AL_SAMPLER_STAGES * lab->hp.vocab;
+    al_status st = check_cap("stages", need, cap, err);
+    if (st == AL_OK) memcpy(out, lab->stages, (size_t)need * sizeof(float));
+    return st;
+}
+
+/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (the
+ * order top-k and top-p work in; ties by id), with the chosen one put last if it is not among
+ * them. Returns how many were written. */
+int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err) {
+    if (!lab || !out || count < 1) return al_fail(err, AL_ERR_ARG, "model lab top: NULL argument or count < 1"), -1;
+    const int64_t V = lab->hp.vocab, n = count < V ? count : V;
+    const float *p = lab->stages + 2 * V;
+    int64_t have = 0;
+    for (int64_t id = 0; id < V; id++) { /* insertion into a short sorted list */
+        int64_t at = have;
+        while (at > 0 && p[id] > p[out[at - 1]]) at--;
+        if (at >= n) continue;
+        const int64_t last = have < n ? have : n - 1;
+        memmove(out + at + 1, out + at, (size_t)(last - at) * sizeof *out);
+        out[at] = (int32_t)id;
+        if (have < n) have++;
+    }
+    int in = lab->chosen < 0;
+    for (int64_t i = 0; i < have && !in; i++) in = out[i] == lab->chosen;
+    if (!in) out[have - 1] = (int32_t)lab->chosen;
+    return have;
+}
+
+al_status al_model_lab_roles(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab roles: NULL argument");
+    const int64_t need = lab->hp.n_layers * lab->hp.n_heads * AL_LAB_ROLES;
+    al_status st = check_cap("roles", need, cap, err);
+    if (st == AL_OK) memcpy(out, lab->roles, (size_t)need * sizeof(float));
+    return st;
+}
+
+int64_t al_model_lab_routing(const al_model_lab *lab, int64_t layer, int32_t *ids, float *weights, int64_t cap,
+                             al_error *err) {
+    if (!lab || !ids || !weights) return al_fail(err, AL_ERR_ARG, "model lab routing: NULL argument"), -1;
+    if (!lab->hp.n_experts) return al_fail(err, AL_ERR_ARG, "model lab routing: the model has no experts"), -1;
+    if (layer < 0 || layer >= lab->hp.n_layers)
+        return al_fail(err, AL_ERR_ARG, "model lab routing: layer %lld is not in [0, %lld)", (long long)layer,
+                       (long long)lab->hp.n_layers), -1;
+    const int64_t k = lab->hp.top_k, need = lab->n * k;
+    if (check_cap("routing", need, cap, err) != AL_OK) return -1;
+    memcpy(ids, lab->route_ids + layer * lab->context * k, (size_t)need * sizeof *ids);
+    memcpy(weights, lab->route_w + layer * lab->context * k, (size_t)need * sizeof *weights);
+    return lab->n;
+}
+
+al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab residual norms: NULL argument");
+    const int64_t L = lab->hp.n_layers, n = lab->n;
+    al_status st = check_cap("residual norms", (L + 1) * n, cap, err);
+    for (int64_t l = 0; st == AL_OK && l <= L; l++)
+        memcpy(out + l * n, lab->resid + l * lab->context, (size_t)n * sizeof(float));
+    return st;
+}
+
+int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err) {
+    if (!lab || (!rows && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab KV: NULL argument"), -1;
+    const al_model_hparams *hp = &lab->hp;
+    const int64_t steps = lab->n - lab->n_prompt, L = hp->n_layers;
+    /* Row 0: after the prompt; row i: after step i. Bytes of every layer's cache together. */
+    for (int64_t i = 0; i <= steps && i < cap; i++) {
+        const int64_t len = lab->n_prompt + i;
+        rows[i].len = len;
+        rows[i].bytes = L * al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
+        rows[i].bytes_mha = L * al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
+        rows[i].bytes_mqa = L * al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
+        rows[i].flops_cached = i ? al_model_flops(hp, 1, len - 1, 1) : al_model_flops(hp, len, 0, 1);
+        rows[i].flops_uncached = al_model_flops(hp, len, 0, 1);
+    }
+    return lab->n_prompt ? steps + 1 : 0;
+}
+
+al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err) {
+    if (!lab || !scaled || !plain) return al_fail(err, AL_ERR_ARG, "model lab RoPE: NULL argument");
+    const int64_t half = lab->hp.head_dim / 2;
+    al_status st = check_cap("RoPE", half, cap, err);
+    if (st == AL_OK) st = al_rope_freqs(plain, lab->hp.head_dim, lab->hp.rope_base);
+    if (st == AL_OK) st = al_model_rope_freqs(&lab->hp, scaled, half, err);
+    return st;
+}
