@@ -48,10 +48,11 @@ deps() {
         apt-get update -q
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
     fi
-    # npm packages (Chart.js for the page, playwright-core for the browser tests, the reference
-    # tokenizer @huggingface/tokenizers for tests/hf-tokenizer.test.mjs).
-    [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] && [ -d node_modules/@huggingface/tokenizers ] ||
-        npm ci --no-audit --no-fund
+    # npm packages (Chart.js for the page, playwright-core for the browser tests, axe-core for
+    # the accessibility audit in tests/a11y.test.mjs, the reference tokenizer
+    # @huggingface/tokenizers for tests/hf-tokenizer.test.mjs).
+    [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] &&
+        [ -d node_modules/@huggingface/tokenizers ] || npm ci --no-audit --no-fund
 }
 
 case "${1:-all}" in

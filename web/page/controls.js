@@ -92,8 +92,10 @@
         download(root.AttnLabRender.exportFile(chart, kind));
       });
     }
+    // The arrows and space step and play, except where they have a use of their own: in a
+    // field, and in the walkthrough's listings, which the keyboard scrolls.
     document.addEventListener('keydown', (e) => {
-      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement) return;
+      if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLPreElement) return;
       if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); run().step(); }
       if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); run().restart(0); }
       if (e.key === ' ') { e.preventDefault(); $('btn-play').click(); }
