@@ -45,7 +45,7 @@
       this.abi = this.readAbi();
       const { structs, enums, limits } = this.abi;
       for (const name of ['error', 'attn_hparams', 'session_config', 'check', 'attn_files_options', 'attn_files_summary',
-        'bench_config', 'bench_result', 'kv_growth_row', 'demo_section']) {
+        'bench_config', 'bench_result', 'kv_growth_row', 'demo_section', 'model_hparams', 'sampler_params']) {
         if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
       }
       this.status = enums.status;
@@ -470,6 +470,206 @@
       checkInt('n_keys', nKeys, 0, 2 ** 31);
       const hp = this.core.m._al_session_hparams(this.live());
       return Number(this.core.m._al_attn_flops(hp, BigInt(nQuery), BigInt(nKeys)));
+    }
+  }
+
+  // --- the model lab (al_model_lab_*): a real model and its tokenizer, for the model view ----
+  // Files are Uint8Arrays: model (.bin, model.safetensors or .pth), config (config.json, for a
+  // model.safetensors), tokenizer (tokenizer.bin or tokenizer.json). The bytes are copied into
+  // the module for the call and freed after it: the lab keeps its own model.
+  Core.prototype.createModelLab = function createModelLab({ model, config = null, tokenizer, context = 0 } = {}) {
+    for (const [name, v] of [['model', model], ['tokenizer', tokenizer]]) {
+      if (!(v instanceof Uint8Array) || v.length === 0) throw new AttnLabError(`${name} must be a non-empty Uint8Array`, ARG_ERROR);
+    }
+    if (config !== null && !(config instanceof Uint8Array)) throw new AttnLabError('config must be a Uint8Array or null', ARG_ERROR);
+    checkInt('context', context, 0, this.limits.AL_LAB_MAX_CONTEXT);
+    const cfg = config || new Uint8Array(0);
+    return this.withAllocs([model.length, cfg.length, tokenizer.length, 4], (pm, pc, pt, pout) => this.withError((err) => {
+      this.m.HEAPU8.set(model, pm);
+      this.m.HEAPU8.set(cfg, pc);
+      this.m.HEAPU8.set(tokenizer, pt);
+      this.m.HEAP32[pout >> 2] = 0;
+      this.throwIf(this.m._al_model_lab_create(pm, model.length, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
+        BigInt(context), pout, err), err);
+      return new ModelLab(this, this.m.HEAP32[pout >> 2]);
+    }));
+  };
+
+  const ROLE_COUNT = 4;
+  class ModelLab {
+    constructor(core, ptr) {
+      this.core = core;
+      this.ptr = ptr;
+      const m = core.m;
+      this.hparams = core.readStruct(m._al_model_lab_hparams(ptr), 'model_hparams');
+      this.kind = enumNames(core.abi.enums.model_file_kind)[m._al_model_lab_kind(ptr)];
+      this.ropeStyle = enumNames(core.abi.enums.rope_style)[this.hparams.rope_style];
+      this.context = Number(m._al_model_lab_context(ptr));
+      this.stageCount = core.limits.AL_SAMPLER_STAGES;
+      this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
+      if (this.roleNames.length !== core.limits.AL_LAB_ROLES || ROLE_COUNT !== this.roleNames.length) {
+        throw new AttnLabError('attnlab.wasm describes another set of head roles', ARG_ERROR);
+      }
+    }
+    live() {
+      if (!this.ptr) throw new AttnLabError('model lab already freed', ARG_ERROR);
+      return this.ptr;
+    }
+    free() {
+      if (this.ptr) this.core.m._al_model_lab_free(this.ptr);
+      this.ptr = 0;
+    }
+    get len() { return Number(this.core.m._al_model_lab_len(this.live())); }
+    get promptLen() { return Number(this.core.m._al_model_lab_prompt_len(this.live())); }
+    get finished() { return this.core.m._al_model_lab_finished(this.live()) !== 0; }
+    get chosen() { return Number(this.core.m._al_model_lab_chosen(this.live())); }
+    // Runs fn(err) and throws the core's message when it returns a negative count.
+    count(fn) {
+      const c = this.core;
+      return c.withError((err) => {
+        const n = Number(fn(err));
+        if (n < 0) c.throwIf(c.readStruct(err, 'error').status || c.status.arg, err);
+        return n;
+      });
+    }
+    // al_model_lab_prompt: text encoded as `attnlab generate --prompt` does; the token count
+    prompt(text, seed = 0) {
+      if (typeof text !== 'string') throw new AttnLabError('the prompt must be text', ARG_ERROR);
+      checkInt('seed', seed, 0, Number.MAX_SAFE_INTEGER);
+      const bytes = new TextEncoder().encode(text);
+      const c = this.core;
+      return c.withAllocs([bytes.length + 1], (p) => {
+        c.m.HEAPU8.set(bytes, p);
+        return this.count((err) => c.m._al_model_lab_prompt(this.live(), p, bytes.length, BigInt(seed), err));
+      });
+    }
+    // al_model_lab_prompt_ids
+    promptIds(ids, seed = 0) {
+      if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new AttnLabError('ids must be an array', ARG_ERROR);
+      for (const id of ids) checkInt('token id', id, 0, this.hparams.vocab - 1);
+      checkInt('seed', seed, 0, Number.MAX_SAFE_INTEGER);
+      const c = this.core;
+      return c.withAllocs([4 * ids.length], (p) => {
+        c.m.HEAP32.set(ids, p >> 2);
+        return this.count((err) => c.m._al_model_lab_prompt_ids(this.live(), p, BigInt(ids.length), BigInt(seed), err));
+      });
+    }
+    // al_model_lab_step with MiniMind's sampler settings; the chosen id
+    step({ temperature = 0.85, topK = 50, topP = 0.85, repetitionPenalty = 1.0 } = {}) {
+      checkNumber('temperature', temperature);
+      checkInt('top-k', topK, 0, this.hparams.vocab);
+      checkNumber('top-p', topP);
+      checkNumber('repetition penalty', repetitionPenalty);
+      const c = this.core;
+      return c.withAllocs([c.sizeOf('sampler_params')], (ps) => {
+        c.writeStruct(ps, 'sampler_params', { temperature, top_k: topK, top_p: topP, repetition_penalty: repetitionPenalty });
+        return this.count((err) => c.m._al_model_lab_step(this.live(), ps, err));
+      });
+    }
+    ids() {
+      const c = this.core, n = this.len;
+      return c.withAllocs([4 * Math.max(1, n)], (p) => {
+        c.m._al_model_lab_ids(this.live(), p, BigInt(n));
+        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+      });
+    }
+    // Bytes from a sizing call: fn(ptr, cap) returns the full length.
+    bytesOf(fn) {
+      const c = this.core;
+      const len = Number(fn(0, 0n));
+      if (len < 0) throw new AttnLabError('no such token', c.status.arg);
+      return c.withAllocs([len + 1], (p) => {
+        fn(p, BigInt(len + 1));
+        return c.m.HEAPU8.slice(p, p + len);
+      });
+    }
+    // al_model_lab_token_text: token i's text as streamed (i = -1: all so far)
+    tokenText(i) {
+      checkInt('token', i, -1, this.len - 1);
+      return new TextDecoder().decode(this.bytesOf((p, cap) => this.core.m._al_model_lab_token_text(this.live(), BigInt(i), p, cap)));
+    }
+    text() { return this.tokenText(-1); }
+    // al_model_lab_token_bytes: what token i stands for where it stands
+    tokenBytes(i) {
+      checkInt('token', i, 0, this.len - 1);
+      return this.bytesOf((p, cap) => this.core.m._al_model_lab_token_bytes(this.live(), BigInt(i), p, cap));
+    }
+    // al_model_lab_piece: any id's piece
+    piece(id) {
+      checkInt('token id', id, 0, this.hparams.vocab - 1);
+      return this.bytesOf((p, cap) => this.core.m._al_model_lab_piece(this.live(), id, p, cap));
+    }
+    // Calls fill(ptr, cap, err) for a fresh buffer of count floats and returns them.
+    floats(count, fill) {
+      const c = this.core;
+      return c.withAllocs([4 * Math.max(1, count)], (p) => c.withError((err) => {
+        c.throwIf(fill(p, BigInt(count), err), err);
+        return c.floatsFrom(p, count);
+      }));
+    }
+    // al_model_lab_attention: [len, len] of one layer's head
+    attention(layer, head) {
+      checkInt('layer', layer, 0, this.hparams.n_layers - 1);
+      checkInt('head', head, 0, this.hparams.n_heads - 1);
+      const n = this.len;
+      return this.floats(n * n, (p, cap, err) => this.core.m._al_model_lab_attention(this.live(), BigInt(layer), BigInt(head), p, cap, err));
+    }
+    // al_model_lab_thumbs: [n_layers, n_heads, size, size]
+    thumbs(maxSize) {
+      checkInt('thumbnail size', maxSize, 1, 4096);
+      const size = Number(this.core.m._al_model_lab_thumb_size(this.live(), BigInt(maxSize)));
+      const count = this.hparams.n_layers * this.hparams.n_heads * size * size;
+      const data = this.floats(count, (p, cap, err) => this.core.m._al_model_lab_thumbs(this.live(), BigInt(maxSize), p, cap, err));
+      return { size, data };
+    }
+    // al_model_lab_stages: [AL_SAMPLER_STAGES, vocab]
+    stages() {
+      return this.floats(this.stageCount * this.hparams.vocab, (p, cap, err) => this.core.m._al_model_lab_stages(this.live(), p, cap, err));
+    }
+    // al_model_lab_top_ids
+    topIds(count) {
+      checkInt('count', count, 1, this.hparams.vocab);
+      const c = this.core;
+      return c.withAllocs([4 * count], (p) => {
+        const n = this.count((err) => c.m._al_model_lab_top_ids(this.live(), BigInt(count), p, err));
+        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+      });
+    }
+    // al_model_lab_roles: [n_layers, n_heads, roles]
+    roles() {
+      const n = this.hparams.n_layers * this.hparams.n_heads * ROLE_COUNT;
+      return this.floats(n, (p, cap, err) => this.core.m._al_model_lab_roles(this.live(), p, cap, err));
+    }
+    // al_model_lab_routing: {ids, weights} [len, top_k] of one layer
+    routing(layer) {
+      checkInt('layer', layer, 0, this.hparams.n_layers - 1);
+      const c = this.core, n = this.len * this.hparams.top_k;
+      return c.withAllocs([4 * Math.max(1, n), 4 * Math.max(1, n)], (pi, pw) => {
+        this.count((err) => c.m._al_model_lab_routing(this.live(), BigInt(layer), pi, pw, BigInt(n), err));
+        return { ids: c.m.HEAP32.slice(pi >> 2, (pi >> 2) + n), weights: c.floatsFrom(pw, n) };
+      });
+    }
+    // al_model_lab_resid_norms: [n_layers + 1, len]
+    residNorms() {
+      const n = (this.hparams.n_layers + 1) * this.len;
+      return this.floats(n, (p, cap, err) => this.core.m._al_model_lab_resid_norms(this.live(), p, cap, err));
+    }
+    // al_model_lab_kv: one row after the prompt and after each step
+    kv() {
+      const c = this.core, size = c.sizeOf('kv_growth_row');
+      const rows = this.count((err) => c.m._al_model_lab_kv(this.live(), 0, 0n, err));
+      return c.withAllocs([size * Math.max(1, rows)], (p) => {
+        this.count((err) => c.m._al_model_lab_kv(this.live(), p, BigInt(rows), err));
+        return Array.from({ length: rows }, (_, i) => c.readStruct(p + i * size, 'kv_growth_row'));
+      });
+    }
+    // al_model_lab_rope: {scaled, plain} [head_dim / 2]
+    rope() {
+      const c = this.core, half = this.hparams.head_dim / 2;
+      return c.withAllocs([4 * half, 4 * half], (ps, pp) => c.withError((err) => {
+        c.throwIf(c.m._al_model_lab_rope(this.live(), ps, pp, BigInt(half), err), err);
+        return { scaled: c.floatsFrom(ps, half), plain: c.floatsFrom(pp, half) };
+      }));
     }
   }
 

@@ -60,7 +60,22 @@
     F(al_demo_section, len, i64) F(al_demo_section, title, i64)                                \
     F(al_demo_section, title_len, i64) F(al_demo_section, numbers, i64)                        \
     F(al_demo_section, numbers_len, i64) F(al_demo_section, code, i64)                         \
-    F(al_demo_section, code_len, i64)
+    F(al_demo_section, code_len, i64)                                                          \
+    S(model_hparams, al_model_hparams)                                                         \
+    F(al_model_hparams, vocab, i64) F(al_model_hparams, hidden, i64)                           \
+    F(al_model_hparams, n_layers, i64) F(al_model_hparams, n_heads, i64)                       \
+    F(al_model_hparams, n_kv_heads, i64) F(al_model_hparams, head_dim, i64)                    \
+    F(al_model_hparams, ffn_hidden, i64) F(al_model_hparams, max_seq, i64)                     \
+    F(al_model_hparams, rope_base, f64) F(al_model_hparams, eps, f32)                          \
+    F(al_model_hparams, qk_norm, i32) F(al_model_hparams, rope_style, i32)                     \
+    F(al_model_hparams, tied, i32) F(al_model_hparams, n_experts, i64)                         \
+    F(al_model_hparams, top_k, i64) F(al_model_hparams, moe_ffn_hidden, i64)                   \
+    F(al_model_hparams, norm_topk_prob, i32) F(al_model_hparams, yarn_factor, f64)             \
+    F(al_model_hparams, yarn_original_max, i64) F(al_model_hparams, yarn_beta_fast, f64)       \
+    F(al_model_hparams, yarn_beta_slow, f64) F(al_model_hparams, attention_factor, f64)        \
+    S(sampler_params, al_sampler_params)                                                       \
+    F(al_sampler_params, temperature, f64) F(al_sampler_params, top_k, i64)                    \
+    F(al_sampler_params, top_p, f64) F(al_sampler_params, repetition_penalty, f64)
 
 #define AL_ABI_ENUMS(E, V)                                                                     \
     E(status)                                                                                  \
@@ -81,10 +96,19 @@
     V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)                                                        \
     E(demo_panel)                                                                              \
     V(AL_DEMO_PANEL_NONE, none) V(AL_DEMO_PANEL_MASK, mask) V(AL_DEMO_PANEL_ROPE, rope)        \
-    V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)
+    V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)        \
+    E(model_file_kind)                                                                         \
+    V(AL_MODEL_FILE_UNKNOWN, unknown) V(AL_MODEL_FILE_LLAMA2C, llama2c)                        \
+    V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \
+    E(rope_style)                                                                              \
+    V(AL_ROPE_HALF_SPLIT, half_split) V(AL_ROPE_INTERLEAVED, interleaved)                      \
+    E(lab_role)                                                                                \
+    V(AL_LAB_ROLE_PREVIOUS, previous) V(AL_LAB_ROLE_FIRST, first) V(AL_LAB_ROLE_LOCAL, local)  \
+    V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)
 
 #define AL_ABI_LIMITS(L)                                                                       \
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
-    L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX)
+    L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)       \
+    L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES)
 
 #endif

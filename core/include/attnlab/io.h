@@ -207,11 +207,13 @@ int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_f
  * llama2.c checkpoint, whose own checks then speak).
  * ------------------------------------------------------------------------------------------ */
 
+/* A llama2.c .bin goes with a tokenizer.bin; a model.safetensors with its config.json and a
+ * tokenizer.json; a .pth with a tokenizer.json. */
 typedef enum {
     AL_MODEL_FILE_UNKNOWN = 0,
-    AL_MODEL_FILE_LLAMA2C,     /* with a tokenizer.bin */
-    AL_MODEL_FILE_SAFETENSORS, /* with its config.json and a tokenizer.json */
-    AL_MODEL_FILE_PTH          /* with a tokenizer.json */
+    AL_MODEL_FILE_LLAMA2C,
+    AL_MODEL_FILE_SAFETENSORS,
+    AL_MODEL_FILE_PTH
 } al_model_file_kind;
 
 al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size);

@@ -235,7 +235,7 @@ typedef struct al_model_lab al_model_lab;
 #define AL_LAB_MAX_CONTEXT 1024
 
 /* Head roles, in this order per layer and head (al_model_lab_roles). */
-enum { AL_LAB_ROLE_PREVIOUS, AL_LAB_ROLE_FIRST, AL_LAB_ROLE_LOCAL, AL_LAB_ROLE_INDUCTION, AL_LAB_ROLES };
+typedef enum { AL_LAB_ROLE_PREVIOUS, AL_LAB_ROLE_FIRST, AL_LAB_ROLE_LOCAL, AL_LAB_ROLE_INDUCTION, AL_LAB_ROLES } al_lab_role;
 
 /* Bytes a lab over a model of this shape with `context` tokens keeps besides the model; -1 if
  * out of range. */
