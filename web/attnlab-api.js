@@ -566,6 +566,11 @@
         return this.count((err) => c.m._al_model_lab_step(this.live(), ps, err));
       });
     }
+    // al_model_lab_set_charts: off for speed; on again recomputes what the charts need
+    setCharts(on) {
+      const c = this.core;
+      c.withError((err) => c.throwIf(c.m._al_model_lab_set_charts(this.live(), on ? 1 : 0, err), err));
+    }
     ids() {
       const c = this.core, n = this.len;
       return c.withAllocs([4 * Math.max(1, n)], (p) => {

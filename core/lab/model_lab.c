@@ -31,6 +31,8 @@ struct al_model_lab {
     int64_t context;              /* C */
     int64_t n, n_prompt;          /* tokens so far, of which the prompt */
     int finished;                 /* the last step chose the stop token */
+    int charts;                   /* 1: keep the captures and the greedy stages (the default) */
+    int stale;                    /* steps were taken with charts off: the stores miss them */
     int32_t *ids;                 /* [C] */
     float *logits;                /* [vocab] of the last token */
     float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step */
@@ -91,6 +93,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uin
     al_model_lab *lab = calloc(1, sizeof *lab);
     if (!lab) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     lab->chosen = -1;
+    lab->charts = 1;
     /* 1. The model, its kind read from its bytes; the lab's context at most the model's. */
     lab->kind = al_model_file_detect(model, model_size);
     const int64_t want = context ? context : AL_LAB_DEFAULT_CONTEXT;
@@ -157,6 +160,12 @@ static al_status run_tokens(al_model_lab *lab, int64_t count, al_error *err) {
     const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 0;
     for (int64_t done = 0; done < count;) {
         const int64_t past = lab->n, m = count - done < CHUNK ? count - done : CHUNK, keys = past + m;
+        if (!lab->charts) { /* the model alone: nothing kept but the logits */
+            al_status st = al_model_forward(lab->model, lab->ids + past, m, lab->logits, 1, V, NULL, 0, err);
+            if (st != AL_OK) return st;
+            lab->n += m, done += m, lab->stale = 1;
+            continue;
+        }
         al_model_capture_resid_norms(lab->model, lab->chunk_resid, (L + 1) * CHUNK);
         al_status st = al_model_forward(lab->model, lab->ids + past, m, lab->logits, 1, V, lab->chunk_attn,
                                         L * H * CHUNK * C, err);
@@ -197,7 +206,7 @@ static void forget(al_model_lab *lab) {
     lab->stream = NULL;
     al_tok_stream_create(lab->tok, &lab->stream, NULL);
     lab->n = lab->n_prompt = 0;
-    lab->finished = 0;
+    lab->finished = lab->stale = 0;
     lab->chosen = -1;
     memset(lab->stages, 0, (size_t)(AL_SAMPLER_STAGES * lab->hp.vocab) * sizeof *lab->stages);
 }
@@ -255,7 +264,7 @@ int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_erro
      *    0 (greedy) the stages are then drawn as at temperature 1, the choice marked. */
     const int64_t chosen = al_sample(lab->logits, V, lab->ids, lab->n, p, lab->rng, lab->stages, AL_SAMPLER_STAGES * V, err);
     if (chosen < 0) return -1;
-    if (p->temperature == 0.0) {
+    if (p->temperature == 0.0 && lab->charts) {
         al_sampler_params shown = *p;
         shown.temperature = 1.0;
         if (al_sampler_stages(lab->logits, V, lab->ids, lab->n, &shown, lab->stages, AL_SAMPLER_STAGES * V, err) != AL_OK)
@@ -272,6 +281,22 @@ int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_erro
     if (run_tokens(lab, 1, err) != AL_OK) return -1;
     if (append_text(lab, lab->n - 1, err) != AL_OK) return -1;
     return chosen;
+}
+
+al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument");
+    lab->charts = on != 0;
+    if (!lab->charts || !lab->stale) return AL_OK;
+    /* The steps taken without charts: every token run again from the start, captures on. The
+     * numbers are those of the steps (a cached pass equals an uncached one, bit for bit), and the
+     * logits of the last token come out the same. */
+    const int64_t n = lab->n;
+    al_model_reset(lab->model);
+    lab->n = 0;
+    lab->stale = 0;
+    al_status st = run_tokens(lab, n, err);
+    if (st != AL_OK) forget(lab);
+    return st;
 }
 
 /* ---- head roles ---------------------------------------------------------------------------- */

@@ -272,6 +272,11 @@ int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n
  * ended, the context full, bad sampler settings. */
 int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err);
 
+/* Charts off: steps run the model alone (no attention, routing or norms kept, no stages drawn
+ * at temperature 0), for speed. Turning them on again runs every token so far once more with
+ * the captures, so the stores hold every step (the same numbers). On by default. */
+al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err);
+
 /* Ids so far into out[cap]; returns how many there are (-1 for a NULL lab). */
 int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap);
 /* Token i's text as the streaming decoder shows it (whole characters; empty for a token that
