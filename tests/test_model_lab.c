@@ -1,0 +1,144 @@
+/* test_model_lab.c — the page's model lab on stories260K: what it keeps for the charts is what
+ * the model computes (every layer's attention after a prompt and greedy steps equals one
+ * uncached pass of a separately loaded model over the same ids, bit for bit; its greedy ids
+ * are the argmax of that pass's logits), charts off and on again give the same stores, the
+ * next-token ids hold the chosen one, the KV rows follow the formula, and bad input is refused
+ * with a message while the lab keeps what it had. The text and the numbers against the CLI
+ * and the PyTorch reference: tests/model-lab.test.mjs. */
+#include "attnlab.h"
+#include "check.h"
+#include "read_file.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum { STEPS = 12 };
+
+static al_model_lab *make(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize, int64_t context) {
+    al_error err = {0};
+    al_model_lab *lab = NULL;
+    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize, context, &lab, &err) == AL_OK, "create: %s", err.msg);
+    return lab;
+}
+
+/* The lab's attention and greedy ids against one uncached pass of another copy of the model. */
+static void test_against_model(al_model_lab *lab, const uint8_t *model, size_t msize) {
+    al_error err = {0};
+    const char *prompt = "Once upon a time";
+    CHECK(al_model_lab_prompt(lab, prompt, strlen(prompt), 0, &err) > 1, "prompt: %s", err.msg);
+    al_sampler_params greedy = al_sampler_params_default();
+    greedy.temperature = 0.0;
+    for (int i = 0; i < STEPS; i++) CHECK(al_model_lab_step(lab, &greedy, &err) >= 0, "step %d: %s", i, err.msg);
+    const int64_t n = al_model_lab_len(lab), np = al_model_lab_prompt_len(lab);
+    CHECK(n == np + STEPS, "len %lld after %d steps", (long long)n, STEPS);
+    int32_t ids[512];
+    CHECK(al_model_lab_ids(lab, ids, 512) == n, "ids");
+
+    al_model *m = NULL;
+    CHECK(al_model_from_llama2c(model, msize, n, n, &m, &err) == AL_OK, "model: %s", err.msg);
+    if (!m) return;
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t L = hp->n_layers, H = hp->n_heads, V = hp->vocab;
+    float *logits = malloc((size_t)(n * V) * sizeof(float)), *attn = malloc((size_t)(L * H * n * n) * sizeof(float));
+    float *mine = malloc((size_t)(n * n) * sizeof(float));
+    CHECK(al_model_forward(m, ids, n, logits, n, n * V, attn, L * H * n * n, &err) == AL_OK, "forward: %s", err.msg);
+    for (int64_t i = np; i < n; i++)
+        CHECK(al_sample_greedy(logits + (i - 1) * V, V) == ids[i], "step %lld: not the argmax", (long long)(i - np));
+    int same = 1;
+    for (int64_t l = 0; l < L; l++)
+        for (int64_t h = 0; h < H; h++) {
+            CHECK(al_model_lab_attention(lab, l, h, mine, n * n, &err) == AL_OK, "attention: %s", err.msg);
+            same &= !memcmp(mine, attn + (l * H + h) * n * n, (size_t)(n * n) * sizeof(float));
+        }
+    CHECK(same, "the lab's attention differs from one uncached pass");
+
+    /* Charts off for more steps, then on: the stores equal those of stepping with them on. */
+    const int64_t before = n;
+    CHECK(al_model_lab_set_charts(lab, 0, &err) == AL_OK, "charts off");
+    for (int i = 0; i < 4; i++) CHECK(al_model_lab_step(lab, &greedy, &err) >= 0, "step: %s", err.msg);
+    float *thumbs_off = malloc((size_t)(L * H * 16 * 16) * sizeof(float));
+    CHECK(al_model_lab_set_charts(lab, 1, &err) == AL_OK, "charts on: %s", err.msg);
+    CHECK(al_model_lab_thumbs(lab, 16, thumbs_off, L * H * 16 * 16, &err) == AL_OK, "thumbs: %s", err.msg);
+    const int64_t n2 = al_model_lab_len(lab);
+    float *row_last = malloc((size_t)(n2 * n2) * sizeof(float));
+    CHECK(al_model_lab_attention(lab, L - 1, H - 1, row_last, n2 * n2, &err) == AL_OK, "attention: %s", err.msg);
+    double sum = 0.0;
+    for (int64_t k = 0; k < n2; k++) sum += row_last[(n2 - 1) * n2 + k];
+    CHECK(n2 == before + 4 && sum > 0.999 && sum < 1.001, "after charts on: len %lld, last row sums to %g",
+          (long long)n2, sum);
+
+    /* The next-token ids hold the chosen one; KV rows follow 2 · layers · len · kv_heads · head_dim · 4. */
+    int32_t top[8];
+    const int64_t k = al_model_lab_top_ids(lab, 8, top, &err);
+    int has = 0;
+    for (int64_t i = 0; i < k; i++) has |= top[i] == al_model_lab_chosen(lab);
+    CHECK(k == 8 && has, "top ids miss the chosen token");
+    al_kv_growth_row rows[64];
+    const int64_t nrows = al_model_lab_kv(lab, rows, 64, &err);
+    CHECK(nrows == n2 - np + 1, "kv rows %lld", (long long)nrows);
+    for (int64_t i = 0; i < nrows && i < 64; i++)
+        CHECK(rows[i].len == np + i && rows[i].bytes == 2 * L * rows[i].len * hp->n_kv_heads * hp->head_dim * 4 &&
+                  rows[i].bytes_mqa == 2 * L * rows[i].len * hp->head_dim * 4 &&
+                  (i == 0 || rows[i].flops_cached < rows[i].flops_uncached),
+              "kv row %lld", (long long)i);
+    free(logits), free(attn), free(mine), free(thumbs_off), free(row_last);
+    al_model_free(m);
+}
+
+/* Refusals, each with a message; the lab keeps its tokens. */
+static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_error err = {0};
+    al_model_lab *lab = NULL;
+    CHECK(al_model_lab_create(model, msize - 4, NULL, 0, tok, tsize, 0, &lab, &err) != AL_OK && !lab &&
+              strstr(err.msg, "bytes"), "truncated model: %s", err.msg);
+    CHECK(al_model_lab_create(model, msize, NULL, 0, NULL, 0, 0, &lab, &err) == AL_ERR_MISSING && !lab &&
+              strstr(err.msg, "tokenizer"), "no tokenizer: %s", err.msg);
+    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize - 3, 0, &lab, &err) != AL_OK && !lab,
+          "truncated tokenizer: %s", err.msg);
+    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize, AL_LAB_MAX_CONTEXT + 1, &lab, &err) == AL_ERR_ARG,
+          "context too long: %s", err.msg);
+    lab = make(model, msize, tok, tsize, 8);
+    if (!lab) return;
+    CHECK(al_model_lab_context(lab) == 8, "context %lld", (long long)al_model_lab_context(lab));
+    al_sampler_params greedy = al_sampler_params_default();
+    greedy.temperature = 0.0;
+    CHECK(al_model_lab_step(lab, &greedy, &err) == -1 && strstr(err.msg, "prompt first"), "step first: %s", err.msg);
+    CHECK(al_model_lab_prompt(lab, "Once", 4, 0, &err) > 0, "prompt: %s", err.msg);
+    const int64_t n = al_model_lab_len(lab);
+    CHECK(al_model_lab_prompt(lab, "Once upon a time there was a big dog", 36, 0, &err) == -1 &&
+              strstr(err.msg, "keeps 8") && al_model_lab_len(lab) == n, "long prompt: %s", err.msg);
+    const int32_t bad[2] = {1, 9999};
+    CHECK(al_model_lab_prompt_ids(lab, bad, 2, 0, &err) == -1 && strstr(err.msg, "outside the vocabulary") &&
+              al_model_lab_len(lab) == n, "bad id: %s", err.msg);
+    const int32_t none[1] = {0};
+    CHECK(al_model_lab_prompt_ids(lab, none, 0, 0, &err) == -1 && strstr(err.msg, "no tokens"), "empty: %s", err.msg);
+    al_sampler_params wrong = greedy;
+    wrong.top_p = 0.0;
+    CHECK(al_model_lab_step(lab, &wrong, &err) == -1 && strstr(err.msg, "top_p") && al_model_lab_len(lab) == n,
+          "bad top-p: %s", err.msg);
+    while (al_model_lab_len(lab) < 8 && !al_model_lab_finished(lab)) al_model_lab_step(lab, &greedy, &err);
+    CHECK(al_model_lab_step(lab, &greedy, &err) == -1 && (strstr(err.msg, "is full") || strstr(err.msg, "ended")),
+          "full: %s", err.msg);
+    float small[4];
+    CHECK(al_model_lab_attention(lab, 0, 0, small, 4, &err) == AL_ERR_CAPACITY, "small buffer: %s", err.msg);
+    CHECK(al_model_lab_attention(lab, 99, 0, small, 4, &err) == AL_ERR_ARG && strstr(err.msg, "layer 99"), "layer");
+    int32_t ids[2];
+    float w[2];
+    CHECK(al_model_lab_routing(lab, 0, ids, w, 2, &err) == -1 && strstr(err.msg, "no experts"), "routing: %s", err.msg);
+    al_model_lab_free(lab);
+}
+
+int main(int argc, char **argv) {
+    const char *model_path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
+    const char *tok_path = argc > 2 ? argv[2] : "models/stories260K/tok512.bin";
+    size_t msize = 0, tsize = 0;
+    uint8_t *model = read_file(model_path, &msize), *tok = read_file(tok_path, &tsize);
+    if (model && tok) {
+        al_model_lab *lab = make(model, msize, tok, tsize, 0);
+        if (lab) test_against_model(lab, model, msize);
+        al_model_lab_free(lab);
+        test_refusals(model, msize, tok, tsize);
+    }
+    free(model), free(tok);
+    CHECK_DONE();
+}
