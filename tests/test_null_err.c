@@ -458,6 +458,37 @@ static void test_bench(void) {
     EXPECT(al_bench_run(&cfg, &res, NULL), AL_OK);
 }
 
+/* The model lab with no model: every call refused without an error to fill. */
+static void test_model_lab(void) {
+    al_model_lab *lab = (al_model_lab *)&lab;
+    const uint8_t junk[40] = {4, 0, 0, 0};
+    EXPECT(al_model_lab_create(NULL, 0, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_ARG);
+    CHECK(lab == NULL, "a refused lab leaves an output");
+    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, NULL, 0, 0, &lab, NULL), AL_ERR_MISSING);
+    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_FORMAT);
+    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, junk, sizeof junk, -1, &lab, NULL), AL_ERR_ARG);
+    al_sampler_params sp = al_sampler_params_default();
+    const int32_t ids[1] = {1};
+    float f[4];
+    int32_t i32[4];
+    al_kv_growth_row rows[1];
+    CHECK(al_model_lab_prompt(NULL, "a", 1, 0, NULL) == -1, "prompt");
+    CHECK(al_model_lab_prompt_ids(NULL, ids, 1, 0, NULL) == -1, "prompt ids");
+    CHECK(al_model_lab_step(NULL, &sp, NULL) == -1, "step");
+    EXPECT(al_model_lab_set_charts(NULL, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_attention(NULL, 0, 0, f, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_thumbs(NULL, 4, f, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_stages(NULL, f, 4, NULL), AL_ERR_ARG);
+    CHECK(al_model_lab_top_ids(NULL, 2, i32, NULL) == -1, "top ids");
+    EXPECT(al_model_lab_roles(NULL, f, 4, NULL), AL_ERR_ARG);
+    CHECK(al_model_lab_routing(NULL, 0, i32, f, 4, NULL) == -1, "routing");
+    EXPECT(al_model_lab_resid_norms(NULL, f, 4, NULL), AL_ERR_ARG);
+    CHECK(al_model_lab_kv(NULL, rows, 1, NULL) == -1, "kv");
+    EXPECT(al_model_lab_rope(NULL, f, f, 4, NULL), AL_ERR_ARG);
+    al_model_hparams hp = {0};
+    EXPECT(al_model_rope_freqs(&hp, f, 4, NULL), AL_ERR_CONFIG);
+}
+
 /* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
 
 static void test_demos(void) {
@@ -485,6 +516,7 @@ int main(void) {
     test_session();
     test_bench();
     test_whole_model();
+    test_model_lab();
     test_demos();
     CHECK_DONE();
 }
