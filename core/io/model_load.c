@@ -85,7 +85,10 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
     case AL_MODEL_FILE_PTH: {
         al_pth_model p;
         if ((st = al_pth_model_read(bytes, size, flags, &p, err)) != AL_OK) return st;
-        st = minimind_model(p.config, p.config_len, p.tensors, context, max_step, out, err);
+        /* a config.json given with the .pth says what its shapes cannot (top-k, YaRN, ...) */
+        const int given = config_json && config_len;
+        st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, context,
+                            max_step, out, err);
         al_pth_model_free(&p); /* the model holds its own copy of the weights */
         return st;
     }

@@ -78,9 +78,18 @@ void al_model_lab_free(al_model_lab *lab) {
 
 static al_status compute_roles(al_model_lab *lab, al_error *err);
 
+/* "what: message": which of the files a problem is in (the page takes two or three). */
+static void name_file(al_error *err, const char *what) {
+    char msg[AL_ERROR_MSG_MAX];
+    al_snprintf(msg, sizeof msg, "%s", err->msg);
+    al_fail(err, err->status, "%s: %s", what, msg);
+}
+
 al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uint8_t *config, size_t config_size,
                               const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,
                               al_error *err) {
+    al_error local;
+    if (!err) err = &local; /* messages are prefixed below */
     if (!out) return al_fail(err, AL_ERR_ARG, "model lab: no output pointer");
     *out = NULL;
     if (!model || !model_size) return al_fail(err, AL_ERR_ARG, "model lab: no model file");
@@ -99,6 +108,9 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uin
     const int64_t want = context ? context : AL_LAB_DEFAULT_CONTEXT;
     al_status st = al_model_load(model, model_size, AL_MODEL_FILE_UNKNOWN, (const char *)config, config_size, NULL,
                                  want, CHUNK, &lab->model, err);
+    if (st != AL_OK) name_file(err, lab->kind == AL_MODEL_FILE_SAFETENSORS ? "model.safetensors"
+                                  : lab->kind == AL_MODEL_FILE_PTH       ? "the .pth checkpoint"
+                                                                         : "the llama2.c checkpoint");
     if (st == AL_OK) {
         lab->hp = *al_model_get_hparams(lab->model);
         lab->context = al_model_context(lab->model);
@@ -109,10 +121,14 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uin
                          (long long)(bytes >> 20), (long long)(AL_MAX_BYTES >> 20));
     }
     /* 2. The tokenizer that goes with it, whose vocabulary must be the model's. */
-    if (st == AL_OK)
-        st = lab->kind == AL_MODEL_FILE_LLAMA2C
-                 ? al_tok_llama2c_create(tokenizer, tokenizer_size, lab->hp.vocab, &lab->tok, err)
-                 : al_tok_hf_create(tokenizer, tokenizer_size, 0, &lab->tok, err);
+    if (st == AL_OK) {
+        const int llama2c = lab->kind == AL_MODEL_FILE_LLAMA2C;
+        st = llama2c ? al_tok_llama2c_create(tokenizer, tokenizer_size, lab->hp.vocab, &lab->tok, err)
+                     : al_tok_hf_create(tokenizer, tokenizer_size, 0, &lab->tok, err);
+        if (st != AL_OK)
+            name_file(err, llama2c ? "the tokenizer (a llama2.c model reads a tokenizer.bin)"
+                                   : "the tokenizer (a MiniMind model reads a tokenizer.json)");
+    }
     if (st == AL_OK && al_tok_vocab_size(lab->tok) != lab->hp.vocab)
         st = al_fail(err, AL_ERR_SHAPE, "the tokenizer has %lld tokens but the model's vocabulary has %lld: they do not "
                      "belong together", (long long)al_tok_vocab_size(lab->tok), (long long)lab->hp.vocab);

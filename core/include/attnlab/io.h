@@ -236,7 +236,8 @@ al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flag
 void al_pth_model_free(al_pth_model *p);
 
 /* The model in `bytes`, read as `kind` (AL_MODEL_FILE_UNKNOWN: as al_model_file_detect says;
- * config_json for a safetensors file, flags for a .pth, each ignored by the other kinds), with
+ * config_json for a safetensors file, and for a .pth in place of the config its shapes and
+ * flags imply when given; ignored by a llama2.c checkpoint), with
  * `context` positions reserved (0 or beyond the model's: its own max_seq) and forward calls of
  * up to max_step tokens. The bytes are not kept. */
 al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
