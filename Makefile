@@ -199,10 +199,17 @@ web/vendor/chart.umd.js: node_modules/chart.js/dist/chart.umd.js
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
 
+# The shipped model, served beside the page (and embedded in the single-file page).
+SHIPPED_MODELS := web/gen/models/stories260K.bin web/gen/models/tok512.bin
+web/gen/models/%: models/stories260K/%
+	$(call show,CP,$@)
+	@mkdir -p $(@D)
+	$(Q)cp $< $@
+
 # The single-file page: every file of web/ (bundle.mjs reads those index.html names), the
-# wasm and Chart.js.
+# wasm, Chart.js and the shipped model.
 WEB_SRC := $(shell find web -type f ! -path 'web/gen/*' ! -path 'web/vendor/*')
-dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js
+dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js $(SHIPPED_MODELS)
 	$(Q)node web/bundle.mjs
 
 # The libFuzzer harnesses link the core's objects directly (no archive), built with clang.

@@ -59,7 +59,7 @@ test('ignored parts, a bad language and invisible characters are worded as what 
   assert.equal(zh[0], '未知参数 zzz=“1”，已忽略');
   assert.equal(zh[1], '语言 lang=“xx” 无效（可选 zh 或 en），页面使用中文');
   for (const line of [...en, ...zh]) assert.doesNotMatch(line, /using ignored|已改用 ignored|[\u202a-\u202e\u200b\u0007]/);
-  const long = describeProblems(STRINGS.en, S.parseHash(`#${'a=1&'.repeat(1000)}`).problems);
+  const long = describeProblems(STRINGS.en, S.parseHash(`#${'a=1&'.repeat(S.MAX_HASH / 2)}`).problems);
   assert.match(long, /^The link's settings are too long \(a=1&a=1&.*\); using the defaults$/);
 });
 

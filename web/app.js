@@ -1,6 +1,7 @@
 // app.js — starts the page: the state from the URL hash, the language, the WebAssembly core
-// (fetched, or decoded from the single-file page), then the controls wired, the first session
-// built and the walkthrough filled. The work itself is in page/: shared.js (what the parts
+// (fetched, or decoded from the single-file page), then the controls wired and the model view
+// started (model/controls.js; the layer lab's session and walkthrough are built when its tab is
+// first shown). The work itself is in page/: shared.js (what the parts
 // share), render.js (the core's results to the charts), run.js (the session), walkthrough.js
 // and controls.js.
 (function (root) {
@@ -25,16 +26,32 @@
     if (!P.state.lang) P.state.lang = root.AttnLabI18n.pickLanguage(navigator.languages);
     P.applyLanguage();
     P.showMessage(P.t.loading, false);
+    let wasm;
     try {
-      P.core = await root.AttnLab.load({ wasmBinary: await loadWasmBytes() });
+      wasm = await loadWasmBytes();
     } catch (e) {
       P.showMessage(P.t.errorPrefix + e.message, true);
       return;
     }
-    root.AttnLabControls.wire();
-    root.AttnLabControls.syncControls();
-    root.AttnLabRun.rebuild(parsed.problems);
-    root.AttnLabWalkthrough.build();
+    // The model view starts its worker and draws the shipped model while the page's own core
+    // (the layer lab's) starts here; the layer lab is built the first time its tab is shown
+    // (at once, if the link opens it).
+    const layerCore = root.AttnLab.load({ wasmBinary: wasm }).then((core) => {
+      P.core = core;
+      root.AttnLabControls.wire();
+      root.AttnLabControls.syncControls();
+    });
+    try {
+      await root.AttnLabModelControls.start(wasm, layerCore);
+    } catch (e) {
+      P.showMessage(P.t.errorPrefix + e.message, true);
+    }
+    try {
+      await layerCore;
+    } catch (e) {
+      P.showMessage(P.t.errorPrefix + e.message, true);
+    }
+    if (!document.querySelector('#message.error')) P.showProblems(parsed.problems);
     document.body.dataset.readyMs = String(performance.now());
     document.body.dataset.ready = 'true';
   }

@@ -25,19 +25,29 @@ function inlineScript(code) {
 let html = readFileSync(join(WEB, 'index.html'), 'utf8');
 html = html.replace(/<link rel="stylesheet" href="([^"]+)">/g,
   (_m, href) => `<style>${allow('style', `\n${readFileSync(join(WEB, href), 'utf8')}\n`)}</style>`);
+// Preloads are for the served page: here everything is inline.
+html = html.replace(/<!-- PRELOAD:[^>]*-->\n(<link rel="preload"[^>]*>\n)*/, '');
+if (html.includes('rel="preload"')) throw new Error('bundle: a preload link was left in the single-file page');
 const wasm = readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64');
+// The model view's worker runs from a blob: its three scripts in one text.
+const workerSource = ['wasm-loader.js', 'attnlab-api.js', 'model/worker.js'].map((f) => readFileSync(join(WEB, f), 'utf8')).join('\n');
+// The shipped model, as model/client.js looks for it.
+const b64 = (f) => readFileSync(join(WEB, 'gen', 'models', f)).toString('base64');
+const stories = { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') };
 let first = true;
-html = html.replace(/<script src="([^"]+)"><\/script>/g, (_m, src) => {
+html = html.replace(/<script defer src="([^"]+)"><\/script>/g, (_m, src) => {
   const code = readFileSync(join(WEB, src), 'utf8');
-  // The wasm travels with the first script so app.js finds it before it loads the core.
-  const prefix = first ? inlineScript(`window.ATTNLAB_WASM_BASE64 = "${wasm}";`) + '\n' : '';
+  // The wasm, the worker and the model travel with the first script, before anything loads.
+  const prefix = first ? inlineScript(`window.ATTNLAB_WASM_BASE64 = "${wasm}";\n` +
+    `window.ATTNLAB_WORKER_SOURCE = ${JSON.stringify(workerSource).replace(/<\//g, '<\\/')};\n` +
+    `window.ATTNLAB_STORIES260K = ${JSON.stringify(stories)};`) + '\n' : '';
   first = false;
   return prefix + inlineScript(code);
 });
 // The served page's policy, with the inline scripts and style allowed by hash and no network.
 html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/,
   `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${hashes.script.join(' ')} 'wasm-unsafe-eval'; ` +
-  `style-src ${hashes.style.join(' ')}; img-src data: blob:; connect-src 'none'; base-uri 'none'; form-action 'none'">`);
+  `style-src ${hashes.style.join(' ')}; img-src data: blob:; worker-src blob:; connect-src 'none'; base-uri 'none'; form-action 'none'">`);
 if (!html.includes('wasm-unsafe-eval')) throw new Error('bundle: the page has no Content-Security-Policy to fill in');
 mkdirSync(dirname(OUT), { recursive: true });
 writeFileSync(OUT + '.tmp', html);

@@ -28,20 +28,34 @@
   for (let i = 0; i < 256; i++) RAMP[i] = pack(viridis(i / 255));
   const MASKED_WORD = pack(MASKED);
 
+  // The colour level (0..255) of v for a scale: 'linear' maps lo..hi evenly; 'log' maps
+  // LOG_FLOOR..hi evenly in log10 (weights below the floor take the first colour), so the small
+  // weights a softmax spreads over many keys stay visible.
+  const LOG_FLOOR = 1e-4;
+  function levelFor(scale, lo, hi) {
+    if (scale === 'log') {
+      const top = Math.log10(Math.max(hi, LOG_FLOOR * 10)), bottom = Math.log10(LOG_FLOOR);
+      const k = 255 / (top - bottom);
+      return (v) => (v <= LOG_FLOOR ? 0 : (Math.log10(v) - bottom) * k);
+    }
+    const k = hi > lo ? 255 / (hi - lo) : 0;
+    return (v) => (v - lo) * k;
+  }
+
   // Paints values[rows × cols] into a canvas of rows × cols pixels. Non-finite cells are
-  // drawn in grey. lo/hi: the value range mapped to the ramp.
-  function paint(canvas, values, rows, cols, lo, hi) {
+  // drawn in grey. lo/hi: the value range mapped to the ramp; scale 'linear' (default) or 'log'.
+  function paint(canvas, values, rows, cols, lo, hi, scale = 'linear') {
     // Resizing a canvas reallocates it: only when the matrix changed shape.
     if (canvas.width !== Math.max(1, cols)) canvas.width = Math.max(1, cols);
     if (canvas.height !== Math.max(1, rows)) canvas.height = Math.max(1, rows);
     const ctx = canvas.getContext('2d');
     const img = ctx.createImageData(canvas.width, canvas.height);
     const words = new Uint32Array(img.data.buffer);
-    const scale = hi > lo ? 255 / (hi - lo) : 0;
+    const levelOf = levelFor(scale, lo, hi);
     for (let i = 0; i < rows * cols; i++) {
       const v = values[i];
       if (!Number.isFinite(v)) { words[i] = MASKED_WORD; continue; }
-      const level = (v - lo) * scale;
+      const level = levelOf(v);
       words[i] = RAMP[level <= 0 ? 0 : level >= 255 ? 255 : Math.round(level)];
     }
     ctx.putImageData(img, 0, 0);
@@ -77,15 +91,18 @@
     if (image) {
       // m.cellsKey names what the cells were computed from: the same key (a new language, say)
       // keeps the painted image.
-      if (m.cellsKey === undefined || image.cellsKey !== m.cellsKey) paint(image, m.values, m.rows, m.cols, m.lo, m.hi);
+      if (m.cellsKey === undefined || image.cellsKey !== m.cellsKey) paint(image, m.values, m.rows, m.cols, m.lo, m.hi, m.scale);
       image.cellsKey = m.cellsKey;
       image.cells = m;
     }
-    const axis = (label, n, reverse) => ({
+    // names (optional): what row or column i stands for (a token), shown on the ticks when few.
+    const axis = (label, n, reverse, names) => ({
       type: 'linear', min: -0.5, max: n - 0.5, reverse,
       title: { display: true, text: label },
       grid: { display: false },
-      ticks: { precision: 0, maxTicksLimit: 12, callback: (v) => (Number.isInteger(v) ? v : '') },
+      ticks: names && n <= 24
+        ? { stepSize: 1, autoSkip: false, callback: (v) => (Number.isInteger(v) && v >= 0 && v < n ? names[v] : '') }
+        : { precision: 0, maxTicksLimit: 12, callback: (v) => (Number.isInteger(v) ? v : '') },
     });
     return {
       type: 'scatter',
@@ -96,7 +113,7 @@
         responsive: true,
         maintainAspectRatio: false,
         events: ['mousemove', 'mouseout'],
-        scales: { x: axis(m.xLabel, m.cols, false), y: axis(m.yLabel, m.rows, true) },
+        scales: { x: axis(m.xLabel, m.cols, false, m.colNames), y: axis(m.yLabel, m.rows, true, m.rowNames) },
         plugins: {
           legend: { display: false },
           tooltip: { enabled: false },
@@ -113,7 +130,8 @@
             return;
           }
           tooltip.hidden = false;
-          tooltip.textContent = `${c.yLabel} ${y}, ${c.xLabel} ${x}: ${c.format(c.values[y * c.cols + x])}`;
+          const named = (names, i) => (names ? ` ${JSON.stringify(names[i])}` : '');
+          tooltip.textContent = `${c.yLabel} ${y}${named(c.rowNames, y)}, ${c.xLabel} ${x}${named(c.colNames, x)}: ${c.format(c.values[y * c.cols + x])}`;
           tooltip.style.left = `${event.x + 12}px`;
           tooltip.style.top = `${event.y + 12}px`;
         },

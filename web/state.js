@@ -24,10 +24,26 @@
     at: [-1, -1, 1024, 'int'], // tokens processed; -1: just after the prefill, 0: before it
     walk: [0, 0, 63, 'int'],
     lang: ['', '', '', 'lang'],
+    // the model view (tab=model): the shipped model, the prompt, how many tokens were generated
+    // from it, the sampler, the head shown, the colour scale
+    tab: ['model', '', '', 'tab'],
+    model: [0, 0, 0, 'int'],
+    text: ['Once upon a time', '', '', 'text'],
+    gen: [0, 0, 1024, 'int'],
+    temp: [0, 0, 2, 'number'],
+    topk: [50, 0, 6400, 'int'],
+    topp: [0.85, 0.01, 1, 'number'],
+    rep: [1, 1, 2, 'number'],
+    gseed: [0, 0, 4294967295, 'int'],
+    layer: [0, 0, 255, 'int'],
+    mhead: [0, 0, 255, 'int'],
+    log: [0, 0, 1, 'int'],
   };
+  const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];
+  const MAX_TEXT = 400; // characters of prompt text a hash may carry
   const MAX_TOKENS = 1024; // prompt + steps: the heatmaps' largest size
   const MAX_HEAD_WIDTH = 1024; // heads × head_dim (16 × 64, 8 × 128; MiniMind-3: 8 × 96)
-  const MAX_HASH = 2048;   // longer hashes are ignored whole
+  const MAX_HASH = 4096;   // longer hashes are ignored whole (a prompt of 400 characters, %-encoded, fits)
 
   function defaults() {
     const s = {};
@@ -40,6 +56,8 @@
   // value was below min) or 'upper' (above max).
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
+    if (kind === 'tab') return raw === 'model' || raw === 'layer' ? [raw, true] : ['model', false];
+    if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
     let v = Number(raw);
     if (!Number.isFinite(v)) return [NaN, false];
@@ -82,6 +100,7 @@
       problems.push({ key: '#', value: `${text.slice(0, 24)}… (${text.length} chars)`, kind: 'too-long' });
       text = '';
     }
+    const seen = new Set();
     for (const part of text.split('&')) {
       if (!part) continue;
       const eq = part.indexOf('=');
@@ -100,21 +119,24 @@
         continue;
       }
       const [def, min, max, kind] = field;
-      const [v, ok, limit, bound] = parseValue(kind, raw.slice(0, 64), min, max);
-      const used = Number.isNaN(v) || (kind === 'lang' && !ok) ? def : v;
+      const [v, ok, limit, bound] = parseValue(kind, kind === 'text' ? raw : raw.slice(0, 64), min, max);
+      const used = Number.isNaN(v) || ((kind === 'lang' || kind === 'tab') && !ok) ? def : v;
       if (!ok) problems.push(limit === undefined ? { key, value: raw.slice(0, 24), used } : { key, value: raw.slice(0, 24), used, limit, bound });
       state[key] = used;
+      seen.add(key);
     }
+    // A link from before the model view (layer-lab keys, no tab) opens the layer lab.
+    if (!seen.has('tab') && LAYER_KEYS.some((k) => seen.has(k))) state.tab = 'layer';
     clampRelations(state, problems);
     return { state, problems };
   }
 
   function toHash(state) {
-    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== '' && state[k] !== undefined)
+    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== undefined && !(state[k] === '' && FIELDS[k][3] === 'lang'))
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 
-  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, defaults, parseHash, toHash, clampRelations };
+  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

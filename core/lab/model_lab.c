@@ -10,7 +10,8 @@
  *            of every layer's attention, one more position in every KV cache)
  *
  * Stores are sized for the lab's context C when it is made, so nothing is allocated after:
- *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q)
+ *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q); rows from
+ *                                     len on are not read, and are written whole as they come
  *   route  [n_layers, C, top_k]       ids and weights (MoE models)
  *   resid  [n_layers + 1, C]          ‖x‖₂ of each token before layer 0 and after each layer
  */
@@ -144,7 +145,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uin
         lab->ids = malloc((size_t)C * sizeof *lab->ids);
         lab->logits = malloc((size_t)V * sizeof *lab->logits);
         lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
-        lab->attn = calloc((size_t)attn_floats(&lab->hp, C), sizeof *lab->attn);
+        lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
         lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
         lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
         lab->route_w = calloc((size_t)(L * C * k), sizeof *lab->route_w);
@@ -189,9 +190,11 @@ static al_status run_tokens(al_model_lab *lab, int64_t count, al_error *err) {
         if (st != AL_OK) return st;
         /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows past .. past+m-1 */
         for (int64_t lh = 0; lh < L * H; lh++)
-            for (int64_t q = 0; q < m; q++)
-                memcpy(lab->attn + (lh * C + past + q) * C, lab->chunk_attn + (lh * m + q) * keys,
-                       (size_t)keys * sizeof(float));
+            for (int64_t q = 0; q < m; q++) {
+                float *row = lab->attn + (lh * C + past + q) * C;
+                memcpy(row, lab->chunk_attn + (lh * m + q) * keys, (size_t)keys * sizeof(float));
+                memset(row + keys, 0, (size_t)(C - keys) * sizeof(float)); /* keys to come: 0 */
+            }
         /* chunk_resid [L + 1, m] → resid [L + 1, C] */
         for (int64_t l = 0; l <= L; l++)
             memcpy(lab->resid + l * C + past, lab->chunk_resid + l * m, (size_t)m * sizeof(float));
@@ -360,7 +363,6 @@ static al_status compute_roles(al_model_lab *lab, al_error *err) {
         out[AL_LAB_ROLE_LOCAL] = (float)(local / (double)(T - 1));
         out[AL_LAB_ROLE_INDUCTION] = (float)(induction / (double)R);
     }
-    memset(lab->attn, 0, (size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn);
     al_model_reset(lab->model);
     lab->n = 0;
     return st;

@@ -34,6 +34,10 @@
     for (const [id, key] of Object.entries(NUMERIC)) parts.push(`${key}=${encodeURIComponent($(id).value.trim())}`);
     parts.push(`kv=${$('kv').value}`, `head=${$('head').value}`, `qk=${$('qk').checked ? 1 : 0}`,
       `wrap=${$('wrap').checked ? 1 : 0}`, `lang=${P.state.lang}`, `walk=${P.state.walk}`);
+    // the model view's part of the state, as it is
+    for (const k of ['tab', 'model', 'text', 'gen', 'temp', 'topk', 'topp', 'rep', 'gseed', 'layer', 'mhead', 'log']) {
+      parts.push(`${k}=${encodeURIComponent(P.state[k])}`);
+    }
     return S.parseHash(parts.join('&'));
   }
 
@@ -77,8 +81,12 @@
     $('lang').addEventListener('change', () => {
       P.state.lang = $('lang').value === 'zh' ? 'zh' : 'en';
       P.applyLanguage();
-      walk().build();
-      root.AttnLabRender.render();
+      if (P.session) {
+        walk().build();
+        root.AttnLabRender.render();
+      }
+      root.AttnLabModelControls.onLanguage();
+      P.writeHash();
     });
     $('btn-prefill').addEventListener('click', () => run().restart(-1));
     $('btn-reset').addEventListener('click', () => run().restart(0));
@@ -95,6 +103,7 @@
     // The arrows and space step and play, except where they have a use of their own: in a
     // field, and in the walkthrough's listings, which the keyboard scrolls.
     document.addEventListener('keydown', (e) => {
+      if (P.state.tab !== 'layer') return; // the model view has keys of its own
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLPreElement) return;
       if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); run().step(); }
       if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); run().restart(0); }
@@ -103,10 +112,19 @@
     root.addEventListener('hashchange', () => {
       if (location.hash === S.toHash(P.state)) return;
       const parsed = S.parseHash(location.hash);
+      const before = P.state;
       P.state = { ...parsed.state, lang: parsed.state.lang || P.state.lang };
       P.applyLanguage();
-      run().rebuild(parsed.problems);
-      walk().build();
+      const model = root.AttnLabModelControls;
+      model.syncControls();
+      model.showTab(P.state.tab);
+      if (P.state.tab === 'layer' && P.session) {
+        run().rebuild(parsed.problems);
+        walk().build();
+      } else {
+        P.showProblems(parsed.problems);
+      }
+      if (['text', 'gen', 'gseed', 'temp', 'topk', 'topp', 'rep', 'layer', 'mhead', 'log'].some((k) => before[k] !== P.state[k])) model.replay().catch(() => {});
     });
   }
 

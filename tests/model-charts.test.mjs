@@ -1,0 +1,460 @@
+// model-charts.test.mjs — the model view's chart modules (web/model/*-chart.js, head-lines.js)
+// from small hand-made data: the configs hold exactly the given numbers, every label exists in
+// both languages (and differs between them), the drawn token and the current row are marked,
+// csv() gives the same numbers back; the two canvas drawings run against a fake 2-D context
+// that records its calls (which dimensions an arc joins, which lines are left out).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT } from './lib/run.mjs';
+
+const require = createRequire(import.meta.url);
+const model = (name) => require(join(ROOT, 'web', 'model', name));
+const Next = model('next-chart.js');
+const Kv = model('kv-model-chart.js');
+const Rope = model('rope-model-chart.js');
+const Lines = model('head-lines.js');
+const Routing = model('routing-chart.js');
+
+const LANGS = ['en', 'zh'];
+
+// Every string a config shows (titles, legends, axis titles, labels), callbacks left out.
+function strings(config) {
+  const out = [];
+  const walk = (v) => {
+    if (typeof v === 'string') out.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === 'object' && !ArrayBuffer.isView(v)) Object.values(v).forEach(walk);
+  };
+  walk(config.options.plugins.title);
+  walk(config.data.datasets.map((s) => s.label));
+  walk(config.data.labels);
+  walk(Object.values(config.options.scales).map((s) => s.title));
+  return out;
+}
+
+// Both languages' configs: no "undefined" anywhere (a missing key), the words differ.
+function checkLanguages(make) {
+  const [en, zh] = LANGS.map((lang) => strings(make(lang)).join(' | '));
+  for (const text of [en, zh]) {
+    assert.doesNotMatch(text, /undefined|NaN|\[object/, text);
+    assert.ok(text.length > 0);
+  }
+  assert.notEqual(en, zh);
+  assert.match(zh, /[\u4e00-\u9fff]/, 'the Chinese labels hold Chinese');
+}
+
+// Both dictionaries of a module hold the same keys.
+function checkDictionaries(mod) {
+  assert.deepEqual(Object.keys(mod.STRINGS.zh).sort(), Object.keys(mod.STRINGS.en).sort());
+}
+
+// CSV text to rows of cells (quoted cells with commas, quotes and line breaks included).
+function parseCsv(text) {
+  const rows = [];
+  let row = [], cell = '', quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { cell += '"'; i++; } else if (c === '"') quoted = false; else cell += c;
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(cell); cell = ''; } else if (c === '\n') { row.push(cell); rows.push(row); row = []; cell = ''; } else cell += c;
+  }
+  assert.equal(cell + row.length, '0', 'the CSV ends with a line break');
+  return rows;
+}
+
+// A canvas whose 2-D context records what is drawn.
+function fakeCanvas(width, height) {
+  const calls = [];
+  const ctx = new Proxy({
+    calls,
+    measureText: (s) => ({ width: String(s).length * 6 }),
+  }, {
+    get(target, name) {
+      if (name in target) return target[name];
+      return (...args) => { calls.push([name, ...args]); };
+    },
+    set(target, name, value) { calls.push([`${String(name)}=`, value]); return true; },
+  });
+  return { clientWidth: width, clientHeight: height, width: 0, height: 0, attrs: {}, setAttribute(k, v) { this.attrs[k] = v; }, getContext: () => ctx, calls };
+}
+
+// ------------------------------------------------------------------ next token
+const VOCAB = 10;
+const stages = new Float32Array(5 * VOCAB);
+for (let i = 0; i < stages.length; i++) stages[i] = ((i * 37) % 101) / 101; // distinct values
+const nextData = (lang) => ({ ids: new Int32Array([7, 2, 4]), labels: ['Lily', ' the', ''], stages, vocab: VOCAB, chosen: 4, lang });
+
+test('next token: five stage datasets holding exactly the given probabilities', () => {
+  const c = Next.nextConfig(nextData('en'));
+  assert.equal(c.type, 'bar');
+  assert.equal(c.data.datasets.length, 5);
+  c.data.datasets.forEach((s, stage) => {
+    assert.deepEqual(s.data, [7, 2, 4].map((id) => stages[stage * VOCAB + id]));
+  });
+  assert.equal(c.options.animation, false);
+  assert.equal(c.options.maintainAspectRatio, false);
+  assert.equal(c.options.scales.y.min, 0);
+  assert.equal(c.options.scales.y.max, 1);
+});
+
+test('next token: labels quote the text, show whitespace and fall back to the id; the drawn one is marked', () => {
+  const c = Next.nextConfig(nextData('en'));
+  assert.deepEqual(c.data.labels, ['"Lily" (#7)', '"␣the" (#2)', '▶ #4']);
+  assert.equal(Next.visibleText('a b\nc\td'), 'a␣b⏎c⇥d');
+  // the drawn token's tick bold and dark, its bars with a border; the others not
+  const scale = c.options.scales.x.ticks;
+  assert.equal(scale.font({ tick: { value: 2 } }).weight, 'bold');
+  assert.equal(scale.font({ tick: { value: 0 } }).weight, 'normal');
+  assert.notEqual(scale.color({ tick: { value: 2 } }), scale.color({ tick: { value: 1 } }));
+  for (const s of c.data.datasets) {
+    assert.deepEqual(s.borderWidth.map((w) => w > 0), [false, false, true]);
+  }
+  // nothing drawn yet: no mark
+  const none = Next.nextConfig({ ...nextData('en'), chosen: -1 });
+  assert.ok(none.data.labels.every((l) => !l.startsWith('▶')));
+  assert.ok(none.data.datasets.every((s) => s.borderWidth.every((w) => w === 0)));
+});
+
+test('next token: the tooltip names the stage and the token, probability to 4 decimals', () => {
+  const c = Next.nextConfig(nextData('en'));
+  const cb = c.options.plugins.tooltip.callbacks;
+  const item = { dataIndex: 1, dataset: c.data.datasets[3], raw: c.data.datasets[3].data[1] };
+  assert.equal(cb.title([item]), '"␣the" (#2)');
+  assert.equal(cb.label(item), `after top-k: ${stages[3 * VOCAB + 2].toFixed(4)}`);
+});
+
+test('next token: both languages, and csv() gives the numbers back', () => {
+  checkDictionaries(Next);
+  checkLanguages((lang) => Next.nextConfig(nextData(lang)));
+  for (const lang of LANGS) {
+    const rows = parseCsv(Next.csv(nextData(lang), lang));
+    assert.equal(rows.length, 4);
+    assert.equal(rows[0].length, 8);
+    assert.doesNotMatch(rows[0].join(), /undefined/);
+    [7, 2, 4].forEach((id, i) => {
+      const r = rows[i + 1];
+      assert.equal(r[0], nextData(lang).labels[i]);
+      assert.equal(Number(r[1]), id);
+      for (let s = 0; s < 5; s++) assert.equal(Number(r[2 + s]), stages[s * VOCAB + id]);
+      assert.equal(r[7], id === 4 ? '1' : '0');
+    });
+  }
+  assert.notEqual(Next.csv(nextData('en'), 'en').split('\n')[0], Next.csv(nextData('zh'), 'zh').split('\n')[0]);
+  // a text with a comma, a quote and a line break stays one cell
+  const odd = { ...nextData('en'), labels: ['a,"b"\n', '', ''] };
+  assert.equal(parseCsv(Next.csv(odd, 'en'))[1][0], 'a,"b"\n');
+});
+
+test('next token: ids outside the vocabulary and short stages are refused', () => {
+  assert.throws(() => Next.nextConfig({ ...nextData('en'), ids: new Int32Array([10]) , labels: [''] }), /outside the vocabulary/);
+  assert.throws(() => Next.nextConfig({ ...nextData('en'), stages: new Float32Array(5) }), /stages holds 5/);
+});
+
+// ------------------------------------------------------------------ KV cache
+const kvRows = [
+  { len: 5, bytes: 2560, bytes_mha: 10240, bytes_mqa: 1280, flops_cached: 51200, flops_uncached: 51200 },
+  { len: 6, bytes: 3072, bytes_mha: 12288, bytes_mqa: 1536, flops_cached: 12288, flops_uncached: 73728 },
+  { len: 7, bytes: 3584, bytes_mha: 14336, bytes_mqa: 1792, flops_cached: 14336, flops_uncached: 100352 },
+];
+const kvData = (lang) => ({ rows: kvRows, nLayers: 2, nHeads: 8, nKvHeads: 2, current: 1, lang });
+
+test('KV bytes: three series with exactly the rows\' bytes; the current row marked; row 0 the prompt', () => {
+  const c = Kv.kvBytesConfig(kvData('en'));
+  assert.equal(c.type, 'line');
+  assert.deepEqual(c.data.labels, [5, 6, 7]);
+  assert.equal(c.data.datasets.length, 3);
+  assert.deepEqual(c.data.datasets.map((s) => s.data), [[2560, 3072, 3584], [10240, 12288, 14336], [1280, 1536, 1792]]);
+  assert.match(c.data.datasets[0].label, /GQA, n_kv_heads = 2/);
+  assert.match(c.data.datasets[1].label, /MHA.*8/);
+  assert.match(c.data.datasets[2].label, /MQA/);
+  for (const s of c.data.datasets) {
+    assert.ok(s.pointRadius[1] > s.pointRadius[0] && s.pointRadius[1] > s.pointRadius[2]);
+    assert.equal(s.pointStyle[1], 'rectRot');
+  }
+  assert.equal(c.options.scales.x.ticks.callback(0), '5 (prompt)');
+  assert.equal(c.options.scales.x.ticks.callback(2), '7');
+  assert.equal(c.options.scales.y.ticks.callback(2560), '2.5 KB');
+  assert.equal(c.options.scales.y.ticks.callback(3 * 1024 * 1024), '3 MB');
+  assert.equal(c.options.scales.y.ticks.callback(512), '512 B');
+  const cb = c.options.plugins.tooltip.callbacks;
+  assert.match(cb.title([{ dataIndex: 0 }]), /prompt \(prefill\): 5 tokens/);
+  assert.match(cb.title([{ dataIndex: 2 }]), /decode step: 7 tokens/);
+  assert.equal(cb.label({ dataset: c.data.datasets[0], raw: 2560 }), `${c.data.datasets[0].label}: 2560 bytes (2.5 KB)`);
+  // a model with as many KV heads as heads is called MHA, one KV head MQA
+  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 8 }).data.datasets[0].label, /\(MHA,/);
+  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 1 }).data.datasets[0].label, /\(MQA,/);
+  // no current row: no mark
+  assert.ok(Kv.kvBytesConfig({ ...kvData('en'), current: -1 }).data.datasets.every((s) => s.pointStyle.every((p) => p === 'circle')));
+  assert.throws(() => Kv.kvBytesConfig({ ...kvData('en'), current: 3 }), /current row 3/);
+});
+
+test('KV FLOPs: with the cache against recomputing, log y, exactly the rows\' counts', () => {
+  const c = Kv.kvFlopsConfig({ rows: kvRows, current: 2, lang: 'en' });
+  assert.equal(c.options.scales.y.type, 'logarithmic');
+  assert.deepEqual(c.data.datasets.map((s) => s.data), [[51200, 12288, 14336], [51200, 73728, 100352]]);
+  assert.equal(c.data.datasets[0].pointStyle[2], 'rectRot');
+  assert.equal(c.options.scales.x.ticks.callback(0), '5 (prompt)');
+  const tick = c.options.scales.y.ticks.callback;
+  assert.equal(tick(1e6), '1M');
+  assert.equal(tick(20000), '20k');
+  assert.equal(tick(3e5), '');
+});
+
+test('KV: both languages, and csv() gives the rows back', () => {
+  checkDictionaries(Kv);
+  checkLanguages((lang) => Kv.kvBytesConfig(kvData(lang)));
+  checkLanguages((lang) => Kv.kvFlopsConfig({ rows: kvRows, current: 0, lang }));
+  for (const lang of LANGS) {
+    const rows = parseCsv(Kv.csv(kvData(lang), lang));
+    assert.equal(rows[0].length, 7);
+    assert.doesNotMatch(rows[0].join(), /undefined/);
+    assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2], r[3], r[4], r[5], r[6]].map(Number)),
+      kvRows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached]));
+    assert.deepEqual(rows.slice(1).map((r) => r[1]), [Kv.STRINGS[lang].prefill, Kv.STRINGS[lang].decode, Kv.STRINGS[lang].decode]);
+  }
+  assert.notEqual(Kv.csv(kvData('en'), 'en').split('\n')[0], Kv.csv(kvData('zh'), 'zh').split('\n')[0]);
+});
+
+// ------------------------------------------------------------------ RoPE
+const plain = new Float32Array([1, 0.1, 0.01, 0.001]);
+const scaled = new Float32Array([1, 0.1, 0.0025, 0.00025]);
+const ropeData = (lang, yarn = true) => ({ plain, scaled, yarn, base: 1000000, lang });
+
+test('RoPE frequencies: the plain series, and the scaled one only with YaRN; log y', () => {
+  const c = Rope.freqConfig(ropeData('en'));
+  assert.equal(c.options.scales.y.type, 'logarithmic');
+  assert.deepEqual(c.data.labels, [0, 1, 2, 3]);
+  assert.deepEqual(c.data.datasets.map((s) => s.data), [Array.from(plain), Array.from(scaled)]);
+  assert.equal(c.data.datasets[0].label, 'θ_i = base^(-2i/d)');
+  assert.equal(c.data.datasets[1].label, 'YaRN-scaled');
+  assert.match(c.options.plugins.title.text, /1000000/);
+  const without = Rope.freqConfig(ropeData('en', false));
+  assert.equal(without.data.datasets.length, 1);
+  assert.equal(c.options.scales.y.ticks.callback(0.001), '1e-3');
+  assert.equal(c.options.scales.y.ticks.callback(0.003), '');
+});
+
+test('RoPE: both languages, and csv() gives the frequencies back', () => {
+  checkDictionaries(Rope);
+  checkLanguages((lang) => Rope.freqConfig(ropeData(lang)));
+  for (const lang of LANGS) {
+    const rows = parseCsv(Rope.csv(ropeData(lang), lang));
+    assert.equal(rows.length, 5);
+    assert.doesNotMatch(rows[0].join(), /undefined/);
+    rows.slice(1).forEach((r, i) => assert.deepEqual(r.map(Number), [i, plain[i], scaled[i]]));
+    assert.equal(parseCsv(Rope.csv(ropeData(lang, false), lang))[1].length, 2);
+  }
+});
+
+// The arcs drawPairs drew, as [dimension, dimension], read from the recorded moveTo/bezierCurveTo
+// and the boxes' numbers (each written at its box's centre).
+function arcsDrawn(canvas) {
+  const centre = new Map();
+  for (const [name, text, x] of canvas.calls) if (name === 'fillText' && /^\d+$/.test(text)) centre.set(x, Number(text));
+  const arcs = [];
+  let from = null;
+  for (const call of canvas.calls) {
+    if (call[0] === 'moveTo') from = call[1];
+    if (call[0] === 'bezierCurveTo') arcs.push([centre.get(from), centre.get(call[5])]);
+  }
+  return arcs;
+}
+
+test('RoPE pairs: half_split joins i with i + d/2, interleaved 2i with 2i + 1', () => {
+  const half = fakeCanvas(800, 160);
+  const drawn = Rope.drawPairs(half, { headDim: 8, style: 'half_split', lang: 'en' });
+  assert.deepEqual(drawn.pairs, [[0, 4], [1, 5], [2, 6], [3, 7]]);
+  assert.deepEqual(arcsDrawn(half), [[0, 4], [1, 5], [2, 6], [3, 7]]);
+  assert.match(drawn.caption, /half_split.*rotate_half/);
+  assert.equal(half.attrs['aria-label'], drawn.caption);
+  assert.ok(half.calls.some((c) => c[0] === 'fillText' && c[1] === drawn.caption));
+
+  const inter = fakeCanvas(800, 160);
+  const drawnI = Rope.drawPairs(inter, { headDim: 8, style: 'interleaved', lang: 'zh' });
+  assert.deepEqual(arcsDrawn(inter), [[0, 1], [2, 3], [4, 5], [6, 7]]);
+  assert.match(drawnI.caption, /interleaved（Llama、llama2\.c）/);
+
+  // sized to the CSS box times the pixel ratio
+  globalThis.devicePixelRatio = 2;
+  try {
+    const sized = fakeCanvas(300, 100);
+    Rope.drawPairs(sized, { headDim: 4, style: 'interleaved', lang: 'en' });
+    assert.deepEqual([sized.width, sized.height], [600, 200]);
+    assert.deepEqual(sized.calls.find((c) => c[0] === 'setTransform'), ['setTransform', 2, 0, 0, 2, 0, 0]);
+  } finally {
+    delete globalThis.devicePixelRatio;
+  }
+});
+
+test('RoPE pairs: past 64 dimensions only the first and last 16 pairs, with ellipses', () => {
+  const half = fakeCanvas(4000, 160);
+  const drawn = Rope.drawPairs(half, { headDim: 128, style: 'half_split', lang: 'en' });
+  assert.equal(drawn.pairs.length, 32);
+  assert.deepEqual(drawn.pairs[0], [0, 64]);
+  assert.deepEqual(drawn.pairs[31], [63, 127]);
+  assert.equal(drawn.dims.length, 64);
+  assert.equal(half.calls.filter((c) => c[0] === 'fillText' && c[1] === '…').length, 2);
+  assert.match(drawn.caption, /first 16 and last 16 pairs/);
+  assert.deepEqual(arcsDrawn(half)[0], [0, 64]);
+
+  const inter = fakeCanvas(4000, 160);
+  const drawnI = Rope.drawPairs(inter, { headDim: 128, style: 'interleaved', lang: 'en' });
+  assert.deepEqual(drawnI.pairs.at(-1), [126, 127]);
+  assert.equal(inter.calls.filter((c) => c[0] === 'fillText' && c[1] === '…').length, 1);
+  // a caption too wide for the canvas is broken after its semicolon
+  const narrow = fakeCanvas(300, 160);
+  const drawnN = Rope.drawPairs(narrow, { headDim: 128, style: 'interleaved', lang: 'en' });
+  const captionLines = narrow.calls.filter((c) => c[0] === 'fillText' && /interleaved|pairs shown/.test(c[1])).map((c) => c[1]);
+  assert.equal(captionLines.length, 2);
+  assert.equal(captionLines.join(''), drawnN.caption);
+  assert.throws(() => Rope.drawPairs(fakeCanvas(10, 10), { headDim: 7, style: 'interleaved' }), /even/);
+});
+
+// ------------------------------------------------------------------ head lines
+// 3 tokens, causal: row q over keys 0..q.
+const lineTokens = ['<s>', ' cat', '\n'];
+const lineWeights = new Float32Array([
+  1, 0, 0,
+  0.99, 0.01, 0,
+  0.5, 0.3, 0.2,
+]);
+
+// The lines drawn as [query row, key row], from the recorded moveTo/lineTo pairs.
+function linesDrawn(canvas, rowAt) {
+  const out = [];
+  let from = null;
+  for (const call of canvas.calls) {
+    if (call[0] === 'moveTo') from = call[2];
+    if (call[0] === 'lineTo') out.push([rowAt(from), rowAt(call[2])]);
+  }
+  return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+}
+
+test('head lines: a line for each weight at or above the threshold, none under it', () => {
+  const canvas = fakeCanvas(400, 200);
+  const r = Lines.drawHeadLines(canvas, { tokens: lineTokens, weights: lineWeights, query: -1, lang: 'en' });
+  // 0.01 (query 1, key 1) and the zeros are under the default 0.02
+  assert.deepEqual(linesDrawn(canvas, r.rowAt), [[0, 0], [1, 0], [2, 0], [2, 1], [2, 2]]);
+  assert.equal(r.lines, 5);
+  const higher = fakeCanvas(400, 200);
+  const r2 = Lines.drawHeadLines(higher, { tokens: lineTokens, weights: lineWeights, query: -1, threshold: 0.25, lang: 'en' });
+  assert.deepEqual(linesDrawn(higher, r2.rowAt), [[0, 0], [1, 0], [2, 0], [2, 1]]);
+  // labels: whitespace visible, both columns, the threshold named
+  const texts = canvas.calls.filter((c) => c[0] === 'fillText').map((c) => c[1]);
+  assert.equal(texts.filter((s) => s === '␣cat').length, 2);
+  assert.ok(texts.includes('⏎'));
+  assert.ok(texts.includes('lines: weight ≥ 0.02'));
+});
+
+test('head lines: the chosen query\'s lines drawn last, the others faded; rowAt maps y to a row', () => {
+  const canvas = fakeCanvas(400, 200);
+  const r = Lines.drawHeadLines(canvas, { tokens: lineTokens, weights: lineWeights, query: 2, lang: 'en' });
+  const strokes = []; // [globalAlpha, lines in that path]
+  let alpha = 1, count = 0;
+  for (const c of canvas.calls) {
+    if (c[0] === 'globalAlpha=') alpha = c[1];
+    if (c[0] === 'beginPath') count = 0;
+    if (c[0] === 'lineTo') count++;
+    if (c[0] === 'stroke') strokes.push([alpha, count]);
+  }
+  const last = linesDrawn(canvas, r.rowAt).filter(([q]) => q === 2);
+  assert.equal(last.length, 3);
+  // the chosen query's three lines come in the last strokes, more opaque than the faded ones
+  const faded = strokes.slice(0, strokes.length - 3), chosen = strokes.slice(-3);
+  assert.equal(chosen.reduce((s, [, n]) => s + n, 0), 3);
+  assert.ok(Math.max(...faded.map(([a]) => a)) < Math.min(...chosen.map(([a]) => a)));
+  // rows: the header above them, then three equal bands
+  assert.equal(r.rowAt(5), -1);
+  assert.equal(r.rowAt(199), -1);
+  const ys = canvas.calls.filter((c) => c[0] === 'fillText' && c[1] === '<s>').map((c) => c[3]);
+  assert.equal(r.rowAt(ys[0]), 0);
+  assert.throws(() => Lines.drawHeadLines(fakeCanvas(10, 10), { tokens: lineTokens, weights: lineWeights, query: 3 }), /query 3/);
+});
+
+test('head lines: 512 tokens draw every k-th label, and quickly', () => {
+  const n = 512;
+  const weights = new Float32Array(n * n);
+  for (let q = 0; q < n; q++) weights[q * n] = 1; // every query on the first token
+  const canvas = fakeCanvas(600, 600);
+  const started = Date.now();
+  const r = Lines.drawHeadLines(canvas, { tokens: Array.from({ length: n }, (_, i) => `t${i}`), weights, query: 100, lang: 'zh' });
+  assert.ok(Date.now() - started < 2000);
+  assert.equal(r.lines, n);
+  const texts = canvas.calls.filter((c) => c[0] === 'fillText').map((c) => c[1]);
+  assert.ok(texts.length < n, `${texts.length} labels for ${n} rows`);
+  assert.ok(texts.includes('100 t100'), 'the chosen query keeps its label');
+  assert.ok(texts.includes('query（查询）'));
+});
+
+test('head lines: both languages, and csv() gives the weights back', () => {
+  checkDictionaries(Lines);
+  const header = (lang) => {
+    const c = fakeCanvas(400, 200);
+    Lines.drawHeadLines(c, { tokens: lineTokens, weights: lineWeights, query: -1, lang });
+    return c.calls.filter((x) => x[0] === 'fillText').map((x) => x[1]).join(' | ');
+  };
+  assert.notEqual(header('en'), header('zh'));
+  assert.doesNotMatch(header('zh'), /undefined/);
+  for (const lang of LANGS) {
+    const rows = parseCsv(Lines.csv({ tokens: lineTokens, weights: lineWeights }, lang));
+    assert.equal(rows.length, 4);
+    assert.doesNotMatch(rows[0].join(), /undefined/);
+    rows.slice(1).forEach((r, q) => {
+      assert.equal(Number(r[0]), q);
+      assert.equal(r[1], lineTokens[q]);
+      assert.deepEqual(r.slice(2).map(Number), Array.from(lineWeights.slice(q * 3, q * 3 + 3)));
+    });
+  }
+});
+
+// ------------------------------------------------------------------ MoE routing
+const routeData = (lang) => ({
+  ids: new Int32Array([2, 0, 1, 3, 3, 2]), weights: new Float32Array([0.7, 0.3, 0.55, 0.45, 0.9, 0.1]),
+  n: 3, k: 2, nExperts: 4, layer: 1, tokens: ['<s>', ' a', 'b'], lang,
+});
+const routeDense = [
+  [0.3, 0, 0.7, 0],
+  [0, 0.55, 0, 0.45],
+  [0, 0, 0.1, 0.9],
+].map((r) => Array.from(new Float32Array(r)));
+
+test('routing: a tokens × experts heatmap of exactly the given weights, 0 where not chosen', () => {
+  // an image for heatmap.js to paint into: the matrix it was given stays on it (image.cells)
+  const image = { width: 0, height: 0, getContext: () => ({ createImageData: (w, h) => ({ data: new Uint8ClampedArray(4 * w * h) }), putImageData() {} }) };
+  const c = Routing.routingConfig({ ...routeData('en'), image }, null);
+  assert.equal(c.options.plugins.matrixImage.image, image);
+  assert.deepEqual([image.cells.rows, image.cells.cols, image.cells.lo, image.cells.hi], [3, 4, 0, 1]);
+  assert.deepEqual([0, 1, 2].map((i) => Array.from(image.cells.values.slice(4 * i, 4 * i + 4))), routeDense);
+  assert.deepEqual([image.width, image.height], [4, 3]);
+  assert.equal(image.cells.format(0), '0 (not chosen)');
+  assert.equal(image.cells.format(image.cells.values[2]), image.cells.values[2].toPrecision(6));
+  assert.equal(c.options.plugins.matrixImage.rows, 3);
+  assert.equal(c.options.scales.x.max, 3.5); // 4 experts: columns -0.5 .. 3.5
+  assert.equal(c.options.scales.y.max, 2.5);
+  assert.match(c.options.plugins.title.text, /Layer 1: .*top-2 of 4 experts/);
+  assert.deepEqual(image.cells.rowNames, ['<s>', '␣a', 'b']);
+  assert.throws(() => Routing.routingConfig({ ...routeData('en'), nExperts: 3 }, null), /names expert 3/);
+});
+
+test('routing: both languages, and csv() gives the dense matrix', () => {
+  checkDictionaries(Routing);
+  const titles = LANGS.map((lang) => {
+    const c = Routing.routingConfig(routeData(lang), null);
+    return [c.options.plugins.title.text, c.options.scales.x.title.text, c.options.scales.y.title.text].join(' | ');
+  });
+  for (const t of titles) assert.doesNotMatch(t, /undefined/);
+  assert.notEqual(titles[0], titles[1]);
+  for (const lang of LANGS) {
+    const rows = parseCsv(Routing.csv(routeData(lang), lang));
+    assert.equal(rows.length, 4);
+    assert.equal(rows[0].length, 6);
+    assert.doesNotMatch(rows[0].join(), /undefined/);
+    rows.slice(1).forEach((r, i) => {
+      assert.equal(r[1], routeData(lang).tokens[i]);
+      assert.deepEqual(r.slice(2).map(Number), routeDense[i]);
+    });
+  }
+});

@@ -1,0 +1,80 @@
+// model/client.js — the page's side of the model worker (model/worker.js): starts it (from its
+// own file when served, from the sources the single-file page carries otherwise), sends it
+// requests and returns their answers as promises; and reads the shipped models' bytes (fetched
+// when served, decoded from the single-file page).
+(function (root) {
+  'use strict';
+
+  const SHIPPED = [
+    { name: 'stories260K', model: 'gen/models/stories260K.bin', tokenizer: 'gen/models/tok512.bin', examples: 'stories',
+      embedded: 'ATTNLAB_STORIES260K' },
+  ];
+
+  function base64Bytes(text) {
+    const bin = atob(text);
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return bytes;
+  }
+
+  async function fetchBytes(url) {
+    const r = await fetch(url);
+    if (!r.ok) throw new Error(`${url}: HTTP ${r.status}`);
+    return new Uint8Array(await r.arrayBuffer());
+  }
+
+  // The bytes of shipped model i: {name, model, tokenizer, examples}.
+  async function shippedBytes(i) {
+    const m = SHIPPED[i];
+    const embedded = root[m.embedded];
+    if (embedded) return { name: m.name, examples: m.examples, model: base64Bytes(embedded.model), tokenizer: base64Bytes(embedded.tokenizer) };
+    const [model, tokenizer] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer)]);
+    return { name: m.name, examples: m.examples, model, tokenizer };
+  }
+
+  function startWorker() {
+    if (root.ATTNLAB_WORKER_SOURCE) {
+      const url = URL.createObjectURL(new Blob([root.ATTNLAB_WORKER_SOURCE], { type: 'text/javascript' }));
+      const worker = new Worker(url);
+      URL.revokeObjectURL(url);
+      return worker;
+    }
+    return new Worker('model/worker.js');
+  }
+
+  class ModelClient {
+    constructor() {
+      this.worker = startWorker();
+      this.pending = new Map();
+      this.next = 1;
+      this.worker.onmessage = (e) => {
+        const { id, ok, result, error } = e.data;
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        if (ok) p.resolve(result);
+        else p.reject(new Error(error));
+      };
+      this.worker.onerror = (e) => {
+        for (const p of this.pending.values()) p.reject(new Error(e.message || 'the model worker stopped'));
+        this.pending.clear();
+      };
+    }
+    request(op, args = {}, transfer = []) {
+      const id = this.next++;
+      return new Promise((resolve, reject) => {
+        this.pending.set(id, { resolve, reject });
+        this.worker.postMessage({ id, op, args }, transfer);
+      });
+    }
+    init(wasm) { const copy = wasm.slice(); return this.request('init', { wasm: copy }, [copy.buffer]); }
+    load(files) {
+      const list = [files.model, files.config, files.tokenizer].filter(Boolean).map((b) => b.buffer);
+      return this.request('load', files, list);
+    }
+  }
+
+  const api = { ModelClient, SHIPPED, shippedBytes };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabModelClient = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,325 @@
+// model/controls.js — the model view's controls and events: the two tabs, the shipped model and
+// the learner's own files (picker and drop), the prompt, the sampler, Step / Play / Reset, the
+// head chosen in the grid or the roles, the colour scale, the exports and the keys. The state
+// (model, prompt, steps taken, sampler, head) lives in the URL hash (state.js): opening a link
+// replays the prompt and the steps.
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+  const S = root.AttnLabState;
+  const $ = (id) => document.getElementById(id);
+  const V = () => root.AttnLabModelView;
+  const { ModelClient, SHIPPED, shippedBytes } = root.AttnLabModelClient;
+
+  const MAX_FILE_MB = 1024;
+  const m = {
+    client: null,
+    info: null,
+    busy: Promise.resolve(),
+    playing: false,
+    layerBuilt: false,
+    layerReady: Promise.resolve(),
+  };
+
+  // ---------------------------------------------------------------- talking to the worker
+  // Requests run one after another; each answer's snapshot is drawn.
+  function queue(fn) {
+    const run = m.busy.then(fn);
+    m.busy = run.catch(() => {});
+    return run;
+  }
+  const viewArgs = () => ({ layer: P.state.layer, head: P.state.mhead, thumb: 32 });
+  const sampler = () => ({ temperature: P.state.temp, topK: P.state.topk, topP: P.state.topp, repetitionPenalty: P.state.rep });
+
+  function show(snap) {
+    P.state.layer = snap.layer;
+    P.state.mhead = snap.head;
+    P.state.gen = snap.len - snap.promptLen;
+    V().render(snap);
+    renderButtons(snap);
+    P.writeHash();
+    return snap;
+  }
+
+  function renderButtons(snap) {
+    const done = snap.finished || snap.len >= m.info.context;
+    $('btn-gen-step').disabled = done;
+    $('btn-gen-play').disabled = done && !m.playing;
+    $('btn-gen-play').textContent = m.playing ? P.t.pause : P.t.play;
+  }
+
+  function modelMessage(text) {
+    const box = $('model-message');
+    box.textContent = text || '';
+    box.hidden = !text;
+  }
+
+  // The prompt from the state, then the steps the state says were taken (charts off: fast).
+  function replay() {
+    return queue(async () => {
+      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs() });
+      const want = P.state.gen;
+      if (want > 0) snap = await m.client.request('step', { sampler: sampler(), count: want, charts: false, view: viewArgs() });
+      return show(snap);
+    }).catch((e) => {
+      modelMessage(P.t.errorPrefix + e.message);
+      throw e;
+    });
+  }
+
+  async function loadFiles(files, name) {
+    modelMessage('');
+    $('model-name').textContent = P.t.loadingModel;
+    try {
+      m.info = await queue(() => m.client.load({ ...files, name }));
+    } catch (e) {
+      $('model-name').textContent = m.info ? m.info.name : '';
+      modelMessage(P.t.fileProblem(e.message));
+      return false;
+    }
+    V().renderModel(m.info);
+    fillExamples(files.examples || (m.info.kind === 'llama2c' ? 'stories' : 'minimind'));
+    return true;
+  }
+
+  async function loadShipped(i, bytes = null) {
+    const files = bytes || (await shippedBytes(i));
+    return loadFiles(files, files.name);
+  }
+
+  // ---------------------------------------------------------------- the learner's files
+  // Sorts picked or dropped files into model, config and tokenizer by name and kind.
+  async function fromUserFiles(list) {
+    const files = [...list];
+    if (!files.length) return;
+    for (const f of files) {
+      if (f.size > MAX_FILE_MB * 1048576) { modelMessage(P.t.fileProblem(P.t.tooLarge(f.name, Math.round(f.size / 1048576)))); return; }
+    }
+    const lower = (f) => f.name.toLowerCase();
+    const tokenizer = files.find((f) => /tokenizer\.json$/.test(lower(f))) || files.find((f) => /tok.*\.bin$/.test(lower(f)));
+    const config = files.find((f) => lower(f) === 'config.json' || (/\.json$/.test(lower(f)) && f !== tokenizer && /config/.test(lower(f))));
+    const model = files.find((f) => f !== tokenizer && f !== config && /\.(bin|pth|safetensors)$/.test(lower(f)));
+    if (!model || !tokenizer) { modelMessage(P.t.fileProblem(P.t.filesNeeded)); return; }
+    const read = async (f) => (f ? new Uint8Array(await f.arrayBuffer()) : null);
+    const ok = await loadFiles({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer) }, model.name);
+    if (ok) {
+      P.state.gen = 0;
+      $('model-select').value = '';
+      await replay().catch(() => {});
+    }
+  }
+
+  // ---------------------------------------------------------------- controls from the state
+  function syncControls() {
+    const s = P.state;
+    $('prompt-text').value = s.text;
+    $('temperature').value = String(s.temp);
+    $('top-k').value = String(s.topk);
+    $('top-p').value = String(s.topp);
+    $('rep-penalty').value = String(s.rep);
+    $('gen-seed').value = String(s.gseed);
+    $('attn-log').checked = !!s.log;
+    $('temperature-out').textContent = String(s.temp);
+    $('top-p-out').textContent = String(s.topp);
+    $('rep-penalty-out').textContent = String(s.rep);
+  }
+
+  // The sampler's inputs read back through the hash's validation.
+  function readSampler() {
+    const parts = [`temp=${$('temperature').value}`, `topk=${$('top-k').value}`, `topp=${$('top-p').value}`,
+      `rep=${$('rep-penalty').value}`, `gseed=${$('gen-seed').value}`];
+    const { state, problems } = S.parseHash(parts.join('&'));
+    for (const k of ['temp', 'topk', 'topp', 'rep', 'gseed']) P.state[k] = state[k];
+    if (problems.length) P.showProblems(problems);
+    syncControls();
+  }
+
+  function fillExamples(which) {
+    const box = $('examples');
+    box.replaceChildren();
+    const label = document.createElement('span');
+    label.textContent = P.t.examples;
+    box.appendChild(label);
+    for (const text of P.t.exampleTexts[which] || []) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'example';
+      b.textContent = text;
+      b.addEventListener('click', () => {
+        $('prompt-text').value = text;
+        onPrompt();
+      });
+      box.appendChild(b);
+    }
+    box.dataset.which = which;
+  }
+
+  // ---------------------------------------------------------------- actions
+  let promptTimer = null;
+  function onPrompt() {
+    clearTimeout(promptTimer);
+    promptTimer = setTimeout(() => {
+      stopPlay();
+      P.state.text = $('prompt-text').value;
+      P.state.gen = 0;
+      replay().catch(() => {});
+    }, 120);
+  }
+
+  function step() {
+    return queue(() => m.client.request('step', { sampler: sampler(), count: 1, view: viewArgs() }))
+      .then(show)
+      .catch((e) => { stopPlay(); modelMessage(P.t.errorPrefix + e.message); });
+  }
+
+  function stopPlay() {
+    m.playing = false;
+    if (V().view.snap) renderButtons(V().view.snap);
+  }
+
+  async function play() {
+    if (m.playing) { stopPlay(); return; }
+    m.playing = true;
+    while (m.playing) {
+      const snap = await step();
+      if (!snap || snap.finished || snap.len >= m.info.context) break;
+      // Let the page paint and take input between steps.
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    }
+    stopPlay();
+  }
+
+  function selectHead(layer, head) {
+    P.state.layer = layer;
+    P.state.mhead = head;
+    return queue(() => m.client.request('view', { view: viewArgs() })).then(show);
+  }
+
+  // ---------------------------------------------------------------- tabs
+  function showTab(tab) {
+    P.state.tab = tab;
+    for (const [name, other] of [['model', 'layer'], ['layer', 'model']]) {
+      if (name !== tab) continue;
+      $(`view-${name}`).hidden = false;
+      $(`view-${other}`).hidden = true;
+      $(`tab-${name}`).setAttribute('aria-selected', 'true');
+      $(`tab-${other}`).setAttribute('aria-selected', 'false');
+      $(`tab-${name}`).tabIndex = 0;
+      $(`tab-${other}`).tabIndex = -1;
+    }
+    if (tab === 'layer' && !m.layerBuilt) {
+      m.layerBuilt = true;
+      m.layerReady.then(() => {
+        root.AttnLabRun.rebuild([]);
+        root.AttnLabWalkthrough.build();
+      });
+    }
+    P.writeHash();
+  }
+
+  function onLanguage() {
+    if (m.info) {
+      V().renderModel(m.info);
+      fillExamples($('examples').dataset.which || 'stories');
+    }
+    if (V().view.snap) show(V().view.snap);
+  }
+
+  // ---------------------------------------------------------------- wiring
+  function wire() {
+    $('tab-model').addEventListener('click', () => showTab('model'));
+    $('tab-layer').addEventListener('click', () => showTab('layer'));
+    for (const id of ['tab-model', 'tab-layer']) {
+      $(id).addEventListener('keydown', (e) => {
+        if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+        e.preventDefault();
+        const next = id === 'tab-model' ? 'layer' : 'model';
+        showTab(next);
+        $(`tab-${next}`).focus();
+      });
+    }
+    $('model-select').addEventListener('change', async () => {
+      if ($('model-select').value === '') return;
+      stopPlay();
+      P.state.model = Number($('model-select').value);
+      P.state.gen = 0;
+      if (await loadShipped(P.state.model)) await replay().catch(() => {});
+    });
+    $('file-model').addEventListener('change', () => { stopPlay(); fromUserFiles($('file-model').files); });
+    document.addEventListener('dragover', (e) => { if (P.state.tab === 'model') e.preventDefault(); });
+    document.addEventListener('drop', (e) => {
+      if (P.state.tab !== 'model') return;
+      e.preventDefault();
+      stopPlay();
+      fromUserFiles(e.dataTransfer.files);
+    });
+    $('prompt-text').addEventListener('input', onPrompt);
+    for (const id of ['temperature', 'top-k', 'top-p', 'rep-penalty']) $(id).addEventListener('input', () => { readSampler(); P.writeHash(); });
+    $('gen-seed').addEventListener('change', () => { readSampler(); P.state.gen = 0; replay().catch(() => {}); });
+    $('btn-gen-step').addEventListener('click', step);
+    $('btn-gen-play').addEventListener('click', play);
+    $('btn-gen-reset').addEventListener('click', () => { stopPlay(); P.state.gen = 0; replay().catch(() => {}); });
+    $('attn-log').addEventListener('change', () => {
+      P.state.log = $('attn-log').checked ? 1 : 0;
+      if (V().view.snap) show(V().view.snap);
+    });
+    $('chart-heads').addEventListener('click', (e) => {
+      const b = e.target.closest('button.cell');
+      if (b) selectHead(Number(b.dataset.layer), Number(b.dataset.head));
+    });
+    $('role-select').addEventListener('change', () => V().renderRoles());
+    $('chart-roles').addEventListener('click', (e) => {
+      const chart = root.Chart.getChart($('chart-roles'));
+      if (!chart || !m.info) return;
+      const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
+      const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
+      if (layer >= 0 && head >= 0 && layer < m.info.hparams.n_layers && head < m.info.hparams.n_heads) selectHead(layer, head);
+    });
+    $('chart-head-lines').addEventListener('mousemove', (e) => {
+      const q = V().lineAt(e.offsetY);
+      if (q === V().view.hoverQuery || !V().view.snap) return;
+      V().view.hoverQuery = q;
+      V().renderLines(V().view.snap);
+    });
+    $('chart-head-lines').addEventListener('mouseleave', () => {
+      V().view.hoverQuery = -1;
+      if (V().view.snap) V().renderLines(V().view.snap);
+    });
+    for (const button of document.querySelectorAll('[data-model-export]')) {
+      button.addEventListener('click', () => {
+        const [chart, kind] = button.dataset.modelExport.split(':');
+        const file = V().exportFile(chart, kind);
+        const a = document.createElement('a');
+        a.href = file.url;
+        a.download = file.name;
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+      });
+    }
+    document.addEventListener('keydown', (e) => {
+      if (P.state.tab !== 'model') return;
+      const t = e.target;
+      if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t instanceof HTMLButtonElement) return;
+      if (e.key === 'ArrowRight') { e.preventDefault(); if (!$('btn-gen-step').disabled) step(); }
+      if (e.key === ' ') { e.preventDefault(); play(); }
+    });
+  }
+
+  // ---------------------------------------------------------------- start
+  // wasm: the module's bytes; layerReady: resolves once the page's own core (the layer lab's)
+  // is there.
+  async function start(wasm, layerReady) {
+    m.layerReady = layerReady;
+    syncControls();
+    wire();
+    showTab(P.state.tab);
+    // The worker starts and the model's bytes arrive at the same time.
+    m.client = new ModelClient();
+    const [, bytes] = await Promise.all([m.client.init(wasm), shippedBytes(P.state.model)]);
+    if (!(await loadShipped(P.state.model, bytes))) return;
+    await replay();
+  }
+
+  root.AttnLabModelControls = { start, showTab, onLanguage, syncControls, replay, SHIPPED };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,210 @@
+// model/kv-model-chart.js — the whole model's KV cache while the text grows: its bytes for this
+// model beside the same model with MHA (n_kv_heads = n_heads) and MQA (n_kv_heads = 1), and the
+// FLOPs of each step with the cache against recomputing every token. The rows are the core's
+// (al_model_lab_kv): row 0 after the prompt (the prefill), then one after each decode step.
+(function (root) {
+  'use strict';
+
+  const STRINGS = {
+    en: {
+      bytesTitle: (layers) => `KV cache of all ${layers} layers`,
+      thisModel: (kind, kv) => `this model (${kind}, n_kv_heads = ${kv})`,
+      mha: (heads) => `MHA (n_kv_heads = n_heads = ${heads})`,
+      mqa: 'MQA (n_kv_heads = 1)',
+      flopsTitle: 'FLOPs of each step: with the KV cache vs recomputing every token',
+      withCache: 'with the KV cache',
+      recompute: 'recomputing every token',
+      tokens: 'tokens in the cache',
+      bytes: 'bytes',
+      flops: 'FLOPs',
+      prompt: '(prompt)',
+      prefillRow: (len) => `prompt (prefill): ${len} tokens`,
+      stepRow: (len) => `decode step: ${len} tokens`,
+      byteUnit: 'bytes',
+      phase: 'step',
+      prefill: 'prefill',
+      decode: 'decode',
+      csvBytes: ['bytes (this model)', 'bytes (MHA)', 'bytes (MQA)'],
+      csvFlops: ['FLOPs with the cache', 'FLOPs recomputing'],
+    },
+    zh: {
+      bytesTitle: (layers) => `全部 ${layers} 层的 KV 缓存`,
+      thisModel: (kind, kv) => `本模型（${kind}，n_kv_heads = ${kv}）`,
+      mha: (heads) => `MHA（n_kv_heads = n_heads = ${heads}）`,
+      mqa: 'MQA（n_kv_heads = 1）',
+      flopsTitle: '每一步的 FLOPs：用 KV 缓存 vs 每次重算全部 token',
+      withCache: '用 KV 缓存',
+      recompute: '重算全部 token',
+      tokens: '缓存中的 token 数',
+      bytes: '字节',
+      flops: 'FLOPs',
+      prompt: '（prompt）',
+      prefillRow: (len) => `prompt（prefill）：${len} 个 token`,
+      stepRow: (len) => `decode 步：${len} 个 token`,
+      byteUnit: '字节',
+      phase: '阶段',
+      prefill: 'prefill',
+      decode: 'decode',
+      csvBytes: ['字节（本模型）', '字节（MHA）', '字节（MQA）'],
+      csvFlops: ['FLOPs（用缓存）', 'FLOPs（重算）'],
+    },
+  };
+  const words = (lang) => STRINGS[lang] || STRINGS.en;
+
+  // Okabe–Ito: this model blue, MHA vermillion, MQA bluish green; the current row black.
+  const BLUE = '#0072B2', VERMILLION = '#D55E00', GREEN = '#009E73', MARK = '#000000';
+
+  // Byte counts for the axis and the tooltip: KB = 1024 bytes, MB = 1024 KB, as the page's other
+  // byte counts are written.
+  function formatBytes(v) {
+    const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+    let u = 0, x = v;
+    while (Math.abs(x) >= 1024 && u < units.length - 1) { x /= 1024; u++; }
+    return u === 0 ? `${x} B` : `${Number(x.toPrecision(3))} ${units[u]}`;
+  }
+  // A count with SI prefixes (k, M, G, ...) for the FLOPs axis.
+  function formatCount(v) {
+    const units = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
+    let u = 0, x = v;
+    while (Math.abs(x) >= 1000 && u < units.length - 1) { x /= 1000; u++; }
+    return `${Number(x.toPrecision(3))}${units[u]}`;
+  }
+  // Log-axis ticks: only 1, 2 and 5 times a power of ten are labelled.
+  function logTick(v) {
+    const mantissa = Number(v).toExponential().split('e')[0];
+    return mantissa === '1' || mantissa === '2' || mantissa === '5' ? formatCount(v) : '';
+  }
+
+  // What the model's attention is, from its head counts.
+  function kindOf(nHeads, nKvHeads) {
+    if (nKvHeads === nHeads) return 'MHA';
+    if (nKvHeads === 1) return 'MQA';
+    return 'GQA';
+  }
+
+  function checkRows(rows, current) {
+    if (!Array.isArray(rows)) throw new RangeError('KV chart: rows must be an array');
+    if (!Number.isInteger(current) || current < -1 || current >= rows.length) {
+      throw new RangeError(`KV chart: current row ${current} is not -1 or a row (${rows.length} rows)`);
+    }
+  }
+
+  // The x axis: tokens in the cache, row 0 labelled as the prompt; tooltips name the row.
+  function xAxis(rows, t) {
+    return {
+      title: { display: true, text: t.tokens },
+      ticks: { callback: (value) => (value === 0 ? `${rows[0].len} ${t.prompt}` : String(rows[value].len)) },
+    };
+  }
+  const rowTitle = (rows, t) => (items) => {
+    if (!items.length) return '';
+    const i = items[0].dataIndex;
+    return i === 0 ? t.prefillRow(rows[0].len) : t.stepRow(rows[i].len);
+  };
+
+  // The current row's point: larger, a black-edged diamond; the other points small (none past
+  // 64 rows, where they would only crowd the line).
+  function points(rows, current, colour) {
+    const small = rows.length > 64 ? 0 : 2;
+    return {
+      pointRadius: rows.map((_, i) => (i === current ? 6 : small)),
+      pointHoverRadius: rows.map((_, i) => (i === current ? 7 : 4)),
+      pointStyle: rows.map((_, i) => (i === current ? 'rectRot' : 'circle')),
+      pointBorderColor: rows.map((_, i) => (i === current ? MARK : colour)),
+      pointBorderWidth: rows.map((_, i) => (i === current ? 2 : 1)),
+      pointBackgroundColor: colour,
+    };
+  }
+
+  // d: {rows: [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], nLayers,
+  // nHeads, nKvHeads, current (row index or -1), lang}
+  function kvBytesConfig(d) {
+    checkRows(d.rows, d.current);
+    const t = words(d.lang), rows = d.rows;
+    const series = (label, field, colour, dash) => ({
+      label, data: rows.map((r) => r[field]), borderColor: colour, backgroundColor: colour,
+      borderDash: dash, ...points(rows, d.current, colour),
+    });
+    return {
+      type: 'line',
+      data: {
+        labels: rows.map((r) => r.len),
+        datasets: [
+          series(t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []),
+          series(t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]),
+          series(t.mqa, 'bytes_mqa', GREEN, [2, 2]),
+        ],
+      },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        plugins: {
+          title: { display: true, text: t.bytesTitle(d.nLayers) },
+          tooltip: {
+            callbacks: {
+              title: rowTitle(rows, t),
+              label: (c) => `${c.dataset.label}: ${c.raw} ${t.byteUnit} (${formatBytes(c.raw)})`,
+            },
+          },
+        },
+        scales: {
+          x: xAxis(rows, t),
+          y: { beginAtZero: true, title: { display: true, text: t.bytes }, ticks: { callback: (v) => formatBytes(v) } },
+        },
+      },
+    };
+  }
+
+  // d: {rows, current, lang}
+  function kvFlopsConfig(d) {
+    checkRows(d.rows, d.current);
+    const t = words(d.lang), rows = d.rows;
+    const series = (label, field, colour, dash) => ({
+      label, data: rows.map((r) => r[field]), borderColor: colour, backgroundColor: colour,
+      borderDash: dash, ...points(rows, d.current, colour),
+    });
+    return {
+      type: 'line',
+      data: {
+        labels: rows.map((r) => r.len),
+        datasets: [
+          series(t.withCache, 'flops_cached', BLUE, []),
+          series(t.recompute, 'flops_uncached', VERMILLION, [6, 3]),
+        ],
+      },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        plugins: {
+          title: { display: true, text: t.flopsTitle },
+          tooltip: {
+            callbacks: {
+              title: rowTitle(rows, t),
+              label: (c) => `${c.dataset.label}: ${c.raw} ${t.flops} (${formatCount(c.raw)})`,
+            },
+          },
+        },
+        scales: {
+          x: xAxis(rows, t),
+          y: { type: 'logarithmic', title: { display: true, text: t.flops }, ticks: { callback: (v) => logTick(v) } },
+        },
+      },
+    };
+  }
+
+  // Both charts' numbers: one line per row (tokens in the cache, prefill or decode, the three
+  // byte counts, the two FLOPs counts).
+  function csv(d, lang) {
+    checkRows(d.rows, d.current === undefined ? -1 : d.current);
+    const t = words(lang);
+    const lines = [[t.tokens, t.phase, ...t.csvBytes, ...t.csvFlops].join(',')];
+    d.rows.forEach((r, i) => {
+      lines.push([r.len, i === 0 ? t.prefill : t.decode, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].join(','));
+    });
+    return lines.join('\n') + '\n';
+  }
+
+  const api = { kvBytesConfig, kvFlopsConfig, csv, formatBytes, STRINGS };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabKvModelChart = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

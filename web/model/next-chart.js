@@ -1,0 +1,145 @@
+// model/next-chart.js — the next token: for each id the sampler considered, its probability
+// after each of the sampler's five stages (raw softmax, temperature, repetition penalty, top-k,
+// top-p), as the core's al_model_lab_stages gives them; the token drawn marked. Also the
+// helpers the model view's token labels and CSV files share (visibleText, csvLine).
+(function (root) {
+  'use strict';
+
+  const STRINGS = {
+    en: {
+      title: 'Next token: its probability after each stage of the sampler',
+      stages: ['raw softmax', 'after temperature', 'after repetition penalty', 'after top-k', 'after top-p'],
+      xTitle: 'token (id) — ▶ the one drawn',
+      yTitle: 'probability',
+      token: 'token',
+      id: 'id',
+      chosen: 'drawn',
+    },
+    zh: {
+      title: '下一个 token：采样器每一步之后的概率',
+      stages: ['原始 softmax', '温度之后', '重复惩罚之后', 'top-k 之后', 'top-p 之后'],
+      xTitle: 'token（id）— ▶ 为抽中的那个',
+      yTitle: '概率',
+      token: 'token',
+      id: 'id',
+      chosen: '抽中',
+    },
+  };
+
+  // Okabe–Ito (readable with colour-blindness), one colour per stage; the drawn token's bars
+  // get a black border.
+  const STAGE_COLOURS = ['#E69F00', '#56B4E9', '#009E73', '#0072B2', '#CC79A7'];
+  const STAGES = STAGE_COLOURS.length; // AL_SAMPLER_STAGES
+  const MARK = '#000000';
+
+  const words = (lang) => STRINGS[lang] || STRINGS.en;
+
+  // A token's text with its invisible characters made visible: space ␣, newline ⏎, tab ⇥,
+  // other control characters as their Unicode control pictures (␀…␟, ␡), no-break space ⍽.
+  function visibleText(text) {
+    return String(text).replace(/[\x00-\x20\x7f\u00a0]/g, (c) => {
+      if (c === ' ') return '␣';
+      if (c === '\n') return '⏎';
+      if (c === '\t') return '⇥';
+      if (c === '\x7f') return '␡';
+      if (c === '\u00a0') return '⍽';
+      return String.fromCharCode(0x2400 + c.charCodeAt(0));
+    });
+  }
+
+  // One CSV line (RFC 4180): cells with a comma, quote or line break are quoted.
+  function csvLine(cells) {
+    return cells.map((v) => {
+      const s = String(v);
+      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+    }).join(',');
+  }
+
+  // The x label of an id: its text quoted, whitespace visible, then the id; the id alone when
+  // there is no text.
+  function tokenLabel(text, id) {
+    return text ? `"${visibleText(text)}" (#${id})` : `#${id}`;
+  }
+
+  function check(d) {
+    if (!Number.isInteger(d.vocab) || d.vocab < 1) throw new RangeError(`next-token chart: vocab ${d.vocab} is not a positive integer`);
+    if (!d.stages || d.stages.length < STAGES * d.vocab) {
+      throw new RangeError(`next-token chart: stages holds ${d.stages ? d.stages.length : 0} values, ${STAGES} × ${d.vocab} needed`);
+    }
+    for (const id of d.ids) {
+      if (!Number.isInteger(id) || id < 0 || id >= d.vocab) throw new RangeError(`next-token chart: id ${id} is outside the vocabulary (${d.vocab})`);
+    }
+    if (d.labels && d.labels.length !== d.ids.length) {
+      throw new RangeError(`next-token chart: ${d.labels.length} labels for ${d.ids.length} ids`);
+    }
+  }
+
+  // d: {ids: Int32Array (most likely first; the drawn one may be last), labels: string[] (same
+  // order; '' shows the id), stages: Float32Array [5 * vocab] (row s = stage s, index
+  // s * vocab + id), vocab, chosen (id or -1), lang}
+  function nextConfig(d) {
+    check(d);
+    const t = words(d.lang);
+    const ids = Array.from(d.ids);
+    const labels = d.labels || [];
+    const chosenAt = ids.indexOf(d.chosen); // -1: none drawn yet
+    const xLabels = ids.map((id, i) => (i === chosenAt ? '▶ ' : '') + tokenLabel(labels[i], id));
+    const isChosen = (c) => !!c.tick && c.tick.value === chosenAt;
+    const datasets = t.stages.map((name, s) => ({
+      label: name,
+      data: ids.map((id) => d.stages[s * d.vocab + id]),
+      backgroundColor: STAGE_COLOURS[s],
+      borderColor: ids.map((_, i) => (i === chosenAt ? MARK : STAGE_COLOURS[s])),
+      borderWidth: ids.map((_, i) => (i === chosenAt ? 3 : 0)),
+      borderSkipped: false,
+    }));
+    return {
+      type: 'bar',
+      data: { labels: xLabels, datasets },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        plugins: {
+          title: { display: true, text: t.title },
+          legend: { display: true },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items.length ? xLabels[items[0].dataIndex] : ''),
+              label: (c) => `${c.dataset.label}: ${c.raw.toFixed(4)}`,
+            },
+          },
+        },
+        scales: {
+          x: {
+            title: { display: true, text: t.xTitle },
+            ticks: {
+              autoSkip: false, maxRotation: 60,
+              color: (c) => (isChosen(c) ? MARK : '#555'),
+              font: (c) => (isChosen(c) ? { weight: 'bold' } : { weight: 'normal' }),
+            },
+          },
+          y: { min: 0, max: 1, title: { display: true, text: t.yTitle } },
+        },
+      },
+    };
+  }
+
+  // The chart's numbers: one line per id, its text, the id, the five stages, drawn (1) or not.
+  function csv(d, lang) {
+    check(d);
+    const t = words(lang);
+    const labels = d.labels || [];
+    const lines = [csvLine([t.token, t.id, ...t.stages, t.chosen])];
+    Array.from(d.ids).forEach((id, i) => {
+      const row = [labels[i] || '', id];
+      for (let s = 0; s < STAGES; s++) row.push(d.stages[s * d.vocab + id]);
+      row.push(id === d.chosen ? 1 : 0);
+      lines.push(csvLine(row));
+    });
+    return lines.join('\n') + '\n';
+  }
+
+  const api = { nextConfig, csv, visibleText, csvLine, STRINGS };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabNextChart = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

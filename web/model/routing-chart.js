@@ -1,0 +1,80 @@
+// model/routing-chart.js — MoE routing in one layer: tokens (rows) × experts (columns), each
+// cell the weight the router gave that expert for that token (al_model_lab_routing's top-k
+// ids and weights placed in their columns; 0 where the expert was not chosen), drawn by
+// heatmap.js.
+(function (root) {
+  'use strict';
+  const H = () => root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+  const N = () => root.AttnLabNextChart || (typeof require === 'function' && require('./next-chart.js'));
+
+  const STRINGS = {
+    en: {
+      title: (layer, k, experts) => `Layer ${layer}: routing weights (top-${k} of ${experts} experts)`,
+      expert: 'expert',
+      token: 'token',
+      notChosen: 'not chosen',
+      csvToken: 'token',
+      csvIndex: 'i',
+      csvExpert: (e) => `expert ${e}`,
+    },
+    zh: {
+      title: (layer, k, experts) => `第 ${layer} 层：路由权重（${experts} 个专家中选 top-${k}）`,
+      expert: '专家',
+      token: 'token',
+      notChosen: '未选中',
+      csvToken: 'token',
+      csvIndex: '序号',
+      csvExpert: (e) => `专家 ${e}`,
+    },
+  };
+  const words = (lang) => STRINGS[lang] || STRINGS.en;
+
+  // The dense [n, nExperts] matrix: each given weight put in its expert's column, 0 elsewhere.
+  function dense(d) {
+    const { n, k, nExperts } = d;
+    if (!Number.isInteger(n) || n < 0 || !Number.isInteger(k) || k < 1 || !Number.isInteger(nExperts) || nExperts < 1) {
+      throw new RangeError(`routing chart: n ${n}, k ${k}, nExperts ${nExperts} are not sizes`);
+    }
+    if (d.ids.length < n * k || d.weights.length < n * k) throw new RangeError(`routing chart: ${d.ids.length} ids and ${d.weights.length} weights for ${n} × ${k}`);
+    const m = new Float32Array(n * nExperts);
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < k; j++) {
+        const e = d.ids[i * k + j];
+        if (!Number.isInteger(e) || e < 0 || e >= nExperts) throw new RangeError(`routing chart: token ${i} names expert ${e} (${nExperts} experts)`);
+        m[i * nExperts + e] = d.weights[i * k + j];
+      }
+    }
+    return m;
+  }
+
+  // d: {ids: Int32Array [n * k], weights: Float32Array [n * k], n, k, nExperts, layer, tokens:
+  // string[], lang, image (optional: the canvas the cells are painted into, one per chart),
+  // cellsKey (optional: what the cells come from; unchanged: not repainted)}. tooltipEl: the
+  // element heatmap.js places on hover.
+  function routingConfig(d, tooltipEl) {
+    const t = words(d.lang);
+    const values = dense(d);
+    const tokens = d.tokens || [];
+    return H().heatmapConfig({
+      values, rows: d.n, cols: d.nExperts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
+      title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token,
+      // rows named by their token's text, whitespace visible (on the ticks when few, on hover)
+      rowNames: Array.from({ length: d.n }, (_, i) => N().visibleText(tokens[i] === undefined ? '' : tokens[i])),
+      format: (v) => (v === 0 ? `0 (${t.notChosen})` : v.toPrecision(6)),
+    }, tooltipEl);
+  }
+
+  // The matrix: one line per token (its index, its text, its weight for each expert).
+  function csv(d, lang) {
+    const t = words(lang), m = dense(d), line = N().csvLine, tokens = d.tokens || [];
+    const lines = [line([t.csvIndex, t.csvToken, ...Array.from({ length: d.nExperts }, (_, e) => t.csvExpert(e))])];
+    for (let i = 0; i < d.n; i++) {
+      lines.push(line([i, tokens[i] === undefined ? '' : tokens[i], ...Array.from(m.slice(i * d.nExperts, (i + 1) * d.nExperts))]));
+    }
+    return lines.join('\n') + '\n';
+  }
+
+  const api = { routingConfig, csv, STRINGS };
+  if (typeof module === 'object' && module.exports) module.exports = api;
+  else root.AttnLabRoutingChart = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -1,0 +1,306 @@
+// model/view.js — draws the model view from what the model worker sends: the model's facts, the
+// prompt's tokens as chips, the text so far, the next-token bars at each stage of the sampler,
+// every layer's and head's attention as a grid, one head large (heatmap and head view), the
+// head roles, the KV cache of the whole model, its RoPE and, for MoE models, the routing; and
+// each chart's PNG / CSV export. Every number comes from the core (through the worker).
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+  const $ = (id) => document.getElementById(id);
+  const H = () => root.AttnLabHeatmap;
+
+  const view = {
+    info: null,  // the loaded model (worker's load answer)
+    snap: null,  // the last snapshot
+    hoverQuery: -1,
+  };
+  const charts = {};
+  const images = {};
+  const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
+
+  function draw(id, config) {
+    const existing = charts[id];
+    if (existing && existing.config.type === config.type) {
+      existing.data = config.data;
+      existing.options = config.options;
+      existing.update('none');
+      return existing;
+    }
+    if (existing) existing.destroy();
+    charts[id] = new root.Chart($(id), config);
+    return charts[id];
+  }
+
+  // A token's chip text: its text; for a token that writes none, its piece when that is whole
+  // characters (llama2.c's BOS, "<s>"), else its bytes (part of a character, completed by a
+  // later token).
+  const strict = new TextDecoder('utf-8', { fatal: true });
+  function tokenLabel(tok) {
+    if (tok.text) return tok.text;
+    try {
+      const piece = strict.decode(new Uint8Array(tok.bytes)).trim();
+      if (piece) return piece;
+    } catch (_e) { /* not whole characters */ }
+    return tok.bytes.map((b) => `‹${b.toString(16).padStart(2, '0')}›`).join('');
+  }
+  const hex = (bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(' ');
+  const visible = (text) => text.replace(/ /g, '␣').replace(/\n/g, '⏎');
+
+  // ---------------------------------------------------------------- the model
+  function renderModel(info) {
+    const { t } = P;
+    view.info = info;
+    $('model-name').textContent = info.name;
+    $('model-facts').textContent = t.modelFacts({ ...info.hparams, rope_style: info.ropeStyle === 'interleaved' ? 1 : 0 },
+      t.kindNames[info.kind], info.context);
+    $('moe-panel').hidden = !info.hparams.n_experts;
+    const select = $('role-select');
+    if (select.options.length !== info.roleNames.length || select.dataset.lang !== P.state.lang) {
+      const chosen = select.value;
+      select.replaceChildren(...info.roleNames.map((r) => new Option(t.roleNames[r], r)));
+      select.value = chosen || 'previous';
+      select.dataset.lang = P.state.lang;
+    }
+    renderRoles();
+    renderRope();
+  }
+
+  // ---------------------------------------------------------------- chips and text
+  let chipsShown = { snap: null, count: 0 };
+  function renderTokens(s) {
+    const box = $('tokens');
+    // Tokens never change once there: only new ones are added (a new prompt starts over).
+    if (chipsShown.prompt !== s.tokens[0] || s.len < chipsShown.count || chipsShown.lang !== P.state.lang) {
+      box.replaceChildren();
+      chipsShown = { prompt: s.tokens[0], count: 0, lang: P.state.lang };
+    }
+    const frag = document.createDocumentFragment();
+    for (let i = chipsShown.count; i < s.len; i++) {
+      const tok = s.tokens[i];
+      const chip = document.createElement('span');
+      chip.className = `chip${i >= s.promptLen ? ' gen' : ''}${tok.text ? '' : ' partial'}`;
+      chip.textContent = visible(tokenLabel(tok));
+      chip.title = P.t.tokenTip(i, s.ids[i], hex(tok.bytes)) + (tok.text ? '' : ` ${P.t.partial}`);
+      chip.dataset.id = String(s.ids[i]);
+      frag.appendChild(chip);
+    }
+    box.appendChild(frag);
+    chipsShown.count = s.len;
+    chipsShown.prompt = s.tokens[0];
+    $('generated').textContent = s.text;
+    $('gen-status').textContent = P.t.genStatus(s.len, s.promptLen, view.info.context, s.finished);
+  }
+
+  // ---------------------------------------------------------------- next-token bars
+  function nextData(s) {
+    return { ids: s.topIds, labels: s.topLabels, stages: s.stages, vocab: view.info.hparams.vocab, chosen: s.chosen, lang: P.state.lang };
+  }
+  function renderNext(s) {
+    draw('chart-next', root.AttnLabNextChart.nextConfig(nextData(s)));
+  }
+
+  // ---------------------------------------------------------------- heads grid
+  function renderGrid(s) {
+    const { n_layers: L, n_heads: Hn } = view.info.hparams;
+    const grid = $('chart-heads');
+    if (grid.dataset.shape !== `${L}x${Hn}|${P.state.lang}`) {
+      grid.replaceChildren();
+      grid.style.gridTemplateColumns = `auto repeat(${Hn}, minmax(0, 1fr))`;
+      grid.appendChild(document.createElement('span'));
+      for (let h = 0; h < Hn; h++) {
+        const label = document.createElement('span');
+        label.className = 'axis';
+        label.textContent = `h${h}`;
+        grid.appendChild(label);
+      }
+      for (let l = 0; l < L; l++) {
+        const label = document.createElement('span');
+        label.className = 'axis';
+        label.textContent = `L${l}`;
+        grid.appendChild(label);
+        for (let h = 0; h < Hn; h++) {
+          const b = document.createElement('button');
+          b.type = 'button';
+          b.className = 'cell';
+          b.dataset.layer = String(l);
+          b.dataset.head = String(h);
+          b.setAttribute('aria-label', P.t.headTitle(l, h));
+          b.appendChild(document.createElement('canvas'));
+          grid.appendChild(b);
+        }
+      }
+      grid.dataset.shape = `${L}x${Hn}|${P.state.lang}`;
+    }
+    const size = s.thumbs.size, scale = P.state.log ? 'log' : 'linear';
+    for (const b of grid.querySelectorAll('button.cell')) {
+      const l = Number(b.dataset.layer), h = Number(b.dataset.head);
+      const offset = (l * Hn + h) * size * size;
+      H().paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
+      b.classList.toggle('selected', l === s.layer && h === s.head);
+    }
+  }
+
+  // ---------------------------------------------------------------- one head
+  function renderHead(s) {
+    const { t } = P;
+    const n = s.len;
+    const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
+    $('head-title').textContent = t.headTitle(s.layer, s.head);
+    draw('chart-head', H().heatmapConfig({
+      values: s.attention, rows: n, cols: n, lo: 0, hi: 1, scale: P.state.log ? 'log' : 'linear',
+      title: t.headTitle(s.layer, s.head), xLabel: t.keyToken, yLabel: t.queryToken, rowNames: names, colNames: names,
+      format: (v) => v.toFixed(4), image: imageFor('chart-head'), highlightRow: n - 1,
+    }, $('tip-head')));
+    renderLines(s);
+  }
+
+  let linesGeometry = null;
+  function renderLines(s) {
+    const canvas = $('chart-head-lines');
+    const n = s.len;
+    const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
+    linesGeometry = root.AttnLabHeadLines.drawHeadLines(canvas, {
+      tokens: names, weights: s.attention, query: view.hoverQuery < n ? view.hoverQuery : -1, lang: P.state.lang,
+    });
+  }
+
+  // ---------------------------------------------------------------- roles
+  function renderRoles() {
+    const info = view.info, { t } = P;
+    if (!info) return;
+    const { n_layers: L, n_heads: Hn } = info.hparams;
+    const role = info.roleNames.indexOf($('role-select').value || 'previous');
+    const values = new Float32Array(L * Hn);
+    for (let i = 0; i < L * Hn; i++) values[i] = info.roles[i * info.roleNames.length + Math.max(0, role)];
+    draw('chart-roles', H().heatmapConfig({
+      values, rows: L, cols: Hn, lo: 0, hi: 1, title: t.roleNames[info.roleNames[Math.max(0, role)]],
+      xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles'),
+      cellsKey: `${info.name}|${role}`,
+    }, $('tip-roles')));
+  }
+
+  // ---------------------------------------------------------------- KV cache
+  function bytesText(b) {
+    return b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${b} B`;
+  }
+  function renderKv(s) {
+    const { t } = P, hp = view.info.hparams;
+    const rows = s.kv;
+    if (!rows.length) return;
+    const last = rows[rows.length - 1];
+    $('kv-model-facts').textContent = t.kvModelFacts(bytesText(s.kvLayerBytes), bytesText(last.bytes), hp.n_layers,
+      bytesText(last.bytes_mha), bytesText(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());
+    const data = { rows, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: rows.length - 1, lang: P.state.lang };
+    draw('chart-kv-model', root.AttnLabKvModelChart.kvBytesConfig(data));
+    draw('chart-kv-model-flops', root.AttnLabKvModelChart.kvFlopsConfig(data));
+  }
+
+  // ---------------------------------------------------------------- RoPE
+  function renderRope() {
+    const info = view.info, { t } = P, hp = info.hparams;
+    const yarn = hp.yarn_factor ? { original: hp.yarn_original_max, factor: hp.yarn_factor } : null;
+    $('rope-model-facts').textContent = t.ropeModelFacts(hp.rope_base, info.ropeStyle, hp.head_dim, yarn);
+    root.AttnLabRopeModelChart.drawPairs($('chart-rope-pairs'), { headDim: hp.head_dim, style: info.ropeStyle, lang: P.state.lang });
+    draw('chart-rope-freq', root.AttnLabRopeModelChart.freqConfig({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!yarn, base: hp.rope_base, lang: P.state.lang }));
+  }
+
+  // ---------------------------------------------------------------- MoE
+  function renderMoe(s) {
+    if (!s.routing) return;
+    const hp = view.info.hparams;
+    const names = s.tokens.slice(0, s.len).map((tok) => visible(tokenLabel(tok)));
+    draw('chart-moe', root.AttnLabRoutingChart.routingConfig({
+      ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: hp.top_k, nExperts: hp.n_experts, layer: s.layer, tokens: names,
+      lang: P.state.lang, image: imageFor('chart-moe'),
+    }, $('tip-moe')));
+  }
+
+  // ---------------------------------------------------------------- everything
+  // The attention first (the grid and the open head), the rest of the charts in the next frame
+  // when this is the first drawing: the page shows attention as soon as it can.
+  let drawnOnce = false;
+  function render(s) {
+    view.snap = s;
+    renderTokens(s);
+    if (!s.len) return;
+    renderGrid(s);
+    renderHead(s);
+    const rest = () => {
+      if (view.snap !== s) return; // a newer snapshot draws them
+      renderNext(s);
+      renderKv(s);
+      renderMoe(s);
+    };
+    if (drawnOnce) {
+      rest();
+      return;
+    }
+    drawnOnce = true;
+    document.body.dataset.firstAttentionMs = String(performance.now());
+    requestAnimationFrame(() => setTimeout(rest, 0));
+  }
+
+  // ---------------------------------------------------------------- exports
+  function csvOf(rows) { return rows.map((r) => r.join(',')).join('\n') + '\n'; }
+  function matrixCsv(values, rows, cols, names) {
+    const out = [['query\\key', ...Array.from({ length: cols }, (_, j) => j)]];
+    for (let i = 0; i < rows; i++) out.push([names ? `${i} ${JSON.stringify(names[i])}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
+    return csvOf(out);
+  }
+  function gridPng() {
+    const cells = [...$('chart-heads').querySelectorAll('button.cell canvas')];
+    const { n_layers: L, n_heads: Hn } = view.info.hparams;
+    const size = 64, pad = 4;
+    const out = document.createElement('canvas');
+    out.width = Hn * (size + pad);
+    out.height = L * (size + pad);
+    const ctx = out.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.imageSmoothingEnabled = false;
+    cells.forEach((c, i) => ctx.drawImage(c, (i % Hn) * (size + pad), Math.floor(i / Hn) * (size + pad), size, size));
+    return out.toDataURL('image/png');
+  }
+  function exportFile(chart, kind) {
+    const s = view.snap, info = view.info;
+    const names = s ? s.tokens.slice(0, s.len).map((tok) => tokenLabel(tok)) : [];
+    const png = {
+      next: () => charts['chart-next'].toBase64Image(),
+      heads: gridPng,
+      head: () => charts['chart-head'].toBase64Image(),
+      roles: () => charts['chart-roles'].toBase64Image(),
+      kvmodel: () => charts['chart-kv-model'].toBase64Image(),
+      ropemodel: () => charts['chart-rope-freq'].toBase64Image(),
+      moe: () => charts['chart-moe'].toBase64Image(),
+    };
+    const csv = {
+      next: () => root.AttnLabNextChart.csv(nextData(s), P.state.lang),
+      heads: () => {
+        const size = s.thumbs.size, rows = [['layer', 'head', 'row', ...Array.from({ length: size }, (_, j) => `col ${j}`)]];
+        const { n_layers: L, n_heads: Hn } = info.hparams;
+        for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) for (let i = 0; i < size; i++) {
+          const o = ((l * Hn + h) * size + i) * size;
+          rows.push([l, h, i, ...Array.from(s.thumbs.data.subarray(o, o + size), String)]);
+        }
+        return csvOf(rows);
+      },
+      head: () => matrixCsv(s.attention, s.len, s.len, names),
+      roles: () => {
+        const rows = [['layer', 'head', ...info.roleNames]];
+        const { n_layers: L, n_heads: Hn } = info.hparams, R = info.roleNames.length;
+        for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) rows.push([l, h, ...Array.from(info.roles.subarray((l * Hn + h) * R, (l * Hn + h + 1) * R), String)]);
+        return csvOf(rows);
+      },
+      kvmodel: () => root.AttnLabKvModelChart.csv({ rows: s.kv }, P.state.lang),
+      ropemodel: () => root.AttnLabRopeModelChart.csv({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!info.hparams.yarn_factor }, P.state.lang),
+      moe: () => root.AttnLabRoutingChart.csv({ ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: info.hparams.top_k, nExperts: info.hparams.n_experts, tokens: names }, P.state.lang),
+    };
+    if (kind === 'png') return { name: `attnlab-${chart}.png`, url: png[chart]() };
+    return { name: `attnlab-${chart}.csv`, url: URL.createObjectURL(new Blob([csv[chart]()], { type: 'text/csv' })) };
+  }
+
+  root.AttnLabModelView = {
+    view, render, renderModel, renderRoles, renderLines, exportFile,
+    lineAt: (y) => (linesGeometry && linesGeometry.rowAt ? linesGeometry.rowAt(y) : -1),
+  };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

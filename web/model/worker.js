@@ -1,0 +1,134 @@
+// model/worker.js — the model view's compute, off the page's thread: a Web Worker that holds
+// the WebAssembly core and one model lab (attnlab-api.js's ModelLab), and answers the page's
+// requests with everything one drawing needs. The page stays responsive while a large model
+// loads, reads a long prompt or plays.
+//
+// Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}.
+//   init   {wasm}                                   start the core
+//   load   {model, config, tokenizer, name}         a new lab; the old one kept if this fails
+//   prompt {text, seed, view}                       a new prompt → a snapshot
+//   ids    {ids, seed, view}                        a prompt given as ids → a snapshot
+//   step   {sampler, count, charts, view}           count steps (stops early at the end) → a snapshot
+//   view   {view}                                   a snapshot of what is there
+// view: {layer, head, thumb}: which head to send whole, the thumbnails' size.
+// Served, this file is a worker script of its own (and loads the binding); in the single-file
+// page the three scripts travel together in one blob.
+/* global importScripts */
+(function (self) {
+  'use strict';
+  if (typeof self.AttnLab === 'undefined') importScripts('../wasm-loader.js', '../attnlab-api.js');
+
+  let core = null;
+  let lab = null;
+  let info = null; // what does not change while the model stays
+
+  // Every token's text and bytes, kept as they come (a token's text never changes).
+  let tokens = [];
+
+  function modelInfo(l, name) {
+    return {
+      name,
+      kind: l.kind,
+      hparams: l.hparams,
+      ropeStyle: l.ropeStyle,
+      context: l.context,
+      roles: l.roles(),
+      roleNames: l.roleNames,
+      rope: l.rope(),
+    };
+  }
+
+  function snapshot(view = {}) {
+    const len = lab.len;
+    const ids = lab.ids();
+    if (tokens.length > len) tokens.length = len;
+    for (let i = tokens.length; i < len; i++) tokens.push({ text: lab.tokenText(i), bytes: Array.from(lab.tokenBytes(i)) });
+    const hp = lab.hparams;
+    const layer = Math.min(Math.max(0, view.layer | 0), hp.n_layers - 1);
+    const head = Math.min(Math.max(0, view.head | 0), hp.n_heads - 1);
+    const s = {
+      len, promptLen: lab.promptLen, finished: lab.finished, chosen: lab.chosen, ids,
+      tokens, text: lab.text(), layer, head,
+      thumbs: len ? lab.thumbs(Math.max(1, view.thumb | 0 || 32)) : { size: 0, data: new Float32Array(0) },
+      attention: len ? lab.attention(layer, head) : new Float32Array(0),
+      stages: lab.stages(),
+      topIds: lab.chosen >= 0 ? lab.topIds(Math.min(12, hp.vocab)) : new Int32Array(0),
+      kv: lab.kv(),
+      // one layer's cache now (every layer's is the same size)
+      kvLayerBytes: core.kvCacheBytes(1, len, hp.n_kv_heads, hp.head_dim),
+      residNorms: len ? lab.residNorms() : new Float32Array(0),
+      routing: hp.n_experts && len ? lab.routing(layer) : null,
+    };
+    s.topLabels = Array.from(s.topIds, (id) => new TextDecoder().decode(lab.piece(id)));
+    return s;
+  }
+
+  // The buffers a snapshot holds, handed over rather than copied.
+  function transfers(s) {
+    const out = [s.ids.buffer, s.thumbs.data.buffer, s.attention.buffer, s.stages.buffer, s.topIds.buffer, s.residNorms.buffer];
+    if (s.routing) out.push(s.routing.ids.buffer, s.routing.weights.buffer);
+    return out;
+  }
+
+  const ops = {
+    async init({ wasm }) {
+      core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
+      return { ready: true };
+    },
+    load({ model, config, tokenizer, name }) {
+      const next = core.createModelLab({ model, config: config || null, tokenizer });
+      let nextInfo;
+      try {
+        nextInfo = modelInfo(next, name);
+      } catch (e) {
+        next.free();
+        throw e;
+      }
+      if (lab) lab.free();
+      lab = next;
+      info = nextInfo;
+      tokens = [];
+      return info;
+    },
+    prompt({ text, seed, view }) {
+      need();
+      tokens = [];
+      lab.setCharts(true);
+      lab.prompt(text, seed);
+      return snapshot(view);
+    },
+    ids({ ids, seed, view }) {
+      need();
+      tokens = [];
+      lab.setCharts(true);
+      lab.promptIds(ids, seed);
+      return snapshot(view);
+    },
+    step({ sampler, count = 1, charts = true, view }) {
+      need();
+      lab.setCharts(charts);
+      for (let i = 0; i < count && !lab.finished && lab.len < lab.context; i++) lab.step(sampler);
+      if (!charts) lab.setCharts(true);
+      return snapshot(view);
+    },
+    view({ view }) {
+      need();
+      return snapshot(view);
+    },
+  };
+
+  function need() {
+    if (!lab) throw new Error('no model loaded');
+  }
+
+  self.onmessage = async (event) => {
+    const { id, op, args } = event.data;
+    try {
+      if (!ops[op]) throw new Error(`unknown request '${op}'`);
+      const result = await ops[op](args || {});
+      self.postMessage({ id, ok: true, result }, result && result.stages ? transfers(result) : []);
+    } catch (e) {
+      self.postMessage({ id, ok: false, error: e.message || String(e) });
+    }
+  };
+})(self);
