@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { launch, openPage } from './lib/browser.mjs';
+import { launch, modelViewDrawn, openPage, showLayerLab } from './lib/browser.mjs';
 import { axeViolations, describeViolations } from './lib/axe.mjs';
 import { startServer } from '../web/serve.mjs';
 
@@ -41,16 +41,22 @@ const PAGES = [
   ['dist/attnlab.html from file://', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`],
 ];
 for (const [label, url] of PAGES) {
-  test(`${label}: axe finds no violations, in English and in Chinese`, async () => {
+  test(`${label}: axe finds no violations in either view, in English and in Chinese`, async () => {
     const { page, problems } = await openPage(browser.context, url());
+    await modelViewDrawn(page);
+    let found = await audit(page, `${label}, model view, English`);
+    await showLayerLab(page);
     await chartsDrawn(page);
-    let found = await audit(page, `${label}, English`);
+    found += await audit(page, `${label}, layer lab, English`);
 
     await page.selectOption('#lang', 'zh');
     await page.dispatchEvent('#lang', 'change');
     await page.waitForFunction(() => document.documentElement.lang === 'zh-CN' && /看见注意力/.test(document.querySelector('h1').textContent));
     await chartsDrawn(page);
-    found += await audit(page, `${label}, Chinese`);
+    found += await audit(page, `${label}, layer lab, Chinese`);
+    await page.click('#tab-model');
+    await modelViewDrawn(page);
+    found += await audit(page, `${label}, model view, Chinese`);
 
     assert.ok(!found, `axe violations:\n${found}`);
     assert.deepEqual(problems, []);
@@ -61,7 +67,8 @@ for (const [label, url] of PAGES) {
 // Tab reaches the walkthrough's code listing and the arrow keys scroll it, without stepping
 // the run (elsewhere on the page they step).
 test('served page: the walkthrough\'s listings are reached by Tab and scrolled by the arrow keys', async () => {
-  const { page, problems } = await openPage(browser.context, `${served}#lang=en`);
+  const { page, problems } = await openPage(browser.context, `${served}#tab=layer&lang=en`);
+  await showLayerLab(page);
   const rows = () => page.evaluate(() => window.Chart.getChart(document.getElementById('chart-mask')).options.plugins.matrixImage.rows);
   const before = await rows();
   await page.focus('#walk-next');

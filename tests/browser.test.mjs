@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { launch, openPage } from './lib/browser.mjs';
+import { launch, openPage, showLayerLab } from './lib/browser.mjs';
 import { startServer } from '../web/serve.mjs';
 
 let browser, server, served;
@@ -58,7 +58,7 @@ function chartState(page) {
   });
 }
 
-for (const [label, url] of [['served page', () => `${served}#lang=en`], ['dist/attnlab.html from file://', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`]]) {
+for (const [label, url] of [['served page', () => `${served}#tab=layer&lang=en`], ['dist/attnlab.html from file://', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#tab=layer&lang=en`]]) {
   test(`${label}: loads cleanly, draws four charts, steps, maps GQA, switches language, keeps the hash`, async () => {
     const { page, problems } = await openPage(browser.context, url());
     let s = await chartState(page);
@@ -186,6 +186,7 @@ const HOSTILE = [
 for (const [i, hash] of HOSTILE.entries()) {
   test(`hostile link ${i + 1} is corrected and the page still works`, async () => {
     const { page, problems } = await openPage(browser.context, `${served}#${hash}`);
+    await showLayerLab(page); // a link the page drops whole opens the model view
     const s = await chartState(page);
     assert.ok(s.maskRows >= 1, 'the mask chart has rows');
     assert.ok(s.colours['chart-attn'] >= 2, 'attention chart drawn');

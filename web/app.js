@@ -23,6 +23,7 @@
   async function main() {
     const parsed = root.AttnLabState.parseHash(location.hash);
     P.state = parsed.state;
+    P.loadProblems = parsed.problems;
     if (!P.state.lang) P.state.lang = root.AttnLabI18n.pickLanguage(navigator.languages);
     P.applyLanguage();
     P.showMessage(P.t.loading, false);

@@ -61,12 +61,12 @@ async function pageTimings() {
   const out = { load: [], change: {} };
   try {
     for (let i = 0; i < (quick ? 2 : 5); i++) {
-      const { page } = await openPage(browser.context, `${base}#lang=en`);
+      const { page } = await openPage(browser.context, `${base}#tab=layer&lang=en`);
       out.load.push(Number(await page.evaluate(() => document.body.dataset.readyMs)));
       await page.close();
     }
     for (const seq of [16, 64, 128, 512]) {
-      const { page } = await openPage(browser.context, `${base}#lang=en&prompt=${seq}&steps=0`);
+      const { page } = await openPage(browser.context, `${base}#tab=layer&lang=en&prompt=${seq}&steps=0`);
       // Control changes in rotation — the seed (new weights: attention and checks), the RoPE
       // base (RoPE charts too), head_dim and the number of heads (every chart). Each change is
       // made at the start of a frame (in a requestAnimationFrame callback) and timed until that

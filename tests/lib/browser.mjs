@@ -40,3 +40,17 @@ export async function openPage(context, url) {
   await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
   return { page, problems };
 }
+
+// The layer lab's tab shown (a link without layer-lab settings opens the model view) and its
+// charts drawn.
+export async function showLayerLab(page) {
+  if (await page.$eval('#view-layer', (v) => v.hidden)) await page.click('#tab-layer');
+  await page.waitForFunction(() => window.Chart.getChart(document.getElementById('chart-attn')) &&
+    document.querySelectorAll('#verify tbody tr').length > 0);
+}
+
+// The model view's first drawing done: the shipped model's prompt as chips and every head.
+export async function modelViewDrawn(page) {
+  await page.waitForFunction(() => document.querySelectorAll('#tokens .chip').length > 0 &&
+    document.querySelectorAll('#chart-heads button.cell').length > 0 && window.Chart.getChart(document.getElementById('chart-next')));
+}

@@ -210,7 +210,9 @@
     if (tab === 'layer' && !m.layerBuilt) {
       m.layerBuilt = true;
       m.layerReady.then(() => {
-        root.AttnLabRun.rebuild([]);
+        // what the link's corrections were stay said when the layer lab is first built
+        root.AttnLabRun.rebuild(P.loadProblems || []);
+        P.loadProblems = null;
         root.AttnLabWalkthrough.build();
       });
     }
