@@ -143,7 +143,7 @@ WASM_EXPORTS := \
     al_model_lab_token_text al_model_lab_token_bytes al_model_lab_piece al_model_lab_attention \
     al_model_lab_thumb_size al_model_lab_thumbs al_model_lab_stages al_model_lab_top_ids \
     al_model_lab_roles al_model_lab_routing al_model_lab_resid_norms al_model_lab_kv al_model_lab_rope \
-    al_model_lab_set_charts \
+    al_model_lab_set_charts al_model_lab_mask \
     mallinfo \
     malloc free
 

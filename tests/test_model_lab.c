@@ -9,6 +9,7 @@
 #include "check.h"
 #include "read_file.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,6 +67,15 @@ static void test_against_model(al_model_lab *lab, const uint8_t *model, size_t m
     for (int64_t k = 0; k < n2; k++) sum += row_last[(n2 - 1) * n2 + k];
     CHECK(n2 == before + 4 && sum > 0.999 && sum < 1.001, "after charts on: len %lld, last row sums to %g",
           (long long)n2, sum);
+
+    /* The mask: query q sees keys 0..q. */
+    float *mask = malloc((size_t)(n2 * n2) * sizeof(float));
+    CHECK(al_model_lab_mask(lab, mask, n2 * n2, &err) == AL_OK, "mask: %s", err.msg);
+    int causal = 1;
+    for (int64_t q = 0; q < n2; q++)
+        for (int64_t k = 0; k < n2; k++) causal &= k <= q ? mask[q * n2 + k] == 0.0f : mask[q * n2 + k] == -INFINITY;
+    CHECK(causal, "the mask is not causal");
+    free(mask);
 
     /* The next-token ids hold the chosen one; KV rows follow 2 · layers · len · kv_heads · head_dim · 4. */
     int32_t top[8];

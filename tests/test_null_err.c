@@ -478,6 +478,7 @@ static void test_model_lab(void) {
     EXPECT(al_model_lab_set_charts(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_attention(NULL, 0, 0, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_thumbs(NULL, 4, f, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_mask(NULL, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_stages(NULL, f, 4, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_top_ids(NULL, 2, i32, NULL) == -1, "top ids");
     EXPECT(al_model_lab_roles(NULL, f, 4, NULL), AL_ERR_ARG);

@@ -619,6 +619,11 @@
       const n = this.len;
       return this.floats(n * n, (p, cap, err) => this.core.m._al_model_lab_attention(this.live(), BigInt(layer), BigInt(head), p, cap, err));
     }
+    // al_model_lab_mask: [len, len] of 0 / -inf
+    mask() {
+      const n = this.len;
+      return this.floats(n * n, (p, cap, err) => this.core.m._al_model_lab_mask(this.live(), p, cap, err));
+    }
     // al_model_lab_thumbs: [n_layers, n_heads, size, size]
     thumbs(maxSize) {
       checkInt('thumbnail size', maxSize, 1, 4096);

@@ -18,6 +18,7 @@
 #include "base/internal.h"
 #include "lab/thumb.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -434,6 +435,17 @@ al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t
     const float *a = lab->attn + (layer * lab->hp.n_heads + head) * C * C;
     for (int64_t q = 0; q < n; q++) memcpy(out + q * n, a + q * C, (size_t)n * sizeof(float));
     return AL_OK;
+}
+
+al_status al_model_lab_mask(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab mask: NULL argument");
+    const int64_t n = lab->n;
+    al_status st = check_cap("mask", n * n, cap, err);
+    /* Query q sees keys 0..q, in the prompt's pass (the causal triangle) and in each step (its
+     * one row over every cached key and itself): 0 where it sees, -inf where it does not. */
+    for (int64_t q = 0; st == AL_OK && q < n; q++)
+        for (int64_t k = 0; k < n; k++) out[q * n + k] = k <= q ? 0.0f : -INFINITY;
+    return st;
 }
 
 int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size) {

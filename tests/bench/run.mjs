@@ -13,6 +13,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
 import { loadCore } from '../lib/wasm.mjs';
@@ -100,6 +101,39 @@ async function pageTimings() {
         return result;
       }, quick ? 8 : 40);
       out.change[seq] = times;
+      await page.close();
+    }
+    // The model view: load → first attention drawn (served and from file://), and the page's
+    // drawing of each step during Play at a context of 128 and of 512 tokens (stories260K; the
+    // link replays the prompt and the steps before, then Play runs; each step's 'attnlab:draw'
+    // measure is its charts, DOM and layout).
+    out.model = { load: { served: [], file: [] }, step: {} };
+    const file = `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}`;
+    for (let i = 0; i < (quick ? 3 : 7); i++) {
+      for (const [where, url] of [['served', `${base}#lang=en`], ['file', `${file}#lang=en`]]) {
+        const { page } = await openPage(browser.context, url);
+        out.model.load[where].push(Number(await page.evaluate(() => document.body.dataset.firstAttentionMs)));
+        await page.close();
+      }
+    }
+    const text = 'Once upon a time there was a little girl named Lily';
+    for (const ctx of [128, 512]) {
+      const { page } = await openPage(browser.context, `${base}#lang=en&temp=0&gen=${ctx - 40}&text=${encodeURIComponent(text)}`);
+      const times = await page.evaluate(async (n) => {
+        performance.clearMeasures('attnlab:draw');
+        document.getElementById('btn-gen-play').click();
+        await new Promise((resolve) => {
+          const timer = setInterval(() => {
+            if (performance.getEntriesByName('attnlab:draw').length >= n || document.getElementById('btn-gen-step').disabled) {
+              clearInterval(timer);
+              resolve();
+            }
+          }, 20);
+        });
+        document.getElementById('btn-gen-play').click();
+        return performance.getEntriesByName('attnlab:draw').map((e) => [e.detail.len, e.duration]);
+      }, 40);
+      out.model.step[ctx] = times.filter(([len]) => len >= ctx - 20 && len <= ctx + 20).map(([, ms]) => ms);
       await page.close();
     }
   } finally {
@@ -237,10 +271,15 @@ async function main() {
     ['MiniMind-3 model decode ≥ 3× PyTorch (tokens/s)', mm3model.torch.decode_tokens_per_s && mm3model.ours.decode_tokens_per_s / mm3model.torch.decode_tokens_per_s, (v) => v >= 3, (v) => `${fmt(v)}×`],
     ['MiniMind-3 model decode within 2× of the memory-bandwidth bound', mm3model.ours.bandwidth_bound_tokens_per_s / mm3model.ours.decode_tokens_per_s, (v) => v <= 2, (v) => `bound / measured ${fmt(v)}`],
     ['MiniMind-3 model prefill of 512 ≥ 1.5× PyTorch (tokens/s)', mm3model.torch.prefill_tokens_per_s && mm3model.ours.prefill_tokens_per_s / mm3model.torch.prefill_tokens_per_s, (v) => v >= 1.5, (v) => `${fmt(v)}× (at the FMA ceiling: ${fmt(mm3model.ours.compute_bound_prefill_tokens_per_s / mm3model.torch.prefill_tokens_per_s)}×)`],
+    ['model view: load → first attention ≤ 500 ms, served (median)', median(page.model.load.served), (v) => v <= 500, (v) => `${fmt(v)} ms`],
+    ['model view: load → first attention ≤ 500 ms, file:// (median)', median(page.model.load.file), (v) => v <= 500, (v) => `${fmt(v)} ms`],
+    ['model view: a step drawn during Play ≤ 16 ms at 128 tokens (median)', median(page.model.step[128]), (v) => v <= 16, (v) => `${fmt(v)} ms`],
+    ['model view: a step drawn during Play ≤ 50 ms at 512 tokens (median)', median(page.model.step[512]), (v) => v <= 50, (v) => `${fmt(v)} ms`],
+    ['dist/attnlab.html with stories260K ≤ 2.5 MB', sizes.single_file / 2 ** 20, (v) => v <= 2.5, (v) => `${fmt(v)} MB`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary }, sizes, models: { stories260K: stories, minimind3: mm3model }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model }, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -257,6 +296,11 @@ async function main() {
   md.push('| sequence | median ms | p95 ms |', '|---:|---:|---:|');
   for (const [s, v] of Object.entries(pageSummary)) md.push(`| ${s} | ${fmt(v.median_ms)} | ${fmt(v.p95_ms)} |`);
   md.push(`| load → first chart | ${fmt(median(page.load))} | |`);
+  md.push('', 'The model view (stories260K) in headless Chromium: load → first attention drawn, and the drawing of one step during Play (its charts, DOM and layout):', '');
+  md.push('| what | median ms | p95 ms |', '|---|---:|---:|');
+  md.push(`| load → first attention, served | ${fmt(median(page.model.load.served))} | ${fmt(p95(page.model.load.served))} |`);
+  md.push(`| load → first attention, file:// | ${fmt(median(page.model.load.file))} | ${fmt(p95(page.model.load.file))} |`);
+  for (const [ctx, v] of Object.entries(page.model.step)) md.push(`| a step at ${ctx} tokens | ${fmt(median(v))} | ${fmt(p95(v))} |`);
   md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
   const tps = (v) => (v ? fmt(v) : '—');
   md.push('Whole models, one thread (tokens/s):', '');

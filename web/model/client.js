@@ -42,9 +42,19 @@
     return new Worker('model/worker.js');
   }
 
+  // The worker is started as soon as this script runs, so that it starts up while the rest of
+  // the page loads; the first client takes it.
+  let early = null;
+  try {
+    if (typeof Worker === 'function' && typeof document !== 'undefined') early = startWorker();
+  } catch (_e) {
+    early = null; // started again (and its error shown) by the client
+  }
+
   class ModelClient {
     constructor() {
-      this.worker = startWorker();
+      this.worker = early || startWorker();
+      early = null;
       this.pending = new Map();
       this.next = 1;
       this.worker.onmessage = (e) => {

@@ -31,13 +31,18 @@
   const viewArgs = () => ({ layer: P.state.layer, head: P.state.mhead, thumb: 32 });
   const sampler = () => ({ temperature: P.state.temp, topK: P.state.topk, topP: P.state.topp, repetitionPenalty: P.state.rep });
 
+  // Draws a snapshot. The time it takes (the charts, the DOM, and the layout they force) is
+  // recorded as a User Timing measure 'attnlab:draw' (the bench reads it; so can DevTools).
   function show(snap) {
+    const t0 = performance.now();
     P.state.layer = snap.layer;
     P.state.mhead = snap.head;
     P.state.gen = snap.len - snap.promptLen;
     V().render(snap);
     renderButtons(snap);
     P.writeHash();
+    void document.body.offsetHeight; // the layout the new DOM needs, done now
+    performance.measure('attnlab:draw', { start: t0, detail: { len: snap.len } });
     return snap;
   }
 

@@ -191,6 +191,9 @@
     $('kv-model-facts').textContent = t.kvModelFacts(bytesText(s.kvLayerBytes), bytesText(last.bytes), hp.n_layers,
       bytesText(last.bytes_mha), bytesText(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());
     const data = { rows, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: rows.length - 1, lang: P.state.lang };
+    const n = s.len;
+    draw('chart-mask-model', root.AttnLabMaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
+      image: imageFor('chart-mask-model'), cellsKey: `${n}` }, $('tip-mask-model')));
     draw('chart-kv-model', root.AttnLabKvModelChart.kvBytesConfig(data));
     draw('chart-kv-model-flops', root.AttnLabKvModelChart.kvFlopsConfig(data));
   }

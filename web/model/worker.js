@@ -51,6 +51,7 @@
       tokens, text: lab.text(), layer, head,
       thumbs: len ? lab.thumbs(Math.max(1, view.thumb | 0 || 32)) : { size: 0, data: new Float32Array(0) },
       attention: len ? lab.attention(layer, head) : new Float32Array(0),
+      mask: len ? lab.mask() : new Float32Array(0),
       stages: lab.stages(),
       topIds: lab.chosen >= 0 ? lab.topIds(Math.min(12, hp.vocab)) : new Int32Array(0),
       kv: lab.kv(),
@@ -65,7 +66,7 @@
 
   // The buffers a snapshot holds, handed over rather than copied.
   function transfers(s) {
-    const out = [s.ids.buffer, s.thumbs.data.buffer, s.attention.buffer, s.stages.buffer, s.topIds.buffer, s.residNorms.buffer];
+    const out = [s.ids.buffer, s.thumbs.data.buffer, s.attention.buffer, s.mask.buffer, s.stages.buffer, s.topIds.buffer, s.residNorms.buffer];
     if (s.routing) out.push(s.routing.ids.buffer, s.routing.weights.buffer);
     return out;
   }

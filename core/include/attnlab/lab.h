@@ -292,6 +292,9 @@ int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, in
 /* One layer's head: [len, len] weights, row q over keys 0..len-1 (0 past q). */
 al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
                                  al_error *err);
+/* The causal mask every query so far was computed with: [len, len], 0 where query q sees key
+ * k (k <= q), -inf where it does not. */
+al_status al_model_lab_mask(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
 /* Every layer's and head's weights as [n_layers, n_heads, size, size] max-pooled thumbnails,
  * size = min(len, max_size) (al_model_lab_thumb_size; -1 for a NULL lab or max_size < 1). */
 int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size);
