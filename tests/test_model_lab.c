@@ -95,6 +95,33 @@ static void test_against_model(al_model_lab *lab, const uint8_t *model, size_t m
     al_model_free(m);
 }
 
+/* Steps taken with the charts off, then the charts on: the stages of the last step are those
+ * of stepping with them on (the greedy step's stages are drawn again from the same logits). */
+static void test_charts_off_stages(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_model_lab *on = make(model, msize, tok, tsize, 64), *off = make(model, msize, tok, tsize, 64);
+    if (!on || !off) return;
+    al_error err = {0};
+    al_sampler_params greedy = al_sampler_params_default();
+    greedy.temperature = 0.0;
+    greedy.repetition_penalty = 1.2;
+    CHECK(al_model_lab_prompt(on, "The cat", 7, 0, &err) > 0 && al_model_lab_prompt(off, "The cat", 7, 0, &err) > 0, "prompt");
+    CHECK(al_model_lab_set_charts(off, 0, &err) == AL_OK, "charts off");
+    for (int i = 0; i < 6; i++)
+        CHECK(al_model_lab_step(on, &greedy, &err) == al_model_lab_step(off, &greedy, &err), "step %d differs", i);
+    CHECK(al_model_lab_set_charts(off, 1, &err) == AL_OK, "charts on: %s", err.msg);
+    const int64_t V = al_model_lab_hparams(on)->vocab;
+    float *a = malloc((size_t)(2 * AL_SAMPLER_STAGES * V) * sizeof(float)), *b = a + AL_SAMPLER_STAGES * V;
+    CHECK(al_model_lab_stages(on, a, AL_SAMPLER_STAGES * V, &err) == AL_OK &&
+              al_model_lab_stages(off, b, AL_SAMPLER_STAGES * V, &err) == AL_OK,
+          "stages: %s", err.msg);
+    CHECK(!memcmp(a, b, (size_t)(AL_SAMPLER_STAGES * V) * sizeof(float)), "the stages differ after charts off and on");
+    double raw = 0.0;
+    for (int64_t i = 0; i < V; i++) raw += a[i];
+    CHECK(raw > 0.999 && raw < 1.001, "the raw stage sums to %g", raw);
+    free(a);
+    al_model_lab_free(on), al_model_lab_free(off);
+}
+
 /* Refusals, each with a message; the lab keeps its tokens. */
 static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
     al_error err = {0};
@@ -147,6 +174,7 @@ int main(int argc, char **argv) {
         al_model_lab *lab = make(model, msize, tok, tsize, 0);
         if (lab) test_against_model(lab, model, msize);
         al_model_lab_free(lab);
+        test_charts_off_stages(model, msize, tok, tsize);
         test_refusals(model, msize, tok, tsize);
     }
     free(model), free(tok);

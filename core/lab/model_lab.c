@@ -35,6 +35,7 @@ struct al_model_lab {
     int finished;                 /* the last step chose the stop token */
     int charts;                   /* 1: keep the captures and the greedy stages (the default) */
     int stale;                    /* steps were taken with charts off: the stores miss them */
+    al_sampler_params last;       /* the last step's sampler settings (its stages, redrawn) */
     int32_t *ids;                 /* [C] */
     float *logits;                /* [vocab] of the last token */
     float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step */
@@ -272,6 +273,15 @@ int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uin
     return got;
 }
 
+/* The stages of a greedy step, as the chart draws them: at temperature 1, from the logits in
+ * lab->logits over the first `seen` ids. */
+static al_status greedy_stages(al_model_lab *lab, int64_t seen, al_error *err) {
+    al_sampler_params shown = lab->last;
+    shown.temperature = 1.0;
+    return al_sampler_stages(lab->logits, lab->hp.vocab, lab->ids, seen, &shown, lab->stages,
+                             AL_SAMPLER_STAGES * lab->hp.vocab, err);
+}
+
 int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err) {
     if (!lab || !p) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
     if (lab->n < 1) return al_fail(err, AL_ERR_ARG, "give a prompt first"), -1;
@@ -284,12 +294,8 @@ int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_erro
      *    0 (greedy) the stages are then drawn as at temperature 1, the choice marked. */
     const int64_t chosen = al_sample(lab->logits, V, lab->ids, lab->n, p, lab->rng, lab->stages, AL_SAMPLER_STAGES * V, err);
     if (chosen < 0) return -1;
-    if (p->temperature == 0.0 && lab->charts) {
-        al_sampler_params shown = *p;
-        shown.temperature = 1.0;
-        if (al_sampler_stages(lab->logits, V, lab->ids, lab->n, &shown, lab->stages, AL_SAMPLER_STAGES * V, err) != AL_OK)
-            return -1;
-    }
+    lab->last = *p;
+    if (p->temperature == 0.0 && lab->charts && greedy_stages(lab, lab->n, err) != AL_OK) return -1;
     lab->chosen = chosen;
     /* 2. The stop token ends the text (not appended, as the CLI does not print it). */
     if ((int32_t)chosen == al_model_file_stop_token(lab->kind)) {
@@ -314,7 +320,13 @@ al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
     al_model_reset(lab->model);
     lab->n = 0;
     lab->stale = 0;
-    al_status st = run_tokens(lab, n, err);
+    /* The last step's stages were not drawn at temperature 0: from the logits that chose its
+     * token (those of the token before it, or of the last one if it chose the stop token). */
+    const int redraw = lab->chosen >= 0 && lab->last.temperature == 0.0;
+    const int64_t before = redraw && !lab->finished ? n - 1 : n;
+    al_status st = run_tokens(lab, before, err);
+    if (st == AL_OK && redraw) st = greedy_stages(lab, before, err);
+    if (st == AL_OK && before < n) st = run_tokens(lab, n - before, err);
     if (st != AL_OK) forget(lab);
     return st;
 }
