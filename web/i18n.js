@@ -6,7 +6,7 @@
   const STRINGS = {
     zh: {
       title: 'AttnLab：看见注意力的计算',
-      subtitle: 'MiniMind 注意力层（GQA + RoPE + QK-Norm + 因果掩码 + KV Cache），由 C 核心编译为 WebAssembly 逐数计算，与 PyTorch 一致。',
+      subtitle: '一个真实的小语言模型逐 token 生成时每一层的注意力，以及 MiniMind 的注意力层（GQA + RoPE + QK-Norm + 因果掩码 + KV Cache）的每一步，由 C 核心编译为 WebAssembly 逐数计算，与参考实现一致。',
       language: '语言',
       controls: '配置',
       seed: '随机种子',
@@ -102,7 +102,7 @@
     },
     en: {
       title: 'AttnLab: see attention computed',
-      subtitle: 'A MiniMind attention layer (GQA + RoPE + QK-Norm + causal mask + KV cache), computed number for number by the C core compiled to WebAssembly, the same as PyTorch.',
+      subtitle: 'Every layer\'s attention in a real small language model as it generates, and MiniMind\'s attention layer (GQA + RoPE + QK-Norm + causal mask + KV cache) step by step, computed number for number by a C core compiled to WebAssembly, the same as the references.',
       language: 'Language',
       controls: 'Configuration',
       seed: 'Seed',
