@@ -18,7 +18,7 @@ enum { STEPS = 12 };
 static al_model_lab *make(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize, int64_t context) {
     al_error err = {0};
     al_model_lab *lab = NULL;
-    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize, context, &lab, &err) == AL_OK, "create: %s", err.msg);
+    CHECK(al_model_lab_create(model, msize, AL_MODEL_FILE_UNKNOWN, NULL, 0, tok, tsize, context, &lab, &err) == AL_OK, "create: %s", err.msg);
     return lab;
 }
 
@@ -126,13 +126,13 @@ static void test_charts_off_stages(const uint8_t *model, size_t msize, const uin
 static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
     al_error err = {0};
     al_model_lab *lab = NULL;
-    CHECK(al_model_lab_create(model, msize - 4, NULL, 0, tok, tsize, 0, &lab, &err) != AL_OK && !lab &&
+    CHECK(al_model_lab_create(model, msize - 4, AL_MODEL_FILE_UNKNOWN, NULL, 0, tok, tsize, 0, &lab, &err) != AL_OK && !lab &&
               strstr(err.msg, "bytes"), "truncated model: %s", err.msg);
-    CHECK(al_model_lab_create(model, msize, NULL, 0, NULL, 0, 0, &lab, &err) == AL_ERR_MISSING && !lab &&
+    CHECK(al_model_lab_create(model, msize, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 0, &lab, &err) == AL_ERR_MISSING && !lab &&
               strstr(err.msg, "tokenizer"), "no tokenizer: %s", err.msg);
-    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize - 3, 0, &lab, &err) != AL_OK && !lab,
+    CHECK(al_model_lab_create(model, msize, AL_MODEL_FILE_UNKNOWN, NULL, 0, tok, tsize - 3, 0, &lab, &err) != AL_OK && !lab,
           "truncated tokenizer: %s", err.msg);
-    CHECK(al_model_lab_create(model, msize, NULL, 0, tok, tsize, AL_LAB_MAX_CONTEXT + 1, &lab, &err) == AL_ERR_ARG,
+    CHECK(al_model_lab_create(model, msize, AL_MODEL_FILE_UNKNOWN, NULL, 0, tok, tsize, AL_LAB_MAX_CONTEXT + 1, &lab, &err) == AL_ERR_ARG,
           "context too long: %s", err.msg);
     lab = make(model, msize, tok, tsize, 8);
     if (!lab) return;

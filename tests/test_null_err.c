@@ -462,11 +462,11 @@ static void test_bench(void) {
 static void test_model_lab(void) {
     al_model_lab *lab = (al_model_lab *)&lab;
     const uint8_t junk[40] = {4, 0, 0, 0};
-    EXPECT(al_model_lab_create(NULL, 0, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_create(NULL, 0, AL_MODEL_FILE_UNKNOWN, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_ARG);
     CHECK(lab == NULL, "a refused lab leaves an output");
-    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, NULL, 0, 0, &lab, NULL), AL_ERR_MISSING);
-    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_FORMAT);
-    EXPECT(al_model_lab_create(junk, sizeof junk, NULL, 0, junk, sizeof junk, -1, &lab, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_create(junk, sizeof junk, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 0, &lab, NULL), AL_ERR_MISSING);
+    EXPECT(al_model_lab_create(junk, sizeof junk, AL_MODEL_FILE_UNKNOWN, NULL, 0, junk, sizeof junk, 0, &lab, NULL), AL_ERR_FORMAT);
+    EXPECT(al_model_lab_create(junk, sizeof junk, AL_MODEL_FILE_UNKNOWN, NULL, 0, junk, sizeof junk, -1, &lab, NULL), AL_ERR_ARG);
     al_sampler_params sp = al_sampler_params_default();
     const int32_t ids[1] = {1};
     float f[4];

@@ -477,7 +477,11 @@
   // Files are Uint8Arrays: model (.bin, model.safetensors or .pth), config (config.json, for a
   // model.safetensors), tokenizer (tokenizer.bin or tokenizer.json). The bytes are copied into
   // the module for the call and freed after it: the lab keeps its own model.
-  Core.prototype.createModelLab = function createModelLab({ model, config = null, tokenizer, context = 0 } = {}) {
+  // kind: what the model file is said to be ('llama2c', 'safetensors', 'pth', from its name), or
+  // 'unknown' to go by its bytes.
+  Core.prototype.createModelLab = function createModelLab({ model, config = null, tokenizer, context = 0, kind = 'unknown' } = {}) {
+    const kindValue = this.abi.enums.model_file_kind[kind];
+    if (kindValue === undefined) throw new AttnLabError(`unknown model file kind '${kind}'`, ARG_ERROR);
     for (const [name, v] of [['model', model], ['tokenizer', tokenizer]]) {
       if (!(v instanceof Uint8Array) || v.length === 0) throw new AttnLabError(`${name} must be a non-empty Uint8Array`, ARG_ERROR);
     }
@@ -489,7 +493,7 @@
       this.m.HEAPU8.set(cfg, pc);
       this.m.HEAPU8.set(tokenizer, pt);
       this.m.HEAP32[pout >> 2] = 0;
-      this.throwIf(this.m._al_model_lab_create(pm, model.length, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
+      this.throwIf(this.m._al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
         BigInt(context), pout, err), err);
       return new ModelLab(this, this.m.HEAP32[pout >> 2]);
     }));

@@ -83,14 +83,15 @@ static al_status compute_roles(al_model_lab *lab, al_error *err);
 
 /* "what: message": which of the files a problem is in (the page takes two or three). */
 static void name_file(al_error *err, const char *what) {
+    if (!strncmp(err->msg, "llama2.c checkpoint", 19) || !strncmp(err->msg, "not a model", 11)) return; /* named */
     char msg[AL_ERROR_MSG_MAX];
     al_snprintf(msg, sizeof msg, "%s", err->msg);
     al_fail(err, err->status, "%s: %s", what, msg);
 }
 
-al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uint8_t *config, size_t config_size,
-                              const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,
-                              al_error *err) {
+al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_file_kind kind, const uint8_t *config,
+                              size_t config_size, const uint8_t *tokenizer, size_t tokenizer_size, int64_t context,
+                              al_model_lab **out, al_error *err) {
     al_error local;
     if (!err) err = &local; /* messages are prefixed below */
     if (!out) return al_fail(err, AL_ERR_ARG, "model lab: no output pointer");
@@ -107,10 +108,10 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uin
     lab->chosen = -1;
     lab->charts = 1;
     /* 1. The model, its kind read from its bytes; the lab's context at most the model's. */
-    lab->kind = al_model_file_detect(model, model_size);
+    lab->kind = kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(model, model_size) : kind;
     const int64_t want = context ? context : AL_LAB_DEFAULT_CONTEXT;
-    al_status st = al_model_load(model, model_size, AL_MODEL_FILE_UNKNOWN, (const char *)config, config_size, NULL,
-                                 want, CHUNK, &lab->model, err);
+    al_status st = al_model_load(model, model_size, lab->kind, (const char *)config, config_size, NULL, want, CHUNK,
+                                 &lab->model, err);
     if (st != AL_OK) name_file(err, lab->kind == AL_MODEL_FILE_SAFETENSORS ? "model.safetensors"
                                   : lab->kind == AL_MODEL_FILE_PTH       ? "the .pth checkpoint"
                                                                          : "the llama2.c checkpoint");

@@ -106,7 +106,10 @@
     const model = files.find((f) => f !== tokenizer && f !== config && /\.(bin|pth|safetensors)$/.test(lower(f)));
     if (!model || !tokenizer) { modelMessage(P.t.fileProblem(P.t.filesNeeded)); return; }
     const read = async (f) => (f ? new Uint8Array(await f.arrayBuffer()) : null);
-    const ok = await loadFiles({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer) }, model.name);
+    // The name says what the file is: a .pth is read as a .pth even if it is not a zip (and then
+    // the message says so), a .bin as a llama2.c checkpoint.
+    const kind = /\.pth$/.test(lower(model)) ? 'pth' : /\.safetensors$/.test(lower(model)) ? 'safetensors' : 'llama2c';
+    const ok = await loadFiles({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer), kind }, model.name);
     if (ok) {
       P.state.gen = 0;
       $('model-select').value = '';

@@ -35,13 +35,15 @@
   // characters (llama2.c's BOS, "<s>"), else its bytes (part of a character, completed by a
   // later token).
   const strict = new TextDecoder('utf-8', { fatal: true });
-  function tokenLabel(tok) {
-    if (tok.text) return tok.text;
+  function wholeCharacters(bytes) {
     try {
-      const piece = strict.decode(new Uint8Array(tok.bytes)).trim();
-      if (piece) return piece;
-    } catch (_e) { /* not whole characters */ }
-    return tok.bytes.map((b) => `‹${b.toString(16).padStart(2, '0')}›`).join('');
+      return strict.decode(new Uint8Array(bytes)).trim();
+    } catch (_e) {
+      return ''; // part of a character
+    }
+  }
+  function tokenLabel(tok) {
+    return tok.text || wholeCharacters(tok.bytes) || tok.bytes.map((b) => `‹${b.toString(16).padStart(2, '0')}›`).join('');
   }
   const hex = (bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(' ');
   const visible = (text) => text.replace(/ /g, '␣').replace(/\n/g, '⏎');
@@ -66,21 +68,22 @@
   }
 
   // ---------------------------------------------------------------- chips and text
-  let chipsShown = { snap: null, count: 0 };
+  let chipsShown = { serial: -1, count: 0 };
   function renderTokens(s) {
     const box = $('tokens');
     // Tokens never change once there: only new ones are added (a new prompt starts over).
-    if (chipsShown.prompt !== s.tokens[0] || s.len < chipsShown.count || chipsShown.lang !== P.state.lang) {
+    if (chipsShown.serial !== s.serial || s.len < chipsShown.count || chipsShown.lang !== P.state.lang) {
       box.replaceChildren();
-      chipsShown = { prompt: s.tokens[0], count: 0, lang: P.state.lang };
+      chipsShown = { serial: s.serial, count: 0, lang: P.state.lang };
     }
     const frag = document.createDocumentFragment();
     for (let i = chipsShown.count; i < s.len; i++) {
       const tok = s.tokens[i];
       const chip = document.createElement('span');
-      chip.className = `chip${i >= s.promptLen ? ' gen' : ''}${tok.text ? '' : ' partial'}`;
+      const partial = !tok.text && !wholeCharacters(tok.bytes);
+      chip.className = `chip${i >= s.promptLen ? ' gen' : ''}${partial ? ' partial' : ''}`;
       chip.textContent = visible(tokenLabel(tok));
-      chip.title = P.t.tokenTip(i, s.ids[i], hex(tok.bytes)) + (tok.text ? '' : ` ${P.t.partial}`);
+      chip.title = P.t.tokenTip(i, s.ids[i], hex(tok.bytes)) + (partial ? ` ${P.t.partial}` : '');
       chip.dataset.id = String(s.ids[i]);
       frag.appendChild(chip);
     }
@@ -244,10 +247,11 @@
   }
 
   // ---------------------------------------------------------------- exports
-  function csvOf(rows) { return rows.map((r) => r.join(',')).join('\n') + '\n'; }
+  // CSV rows, each cell quoted where it must be (a token may hold a comma, a quote or a newline).
+  function csvOf(rows) { return rows.map((r) => root.AttnLabNextChart.csvLine(r.map(String))).join('\n') + '\n'; }
   function matrixCsv(values, rows, cols, names) {
     const out = [['query\\key', ...Array.from({ length: cols }, (_, j) => j)]];
-    for (let i = 0; i < rows; i++) out.push([names ? `${i} ${JSON.stringify(names[i])}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
+    for (let i = 0; i < rows; i++) out.push([names ? `${i} ${names[i]}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
     return csvOf(out);
   }
   function gridPng() {

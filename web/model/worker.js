@@ -24,6 +24,7 @@
 
   // Every token's text and bytes, kept as they come (a token's text never changes).
   let tokens = [];
+  let serial = 0; // counts the prompts: the tokens of one prompt only grow
 
   function modelInfo(l, name) {
     return {
@@ -47,7 +48,7 @@
     const layer = Math.min(Math.max(0, view.layer | 0), hp.n_layers - 1);
     const head = Math.min(Math.max(0, view.head | 0), hp.n_heads - 1);
     const s = {
-      len, promptLen: lab.promptLen, finished: lab.finished, chosen: lab.chosen, ids,
+      len, promptLen: lab.promptLen, finished: lab.finished, chosen: lab.chosen, ids, serial,
       tokens, text: lab.text(), layer, head,
       thumbs: len ? lab.thumbs(Math.max(1, view.thumb | 0 || 32)) : { size: 0, data: new Float32Array(0) },
       attention: len ? lab.attention(layer, head) : new Float32Array(0),
@@ -76,8 +77,8 @@
       core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
       return { ready: true };
     },
-    load({ model, config, tokenizer, name }) {
-      const next = core.createModelLab({ model, config: config || null, tokenizer });
+    load({ model, config, tokenizer, name, kind = 'unknown' }) {
+      const next = core.createModelLab({ model, config: config || null, tokenizer, kind });
       let nextInfo;
       try {
         nextInfo = modelInfo(next, name);
@@ -89,11 +90,13 @@
       lab = next;
       info = nextInfo;
       tokens = [];
+      serial++;
       return info;
     },
     prompt({ text, seed, view }) {
       need();
       tokens = [];
+      serial++;
       lab.setCharts(true);
       lab.prompt(text, seed);
       return snapshot(view);
@@ -101,6 +104,7 @@
     ids({ ids, seed, view }) {
       need();
       tokens = [];
+      serial++;
       lab.setCharts(true);
       lab.promptIds(ids, seed);
       return snapshot(view);

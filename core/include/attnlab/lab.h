@@ -243,11 +243,13 @@ int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context);
 
 /* model: a llama2.c .bin, a model.safetensors (then config: its config.json) or a .pth;
  * tokenizer: tokenizer.bin (llama2.c) or tokenizer.json (MiniMind), whose vocabulary must be
- * the model's. context: tokens kept (0: AL_LAB_DEFAULT_CONTEXT), at most the model's own. The
+ * the model's; kind: what the file is said to be (its name: .bin, .safetensors, .pth), or
+ * AL_MODEL_FILE_UNKNOWN to go by its bytes (al_model_file_detect). context: tokens kept (0:
+ * AL_LAB_DEFAULT_CONTEXT), at most the model's own. The
  * bytes are not kept. Every problem is an error naming it; *out stays NULL. */
-al_status al_model_lab_create(const uint8_t *model, size_t model_size, const uint8_t *config, size_t config_size,
-                              const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,
-                              al_error *err);
+al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_file_kind kind, const uint8_t *config,
+                              size_t config_size, const uint8_t *tokenizer, size_t tokenizer_size, int64_t context,
+                              al_model_lab **out, al_error *err);
 void al_model_lab_free(al_model_lab *lab);
 
 const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab); /* NULL if lab is NULL */
