@@ -164,9 +164,11 @@ const kvData = (lang) => ({ rows: kvRows, nLayers: 2, nHeads: 8, nKvHeads: 2, cu
 test('KV bytes: three series with exactly the rows\' bytes; the current row marked; row 0 the prompt', () => {
   const c = Kv.kvBytesConfig(kvData('en'));
   assert.equal(c.type, 'line');
-  assert.deepEqual(c.data.labels, [5, 6, 7]);
+  const xy = (lens, ys) => ys.map((y, i) => ({ x: lens[i], y }));
   assert.equal(c.data.datasets.length, 3);
-  assert.deepEqual(c.data.datasets.map((s) => s.data), [[2560, 3072, 3584], [10240, 12288, 14336], [1280, 1536, 1792]]);
+  assert.deepEqual(c.data.datasets.map((s) => s.data), [xy([5, 6, 7], [2560, 3072, 3584]), xy([5, 6, 7], [10240, 12288, 14336]), xy([5, 6, 7], [1280, 1536, 1792])]);
+  assert.equal(c.options.scales.x.min, 5);
+  assert.equal(c.options.scales.x.max, 7);
   assert.match(c.data.datasets[0].label, /GQA, n_kv_heads = 2/);
   assert.match(c.data.datasets[1].label, /MHA.*8/);
   assert.match(c.data.datasets[2].label, /MQA/);
@@ -174,15 +176,15 @@ test('KV bytes: three series with exactly the rows\' bytes; the current row mark
     assert.ok(s.pointRadius[1] > s.pointRadius[0] && s.pointRadius[1] > s.pointRadius[2]);
     assert.equal(s.pointStyle[1], 'rectRot');
   }
-  assert.equal(c.options.scales.x.ticks.callback(0), '5 (prompt)');
-  assert.equal(c.options.scales.x.ticks.callback(2), '7');
+  assert.equal(c.options.scales.x.ticks.callback(5), '5 (prompt)');
+  assert.equal(c.options.scales.x.ticks.callback(7), '7');
   assert.equal(c.options.scales.y.ticks.callback(2560), '2.5 KB');
   assert.equal(c.options.scales.y.ticks.callback(3 * 1024 * 1024), '3 MB');
   assert.equal(c.options.scales.y.ticks.callback(512), '512 B');
   const cb = c.options.plugins.tooltip.callbacks;
   assert.match(cb.title([{ dataIndex: 0 }]), /prompt \(prefill\): 5 tokens/);
   assert.match(cb.title([{ dataIndex: 2 }]), /decode step: 7 tokens/);
-  assert.equal(cb.label({ dataset: c.data.datasets[0], raw: 2560 }), `${c.data.datasets[0].label}: 2560 bytes (2.5 KB)`);
+  assert.equal(cb.label({ dataset: c.data.datasets[0], raw: { x: 5, y: 2560 } }), `${c.data.datasets[0].label}: 2560 bytes (2.5 KB)`);
   // a model with as many KV heads as heads is called MHA, one KV head MQA
   assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 8 }).data.datasets[0].label, /\(MHA,/);
   assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 1 }).data.datasets[0].label, /\(MQA,/);
@@ -194,9 +196,10 @@ test('KV bytes: three series with exactly the rows\' bytes; the current row mark
 test('KV FLOPs: with the cache against recomputing, log y, exactly the rows\' counts', () => {
   const c = Kv.kvFlopsConfig({ rows: kvRows, current: 2, lang: 'en' });
   assert.equal(c.options.scales.y.type, 'logarithmic');
-  assert.deepEqual(c.data.datasets.map((s) => s.data), [[51200, 12288, 14336], [51200, 73728, 100352]]);
+  assert.deepEqual(c.data.datasets.map((s) => s.data.map((p) => p.y)), [[51200, 12288, 14336], [51200, 73728, 100352]]);
+  assert.deepEqual(c.data.datasets[0].data.map((p) => p.x), [5, 6, 7]);
   assert.equal(c.data.datasets[0].pointStyle[2], 'rectRot');
-  assert.equal(c.options.scales.x.ticks.callback(0), '5 (prompt)');
+  assert.equal(c.options.scales.x.ticks.callback(5), '5 (prompt)');
   const tick = c.options.scales.y.ticks.callback;
   assert.equal(tick(1e6), '1M');
   assert.equal(tick(20000), '20k');

@@ -89,11 +89,14 @@
     }
   }
 
-  // The x axis: tokens in the cache, row 0 labelled as the prompt; tooltips name the row.
+  // The x axis: tokens in the cache (a linear axis: its ticks cost the same at 10 rows and at
+  // 1000), the prompt's length labelled as the prompt; tooltips name the row.
   function xAxis(rows, t) {
+    const first = rows.length ? rows[0].len : 0;
     return {
+      type: 'linear', min: first, max: rows.length ? rows[rows.length - 1].len : 1,
       title: { display: true, text: t.tokens },
-      ticks: { callback: (value) => (value === 0 ? `${rows[0].len} ${t.prompt}` : String(rows[value].len)) },
+      ticks: { precision: 0, callback: (value) => (value === first ? `${first} ${t.prompt}` : String(value)) },
     };
   }
   const rowTitle = (rows, t) => (items) => {
@@ -122,13 +125,12 @@
     checkRows(d.rows, d.current);
     const t = words(d.lang), rows = d.rows;
     const series = (label, field, colour, dash) => ({
-      label, data: rows.map((r) => r[field]), borderColor: colour, backgroundColor: colour,
+      label, data: rows.map((r) => ({ x: r.len, y: r[field] })), borderColor: colour, backgroundColor: colour,
       borderDash: dash, ...points(rows, d.current, colour),
     });
     return {
       type: 'line',
       data: {
-        labels: rows.map((r) => r.len),
         datasets: [
           series(t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []),
           series(t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]),
@@ -136,14 +138,14 @@
         ],
       },
       options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
+        animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         interaction: { mode: 'index', intersect: false },
         plugins: {
           title: { display: true, text: t.bytesTitle(d.nLayers) },
           tooltip: {
             callbacks: {
               title: rowTitle(rows, t),
-              label: (c) => `${c.dataset.label}: ${c.raw} ${t.byteUnit} (${formatBytes(c.raw)})`,
+              label: (c) => `${c.dataset.label}: ${c.raw.y} ${t.byteUnit} (${formatBytes(c.raw.y)})`,
             },
           },
         },
@@ -160,27 +162,26 @@
     checkRows(d.rows, d.current);
     const t = words(d.lang), rows = d.rows;
     const series = (label, field, colour, dash) => ({
-      label, data: rows.map((r) => r[field]), borderColor: colour, backgroundColor: colour,
+      label, data: rows.map((r) => ({ x: r.len, y: r[field] })), borderColor: colour, backgroundColor: colour,
       borderDash: dash, ...points(rows, d.current, colour),
     });
     return {
       type: 'line',
       data: {
-        labels: rows.map((r) => r.len),
         datasets: [
           series(t.withCache, 'flops_cached', BLUE, []),
           series(t.recompute, 'flops_uncached', VERMILLION, [6, 3]),
         ],
       },
       options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
+        animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         interaction: { mode: 'index', intersect: false },
         plugins: {
           title: { display: true, text: t.flopsTitle },
           tooltip: {
             callbacks: {
               title: rowTitle(rows, t),
-              label: (c) => `${c.dataset.label}: ${c.raw} ${t.flops} (${formatCount(c.raw)})`,
+              label: (c) => `${c.dataset.label}: ${c.raw.y} ${t.flops} (${formatCount(c.raw.y)})`,
             },
           },
         },

@@ -16,6 +16,7 @@
   };
   const charts = {};
   const images = {};
+  const KV_POINTS = 64;
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
 
   function draw(id, config) {
@@ -193,7 +194,12 @@
     const last = rows[rows.length - 1];
     $('kv-model-facts').textContent = t.kvModelFacts(bytesText(s.kvLayerBytes), bytesText(last.bytes), hp.n_layers,
       bytesText(last.bytes_mha), bytesText(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());
-    const data = { rows, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: rows.length - 1, lang: P.state.lang };
+    // The lines are drawn through at most KV_POINTS of the rows (the first, evenly spaced ones and
+    // the last): they look the same, and a step's redraw costs the same at 100 tokens and 1000.
+    // The CSV export has every row.
+    const stride = Math.ceil(rows.length / KV_POINTS);
+    const shown = rows.filter((_, i) => i % stride === 0 || i === rows.length - 1);
+    const data = { rows: shown, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: shown.length - 1, lang: P.state.lang };
     const n = s.len;
     draw('chart-mask-model', root.AttnLabMaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
       image: imageFor('chart-mask-model'), cellsKey: `${n}` }, $('tip-mask-model')));
