@@ -19,6 +19,7 @@
     playing: false,
     layerBuilt: false,
     layerReady: Promise.resolve(),
+    boot: null, // starts the model view once (set by start)
   };
 
   // ---------------------------------------------------------------- talking to the worker
@@ -61,6 +62,7 @@
 
   // The prompt from the state, then the steps the state says were taken (charts off: fast).
   function replay() {
+    if (!m.info) return Promise.resolve(null); // not booted yet: its boot replays the state
     return queue(async () => {
       let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs() });
       const want = P.state.gen;
@@ -215,6 +217,7 @@
       $(`tab-${name}`).tabIndex = 0;
       $(`tab-${other}`).tabIndex = -1;
     }
+    if (tab === 'model' && m.boot) m.boot().catch((e) => modelMessage(P.t.errorPrefix + e.message));
     if (tab === 'layer' && !m.layerBuilt) {
       m.layerBuilt = true;
       m.layerReady.then(() => {
@@ -319,16 +322,27 @@
   // ---------------------------------------------------------------- start
   // wasm: the module's bytes; layerReady: resolves once the page's own core (the layer lab's)
   // is there.
-  async function start(wasm, layerReady) {
-    m.layerReady = layerReady;
-    syncControls();
-    wire();
-    showTab(P.state.tab);
-    // The worker starts and the model's bytes arrive at the same time.
+  // The model view's first drawing: the worker starts and the model's bytes arrive at the same
+  // time, then the model loads and the prompt (and any steps the link gives) runs.
+  async function boot(wasm) {
     m.client = new ModelClient();
     const [, bytes] = await Promise.all([m.client.init(wasm), shippedBytes(P.state.model)]);
     if (!(await loadShipped(P.state.model, bytes))) return;
     await replay();
+  }
+
+  // Wires the view; it boots now if the link opens it, else the first time its tab is shown.
+  async function start(wasm, layerReady) {
+    m.layerReady = layerReady;
+    m.boot = () => {
+      const booting = boot(wasm);
+      m.boot = () => booting;
+      return booting;
+    };
+    syncControls();
+    wire();
+    showTab(P.state.tab);
+    if (P.state.tab === 'model') await m.boot();
   }
 
   root.AttnLabModelControls = { start, showTab, onLanguage, syncControls, replay, SHIPPED };
