@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
 import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
 import { loadCore } from './lib/wasm.mjs';
+import { cutTokenizer } from './lib/cut-tokenizer.mjs';
 
 const core = await loadCore();
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -30,21 +31,6 @@ const ROLE_NAMES = ['previous', 'first', 'local', 'induction'];
 
 const bytes = (rel) => new Uint8Array(readFileSync(join(ROOT, rel)));
 
-// The fixtures' vocabularies (300, 512) have no tokenizer.json of their own; MiniMind's cut to
-// its first `vocab` ids serves: its 36 added tokens and 256 byte tokens are ids 0..291, and the
-// merges kept are those whose parts and result stay below `vocab`.
-function cutTokenizer(vocab) {
-  const t = JSON.parse(readFileSync(join(ROOT, MM_TOKENIZER), 'utf8'));
-  const kept = Object.fromEntries(Object.entries(t.model.vocab).filter(([, id]) => id < vocab));
-  const merges = t.model.merges.filter((m) => {
-    const [a, b] = Array.isArray(m) ? m : m.split(' ');
-    return a in kept && b in kept && a + b in kept;
-  });
-  const cut = { ...t, added_tokens: t.added_tokens.filter((a) => a.id < vocab), model: { ...t.model, vocab: kept, merges } };
-  assert.equal(Object.keys(kept).length, vocab, `MiniMind's tokenizer has no ids 0..${vocab - 1}`);
-  return new TextEncoder().encode(JSON.stringify(cut));
-}
-
 // The files of a MiniMind fixture folder: model.safetensors with its config.json, or model.pth.
 function minimindFiles(name, tokenizer) {
   const dir = `${MINIMIND}/${name}`;
@@ -56,7 +42,7 @@ function minimindFiles(name, tokenizer) {
     options: {
       model: bytes(pth ? `${dir}/model.pth` : `${dir}/model.safetensors`),
       config: pth ? null : bytes(`${dir}/config.json`),
-      tokenizer: tokenizer ?? (config.vocab_size === 6400 ? bytes(MM_TOKENIZER) : cutTokenizer(config.vocab_size)),
+      tokenizer: tokenizer ?? (config.vocab_size === 6400 ? bytes(MM_TOKENIZER) : new TextEncoder().encode(cutTokenizer(config.vocab_size))),
     },
   };
 }
@@ -122,7 +108,7 @@ for (const m of roles.models) {
     const options = {
       model: bytes(m.model),
       config: m.config ? bytes(m.config) : null,
-      tokenizer: m.tokenizer ? bytes(m.tokenizer) : cutTokenizer(m.vocab),
+      tokenizer: m.tokenizer ? bytes(m.tokenizer) : new TextEncoder().encode(cutTokenizer(m.vocab)),
     };
     withLab(options, (lab) => {
       const { n_layers: L, n_heads: H, vocab } = lab.hparams;

@@ -17,11 +17,11 @@ import { ROOT, run } from './lib/run.mjs';
 import { readSafetensors } from './lib/safetensors.mjs';
 import { launch, modelViewDrawn, openPage } from './lib/browser.mjs';
 import { startServer } from '../web/serve.mjs';
+import { cutTokenizer, MM_TOKENIZER } from './lib/cut-tokenizer.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
 const STORIES = join(ROOT, 'models', 'stories260K', 'stories260K.bin');
 const TOK512 = join(ROOT, 'models', 'stories260K', 'tok512.bin');
-const MM_TOKENIZER = join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json');
 const MINIMIND = join(ROOT, 'tests', 'fixtures', 'minimind');
 const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
 
@@ -83,19 +83,10 @@ function inspect(model) {
   return { layers: num(/layers (\d+)/), heads: num(/, heads (\d+)/), kvHeads: num(/kv heads (\d+)/), headDim: num(/head_dim (\d+)/) };
 }
 
-// MiniMind's tokenizer.json cut to its first `vocab` ids, for the fixtures whose vocabulary is
-// smaller (as tests/model-lab.test.mjs builds it): ids 0..291 are its added and byte tokens;
-// the merges kept are those whose parts and result stay below `vocab`.
-function cutTokenizer(vocab, dir) {
-  const t = JSON.parse(readFileSync(MM_TOKENIZER, 'utf8'));
-  const kept = Object.fromEntries(Object.entries(t.model.vocab).filter(([, id]) => id < vocab));
-  const merges = t.model.merges.filter((m) => {
-    const [a, b] = Array.isArray(m) ? m : m.split(' ');
-    return a in kept && b in kept && a + b in kept;
-  });
-  assert.equal(Object.keys(kept).length, vocab, `MiniMind's tokenizer has no ids 0..${vocab - 1}`);
+// MiniMind's tokenizer.json cut to its first `vocab` ids (tests/lib/cut-tokenizer.mjs), as a file.
+function cutTokenizerFile(vocab, dir) {
   const path = join(dir, 'tokenizer.json');
-  writeFileSync(path, JSON.stringify({ ...t, added_tokens: t.added_tokens.filter((a) => a.id < vocab), model: { ...t.model, vocab: kept, merges } }));
+  writeFileSync(path, cutTokenizer(vocab));
   return path;
 }
 
@@ -445,7 +436,7 @@ test('served page: a MiniMind .pth with a tokenizer.json from the picker: greedy
   const { page, problems } = await open(served + '#lang=en');
   const dir = mkdtempSync(join(work, 'pth-'));
   const model = join(MINIMIND, 'pth_dense_tied', 'model.pth');
-  const tokenizer = cutTokenizer(512, dir);
+  const tokenizer = cutTokenizerFile(512, dir);
   await page.setInputFiles('#file-model', [model, tokenizer]);
   await until(page, () => document.getElementById('model-name').textContent === 'model.pth' &&
     document.querySelectorAll('#tokens .chip').length > 0, null, 'the .pth to load');
@@ -467,6 +458,37 @@ test('served page: a MiniMind .pth with a tokenizer.json from the picker: greedy
   await page.close();
 });
 
+test('served page: a MiniMind MoE model (top-2) from the picker: the routing chart shows `attnlab logits`\' experts and weights', async () => {
+  const { page, problems } = await open(served + '#lang=en');
+  const dir = mkdtempSync(join(work, 'moe-'));
+  const src = join(MINIMIND, 'moe_top2_norm');
+  const tokenizer = cutTokenizerFile(JSON.parse(readFileSync(join(src, 'config.json'), 'utf8')).vocab_size, dir);
+  await page.setInputFiles('#file-model', [join(src, 'config.json'), join(src, 'model.safetensors'), tokenizer]);
+  await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors' &&
+    !document.getElementById('moe-panel').hidden && window.Chart.getChart(document.getElementById('chart-moe')), null, 'the MoE model to load');
+  const s = await shown(page);
+  // The routing chart's cells: token i's weight on expert e (0 where not chosen), layer 0.
+  const cells = await page.evaluate(() => {
+    const m = window.Chart.getChart(document.getElementById('chart-moe')).options.plugins.matrixImage.image.cells;
+    return { rows: m.rows, cols: m.cols, values: Array.from(m.values) };
+  });
+  const out = join(dir, 'logits.safetensors');
+  cli(['logits', '--model', src, '--ids', s.ids.join(' '), '--out', out]);
+  const { tensors } = readSafetensors(out);
+  const ids = tensors['route_ids.0'], w = tensors['route_weights.0'];
+  const k = ids.shape[1];
+  assert.equal(cells.rows, s.ids.length);
+  for (let i = 0; i < cells.rows; i++) {
+    for (let e = 0; e < cells.cols; e++) {
+      let want = 0;
+      for (let j = 0; j < k; j++) if (Number(ids.data[i * k + j]) === e) want = w.data[i * k + j];
+      assert.ok(Math.abs(cells.values[i * cells.cols + e] - want) <= 1e-5, `token ${i} expert ${e}: ${cells.values[i * cells.cols + e]} vs ${want}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 // Each case writes its files into dir and returns them with the path the CLI is given for the
 // same model; the page's message must name the problem the CLI finds in it.
 const CORRUPT = [
@@ -482,7 +504,7 @@ const CORRUPT = [
   }],
   ['a truncated model.pth (with a tokenizer.json)', (dir) => {
     writeFileSync(join(dir, 'model.pth'), readFileSync(join(MINIMIND, 'pth_dense_tied', 'model.pth')).subarray(0, 5000));
-    return { files: [join(dir, 'model.pth'), cutTokenizer(512, dir)], cliModel: join(dir, 'model.pth') };
+    return { files: [join(dir, 'model.pth'), cutTokenizerFile(512, dir)], cliModel: join(dir, 'model.pth') };
   }],
 ];
 
