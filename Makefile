@@ -30,7 +30,7 @@ fuzz_flags := -std=c11 -O1 -g -ffp-contract=off $(WARN) -Icore -Icore/include \
 # The library is every folder of core/ but cli/ (the command line) and include/ (the public
 # headers), linked bottom layer first (the order of tests/architecture.test.mjs), then any
 # folder not listed. A new .c file, or a new tests/test_*.c, is built without editing this file.
-LAYERS := base torch kernels model io lab demos
+LAYERS := base torch kernels model train io lab demos
 CORE_DIRS := $(LAYERS) \
     $(filter-out $(LAYERS) cli include,$(notdir $(patsubst %/,%,$(wildcard core/*/))))
 CORE_SRC := $(foreach d,$(CORE_DIRS),$(sort $(wildcard core/$(d)/*.c)))

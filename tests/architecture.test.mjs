@@ -19,10 +19,11 @@ export const LAYERS = {
   torch: ['base'],
   kernels: ['base'],
   model: ['base', 'torch', 'kernels'],
+  train: ['base', 'torch', 'kernels', 'model'],
   io: ['base', 'torch', 'kernels', 'model'],
-  lab: ['base', 'torch', 'kernels', 'model', 'io'],
+  lab: ['base', 'torch', 'kernels', 'model', 'train', 'io'],
   demos: ['base', 'torch', 'kernels', 'model', 'lab'],
-  cli: ['base', 'torch', 'kernels', 'model', 'io', 'lab', 'demos'],
+  cli: ['base', 'torch', 'kernels', 'model', 'train', 'io', 'lab', 'demos'],
 };
 
 // libc and libm (C11), the two SIMD intrinsics headers, and the POSIX clock of the benchmark.

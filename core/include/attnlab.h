@@ -16,6 +16,7 @@
 #include "attnlab/base.h"  /* status codes, errors, limits */
 #include "attnlab/torch.h" /* PyTorch's random generator, reduction order and printing */
 #include "attnlab/model.h" /* kernels, RoPE, the attention layer and its KV cache */
+#include "attnlab/train.h" /* the backward pass and AdamW: the model trained in C */
 #include "attnlab/io.h"    /* safetensors, a layer from a file, a layer run on files */
 #include "attnlab/tokenizer.h" /* text to token ids and back */
 #include "attnlab/lab.h"   /* views for the page, the stepped session, benchmark, struct layouts */

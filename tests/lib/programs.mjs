@@ -20,6 +20,7 @@ export const PROGRAMS = {
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
   test_sampler: { args: [] },
+  test_train: { args: [] },
   // Under valgrind without the timing check (memcheck is some 30 times slower).
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
   // The malformed .pth files are built in the program; the fixtures' .pth files must read.

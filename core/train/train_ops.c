@@ -1,0 +1,185 @@
+/* train_ops.c — the model's ops for training: each forward keeps what its backward needs, each
+ * backward is the chain rule written out (as llm.c writes GPT-2's). Sums that PyTorch does in
+ * float32 are done in float32 here too, except the reductions that decide a norm or a loss,
+ * which run in double (within float32 rounding of PyTorch's either way). */
+#include "train/train_ops.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ---- RMSNorm ---------------------------------------------------------------------------------- */
+
+void al_tr_rmsnorm_forward(float *y, float *r, const float *x, const float *w, int64_t rows, int64_t d, float eps) {
+    for (int64_t i = 0; i < rows; i++) {
+        const float *xi = x + i * d;
+        float *yi = y + i * d;
+        double ss = 0.0;
+        for (int64_t j = 0; j < d; j++) ss += (double)xi[j] * xi[j];
+        const float ri = 1.0f / sqrtf((float)(ss / (double)d) + eps); /* r = 1/√(mean(x²) + eps) */
+        r[i] = ri;
+        for (int64_t j = 0; j < d; j++) yi[j] = w[j] * (xi[j] * ri); /* y = w ⊙ (x · r) */
+    }
+}
+
+void al_tr_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, const float *r,
+                            int64_t rows, int64_t d, int accumulate) {
+    for (int64_t i = 0; i < rows; i++) {
+        const float *xi = x + i * d, *dyi = dy + i * d;
+        float *dxi = dx + i * d;
+        const float ri = r[i];
+        /* ∂y_j/∂x_k = w_j r δ_jk − w_j x_j r³ x_k / d  →  dx = r·(w⊙dy) − x · r³/d · Σ_j w_j dy_j x_j */
+        double dot = 0.0;
+        for (int64_t j = 0; j < d; j++) dot += (double)w[j] * dyi[j] * xi[j];
+        const float c = (float)(dot * (double)ri * ri * ri / (double)d);
+        for (int64_t j = 0; j < d; j++) {
+            const float g = ri * w[j] * dyi[j] - xi[j] * c;
+            dxi[j] = accumulate ? dxi[j] + g : g;
+            dw[j] += dyi[j] * xi[j] * ri; /* dw_j = Σ_rows dy_j · x_j · r */
+        }
+    }
+}
+
+/* ---- RoPE --------------------------------------------------------------------------------------- */
+
+void al_tr_rope(float *x, const float *cos_t, const float *sin_t, int64_t rows, int64_t seq, int64_t n_heads,
+                int64_t head_dim, int interleaved, int inverse) {
+    const int64_t half = head_dim / 2;
+    for (int64_t i = 0; i < rows; i++) {
+        const float *c = cos_t + (i % seq) * head_dim, *s = sin_t + (i % seq) * head_dim;
+        for (int64_t h = 0; h < n_heads; h++) {
+            float *v = x + (i * n_heads + h) * head_dim;
+            for (int64_t p = 0; p < half; p++) {
+                /* pair (a, b) turned by θ_p:  a' = a cos − b sin,  b' = b cos + a sin;
+                 * the inverse turns by −θ_p (the transpose of the rotation: its backward) */
+                float *a = interleaved ? &v[2 * p] : &v[p], *b = interleaved ? &v[2 * p + 1] : &v[p + half];
+                const float cp = c[p], sp = inverse ? -s[p] : s[p];
+                const float a0 = *a, b0 = *b;
+                *a = a0 * cp - b0 * sp;
+                *b = b0 * cp + a0 * sp;
+            }
+        }
+    }
+}
+
+/* ---- causal attention with GQA -------------------------------------------------------------------- */
+
+void al_tr_attention_forward(float *ctx, float *att, const float *q, const float *k, const float *v, int64_t batch,
+                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim) {
+    const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
+    const float scale = 1.0f / sqrtf((float)head_dim);
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t h = 0; h < n_heads; h++) {
+            const int64_t kvh = h / rep; /* repeat_kv: query head h reads KV head h / rep */
+            for (int64_t t = 0; t < seq; t++) {
+                const float *qt = q + (b * seq + t) * qw + h * head_dim;
+                float *a = att + ((b * n_heads + h) * seq + t) * seq;
+                /* 1. scores over the keys t may see, 2. softmax, 3. weighted sum of the values */
+                float max = -INFINITY;
+                for (int64_t s = 0; s <= t; s++) {
+                    const float *ks = k + (b * seq + s) * kw + kvh * head_dim;
+                    float dot = 0.0f;
+                    for (int64_t d = 0; d < head_dim; d++) dot += qt[d] * ks[d];
+                    a[s] = dot * scale;
+                    if (a[s] > max) max = a[s];
+                }
+                double sum = 0.0;
+                for (int64_t s = 0; s <= t; s++) sum += a[s] = expf(a[s] - max);
+                for (int64_t s = 0; s <= t; s++) a[s] = (float)(a[s] / sum);
+                for (int64_t s = t + 1; s < seq; s++) a[s] = 0.0f; /* masked: exactly 0 */
+                float *ct = ctx + (b * seq + t) * qw + h * head_dim;
+                for (int64_t d = 0; d < head_dim; d++) ct[d] = 0.0f;
+                for (int64_t s = 0; s <= t; s++) {
+                    const float *vs = v + (b * seq + s) * kw + kvh * head_dim;
+                    for (int64_t d = 0; d < head_dim; d++) ct[d] += a[s] * vs[d];
+                }
+            }
+        }
+}
+
+void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *att, const float *q,
+                              const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,
+                              int64_t n_kv_heads, int64_t head_dim, float *scratch) {
+    const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
+    const float scale = 1.0f / sqrtf((float)head_dim);
+    memset(dq, 0, (size_t)(batch * seq * qw) * sizeof(float));
+    memset(dk, 0, (size_t)(batch * seq * kw) * sizeof(float));
+    memset(dv, 0, (size_t)(batch * seq * kw) * sizeof(float));
+    float *datt = scratch; /* [seq] one row's dL/datt, then dL/dscores */
+    for (int64_t b = 0; b < batch; b++)
+        for (int64_t h = 0; h < n_heads; h++) {
+            const int64_t kvh = h / rep;
+            for (int64_t t = 0; t < seq; t++) {
+                const float *a = att + ((b * n_heads + h) * seq + t) * seq;
+                const float *dct = dctx + (b * seq + t) * qw + h * head_dim;
+                /* ctx_t = Σ_s a_ts v_s  →  datt_ts = dctx_t · v_s,  dv_s += a_ts dctx_t */
+                double dot_sum = 0.0;
+                for (int64_t s = 0; s <= t; s++) {
+                    const float *vs = v + (b * seq + s) * kw + kvh * head_dim;
+                    float *dvs = dv + (b * seq + s) * kw + kvh * head_dim;
+                    float dot = 0.0f;
+                    for (int64_t d = 0; d < head_dim; d++) {
+                        dot += dct[d] * vs[d];
+                        dvs[d] += a[s] * dct[d];
+                    }
+                    datt[s] = dot;
+                    dot_sum += (double)a[s] * dot;
+                }
+                /* softmax: dscore_ts = a_ts (datt_ts − Σ_s' a_ts' datt_ts'), then the 1/√hd scale */
+                const float *qt = q + (b * seq + t) * qw + h * head_dim;
+                float *dqt = dq + (b * seq + t) * qw + h * head_dim;
+                for (int64_t s = 0; s <= t; s++) {
+                    const float ds = a[s] * (datt[s] - (float)dot_sum) * scale;
+                    const float *ks = k + (b * seq + s) * kw + kvh * head_dim;
+                    float *dks = dk + (b * seq + s) * kw + kvh * head_dim;
+                    /* score_ts = q_t · k_s  →  dq_t += ds k_s,  dk_s += ds q_t */
+                    for (int64_t d = 0; d < head_dim; d++) {
+                        dqt[d] += ds * ks[d];
+                        dks[d] += ds * qt[d];
+                    }
+                }
+            }
+        }
+}
+
+/* ---- SwiGLU ----------------------------------------------------------------------------------------- */
+
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+void al_tr_swiglu_forward(float *a, const float *g, const float *u, int64_t n) {
+    for (int64_t i = 0; i < n; i++) a[i] = g[i] * sigmoid(g[i]) * u[i]; /* silu(g) · u */
+}
+
+void al_tr_swiglu_backward(float *dg, float *du, const float *da, const float *g, const float *u, int64_t n) {
+    for (int64_t i = 0; i < n; i++) {
+        const float sg = sigmoid(g[i]);
+        du[i] = da[i] * g[i] * sg;                                 /* ∂/∂u = silu(g) */
+        dg[i] = da[i] * u[i] * sg * (1.0f + g[i] * (1.0f - sg)); /* silu'(g) = σ(g)(1 + g(1 − σ(g))) */
+    }
+}
+
+/* ---- cross-entropy ------------------------------------------------------------------------------------ */
+
+double al_tr_cross_entropy(float *logits, const int32_t *targets, int64_t rows, int64_t vocab, float scale,
+                           int64_t *count) {
+    int64_t n = 0;
+    for (int64_t i = 0; i < rows; i++) n += targets[i] >= 0;
+    *count = n;
+    double total = 0.0;
+    for (int64_t i = 0; i < rows; i++) {
+        float *z = logits + i * vocab;
+        if (targets[i] < 0) { /* ignore_index: no loss, no gradient */
+            memset(z, 0, (size_t)vocab * sizeof(float));
+            continue;
+        }
+        /* loss_i = logsumexp(z) − z_target;  dz = (softmax(z) − onehot) · scale / n */
+        float max = -INFINITY;
+        for (int64_t j = 0; j < vocab; j++) max = z[j] > max ? z[j] : max;
+        double sum = 0.0;
+        for (int64_t j = 0; j < vocab; j++) sum += exp((double)z[j] - max);
+        total += log(sum) + max - z[targets[i]];
+        const double k = (double)scale / (double)n;
+        for (int64_t j = 0; j < vocab; j++) z[j] = (float)(exp((double)z[j] - max) / sum * k);
+        z[targets[i]] -= (float)k;
+    }
+    return n ? total / (double)n : 0.0;
+}
