@@ -147,6 +147,17 @@ static al_status read_config(const char *json, size_t len, config_fields *f, al_
     return AL_OK;
 }
 
+static int param_name(char out[NAME_MAX_LEN], al_model_param p, int64_t l, int64_t e);
+
+int al_minimind_param_name(char *out, size_t cap, al_model_param p, int64_t l, int64_t e) {
+    if (!out || cap < 1 || (int)p < 0 || p >= AL_MP_COUNT) return -1;
+    char name[NAME_MAX_LEN];
+    const int n = param_name(name, p, l, e);
+    if (n < 0 || (size_t)n >= cap) return -1;
+    al_snprintf(out, cap, "%s", name);
+    return n;
+}
+
 /* The tensor names of a weight in MiniMind's state_dict. */
 static int param_name(char out[NAME_MAX_LEN], al_model_param p, int64_t l, int64_t e) {
     static const char *const LAYER[] = {"input_layernorm.weight", "self_attn.q_proj.weight", "self_attn.k_proj.weight",

@@ -152,6 +152,11 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
 al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
                               al_model_hparams *hp, al_error *err);
 
+/* The name of a weight in MiniMind's state_dict ("model.layers.3.self_attn.q_proj.weight",
+ * "model.layers.0.mlp.experts.2.up_proj.weight", "lm_head.weight", ...) into out[cap]; its
+ * length, or -1 for an invalid p or no room. */
+int al_minimind_param_name(char *out, size_t cap, al_model_param p, int64_t layer, int64_t expert);
+
 /* The model, every tensor checked against the config before anything is allocated: present,
  * of the implied shape, and nothing the model has no place for. context 0: the config's
  * max_position_embeddings. */
