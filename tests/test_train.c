@@ -6,6 +6,7 @@
  * gradient, 20 AdamW steps): tests/train.test.mjs with tests/fixtures/train/. */
 #include "attnlab.h"
 #include "check.h"
+#include "read_file.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -104,7 +105,196 @@ static void test_refusals(void) {
     al_trainer_free(t);
 }
 
-int main(void) {
+/* ---- against PyTorch autograd (tests/fixtures/train/, gen_train.py) ------------------------- */
+
+/* The text of a file, NUL-terminated (NULL after a failed CHECK). */
+static char *read_text(const char *path) {
+    size_t size = 0;
+    uint8_t *bytes = read_file(path, &size);
+    char *text = bytes ? malloc(size + 1) : NULL;
+    if (text) memcpy(text, bytes, size), text[size] = '\0';
+    free(bytes);
+    return text;
+}
+
+/* The number after the n-th (from 0) "key": in text, at or after `from`; NAN if absent. */
+static double json_number(const char *text, const char *from, const char *key, int n) {
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "\"%s\":", key);
+    const char *at = from ? from : text;
+    for (int i = 0; at && i <= n; i++) {
+        at = strstr(at, quoted);
+        if (at && i < n) at += strlen(quoted);
+    }
+    return at ? strtod(at + strlen(quoted), NULL) : NAN;
+}
+
+static al_safetensors *open_st(const char *dir, const char *file, uint8_t **keep) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    size_t size = 0;
+    *keep = read_file(path, &size);
+    al_safetensors *st = NULL;
+    al_error err = {0};
+    if (*keep) CHECK(al_st_parse_view(*keep, size, &st, &err) == AL_OK, "%s: %s", path, err.msg);
+    return st;
+}
+
+static int32_t *read_ids(const al_safetensors *st, const char *name, int64_t *rows, int64_t *cols) {
+    al_st_tensor info;
+    if (al_st_find(st, name, &info) != AL_OK || info.dtype != AL_DTYPE_I64 || info.ndim != 2) {
+        CHECK(0, "no I64 [B, T] tensor %s", name);
+        return NULL;
+    }
+    *rows = info.shape[0], *cols = info.shape[1];
+    int32_t *out = malloc((size_t)info.numel * sizeof *out);
+    for (int64_t i = 0; out && i < info.numel; i++) {
+        int64_t v;
+        memcpy(&v, (const uint8_t *)info.data + 8 * i, 8);
+        out[i] = (int32_t)v;
+    }
+    return out;
+}
+
+static float scalar(const al_safetensors *st, const char *name) {
+    float v = NAN;
+    al_error err = {0};
+    CHECK(al_st_read_f32(st, name, &v, 1, &err) == AL_OK, "%s: %s", name, err.msg);
+    return v;
+}
+
+/* The largest difference relative to the largest |expected| (at least 1e-30). */
+static double rel_diff(const float *got, const float *want, int64_t n) {
+    double worst = 0.0, top = 1e-30;
+    for (int64_t i = 0; i < n; i++) top = fabs(want[i]) > top ? fabs(want[i]) : top;
+    for (int64_t i = 0; i < n; i++) worst = fmax(worst, fabs((double)got[i] - want[i]) / top);
+    return worst;
+}
+
+static void test_fixture(const char *dir) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/config.json", dir);
+    char *config = read_text(path);
+    snprintf(path, sizeof path, "%s/train.json", dir);
+    char *train = read_text(path);
+    uint8_t *model_bytes = NULL, *batch_bytes = NULL, *exp_bytes = NULL, *train_bytes = NULL;
+    al_safetensors *model = open_st(dir, "model.safetensors", &model_bytes), *batch = open_st(dir, "batch.safetensors", &batch_bytes);
+    al_safetensors *expected = open_st(dir, "expected.safetensors", &exp_bytes), *run = open_st(dir, "train.safetensors", &train_bytes);
+    al_error err = {0};
+    al_model_hparams hp;
+    al_trainer *t = NULL;
+    int64_t B = 0, T = 0, B2 = 0, T2 = 0;
+    int32_t *ids = batch ? read_ids(batch, "input_ids", &B, &T) : NULL, *labels = batch ? read_ids(batch, "labels", &B2, &T2) : NULL;
+    if (!config || !train || !model || !expected || !run || !ids || !labels) goto done;
+    CHECK(al_minimind_hparams(config, strlen(config), model, &hp, &err) == AL_OK, "%s: %s", dir, err.msg);
+    if (strstr(config, "\"rope_interleaved\": true")) hp.rope_style = AL_ROPE_INTERLEAVED;
+    const double aux_coef = strstr(config, "\"use_moe\": true") ? json_number(config, NULL, "router_aux_loss_coef", 0) : 0.0;
+    CHECK(al_trainer_create(&hp, B, T, &t, &err) == AL_OK, "%s: %s", dir, err.msg);
+    if (!t) goto done;
+    CHECK(al_trainer_import(t, model, &err) == AL_OK, "%s: %s", dir, err.msg);
+
+    /* 1. one batch: the loss and every gradient */
+    float loss = 0.0f, ce = 0.0f, aux = 0.0f;
+    CHECK(al_trainer_forward(t, ids, labels, B, T, aux_coef, &loss, &ce, &aux, &err) == AL_OK, "%s: %s", dir, err.msg);
+    const float want_loss = scalar(expected, "loss"), want_aux = scalar(expected, "aux_loss");
+    CHECK(fabs(loss - want_loss) <= 1e-5 * fmax(1.0, fabs(want_loss)), "%s: loss %.8g, PyTorch %.8g", dir, loss, want_loss);
+    CHECK(fabs(aux - want_aux) <= 1e-5 * fmax(1.0, fabs(want_aux)), "%s: aux loss %.8g, PyTorch %.8g", dir, aux, want_aux);
+    al_trainer_zero_grad(t);
+    CHECK(al_trainer_backward(t, 1.0f, &err) == AL_OK, "%s: %s", dir, err.msg);
+    int grads = 0;
+    for (int p = 0; p < AL_MP_COUNT; p++)
+        for (int64_t l = 0; l < hp.n_layers; l++)
+            for (int64_t e = 0; e < (hp.n_experts ? hp.n_experts : 1); e++) {
+                int64_t n = 0;
+                const float *g = al_trainer_grad(t, (al_model_param)p, l, e, &n);
+                if (!g || ((p == AL_MP_EMBED || p == AL_MP_FINAL_NORM || p == AL_MP_LM_HEAD) && (l || e))) continue;
+                char name[160] = "grad.";
+                al_minimind_param_name(name + 5, sizeof name - 5, (al_model_param)p, l, e);
+                float *want = malloc((size_t)n * sizeof *want);
+                CHECK(want && al_st_read_f32(expected, name, want, n, &err) == AL_OK, "%s: %s", dir, err.msg);
+                const double d = want ? rel_diff(g, want, n) : 1.0;
+                CHECK(d <= 1e-4, "%s: %s differs from PyTorch's by %.3g of its largest value", dir, name, d);
+                grads++;
+                free(want);
+            }
+    CHECK(grads >= 10, "%s: %d gradients compared", dir, grads);
+
+    /* 2. 20 optimizer steps of MiniMind's trainer: accumulation, clipping, AdamW, the schedule */
+    CHECK(al_trainer_import(t, model, &err) == AL_OK, "%s: %s", dir, err.msg); /* the same start */
+    al_trainer_free(t);
+    t = NULL;
+    CHECK(al_trainer_create(&hp, B, T, &t, &err) == AL_OK && al_trainer_import(t, model, &err) == AL_OK, "%s", err.msg);
+    const char *settings = strstr(train, "\"settings\"");
+    al_adamw_params ap = al_adamw_params_default();
+    ap.lr = json_number(train, settings, "lr", 0), ap.eps = json_number(train, settings, "eps", 0);
+    ap.weight_decay = json_number(train, settings, "weight_decay", 0), ap.clip = json_number(train, settings, "clip", 0);
+    const int64_t accum = (int64_t)json_number(train, settings, "accumulation_steps", 0);
+    const int64_t total = (int64_t)json_number(train, settings, "total_steps", 0);
+    const int64_t steps = (int64_t)json_number(train, settings, "optimizer_steps", 0);
+    const char *list = strstr(train, "\"steps\":");
+    CHECK(accum >= 1 && total >= 1 && steps >= 20 && list, "%s: train.json settings", dir);
+    for (int64_t s = 0; list && s < steps; s++) {
+        const char *entry = list;
+        char key[32];
+        snprintf(key, sizeof key, "\"step\": %lld,", (long long)(s + 1));
+        entry = strstr(list, key);
+        if (!entry) {
+            CHECK(0, "%s: train.json has no step %lld", dir, (long long)(s + 1));
+            break;
+        }
+        double step_loss = 0.0;
+        al_trainer_zero_grad(t);
+        for (int64_t a = 0; a < accum; a++) {
+            char name[32];
+            int64_t b = 0, tt = 0;
+            snprintf(name, sizeof name, "ids.%lld", (long long)(s * accum + a));
+            int32_t *mi = read_ids(run, name, &b, &tt);
+            snprintf(name, sizeof name, "labels.%lld", (long long)(s * accum + a));
+            int32_t *ml = read_ids(run, name, &b, &tt);
+            float l = 0.0f;
+            if (mi && ml && al_trainer_forward(t, mi, ml, b, tt, aux_coef, &l, NULL, NULL, &err) == AL_OK)
+                al_trainer_backward(t, 1.0f / (float)accum, &err);
+            step_loss += l / (double)accum;
+            free(mi), free(ml);
+        }
+        const int64_t schedule_step = (int64_t)json_number(train, entry, "schedule_step", 0);
+        const double want_lr = json_number(train, entry, "lr", 0), want_step_loss = json_number(train, entry, "loss", 0);
+        const double want_norm = json_number(train, entry, "grad_norm", 0);
+        ap.lr = al_lr_schedule(json_number(train, settings, "lr", 0), schedule_step, total);
+        CHECK(fabs(ap.lr - want_lr) <= 1e-12, "%s: step %lld lr %.12g, MiniMind's %.12g", dir, (long long)(s + 1), ap.lr, want_lr);
+        float norm = 0.0f;
+        CHECK(al_trainer_step(t, &ap, &norm, &err) == AL_OK, "%s: %s", dir, err.msg);
+        CHECK(fabs(step_loss - want_step_loss) <= 1e-4 * fmax(1.0, fabs(want_step_loss)),
+              "%s: step %lld loss %.8g, PyTorch %.8g", dir, (long long)(s + 1), step_loss, want_step_loss);
+        CHECK(fabs(norm - want_norm) <= 1e-4 * fmax(1.0, want_norm), "%s: step %lld gradient norm %.8g, PyTorch %.8g", dir,
+              (long long)(s + 1), norm, want_norm);
+    }
+    /* the weights after the run */
+    for (int p = 0; p < AL_MP_COUNT; p++)
+        for (int64_t l = 0; l < hp.n_layers; l++)
+            for (int64_t e = 0; e < (hp.n_experts ? hp.n_experts : 1); e++) {
+                int64_t n = 0;
+                const float *w = al_trainer_weight(t, (al_model_param)p, l, e, &n);
+                if (!w || ((p == AL_MP_EMBED || p == AL_MP_FINAL_NORM || p == AL_MP_LM_HEAD) && (l || e))) continue;
+                char name[160] = "final.";
+                al_minimind_param_name(name + 6, sizeof name - 6, (al_model_param)p, l, e);
+                float *want = malloc((size_t)n * sizeof *want);
+                CHECK(want && al_st_read_f32(run, name, want, n, &err) == AL_OK, "%s: %s", dir, err.msg);
+                /* 1e-3: AdamW divides by √v, so a gradient near 0 that differs in its last digits can
+                 * move its weight by a good part of lr in another direction; 20 such steps leave a
+                 * few 1e-4 of the largest weight (the losses above stay within 1e-4) */
+                const double d = want ? rel_diff(w, want, n) : 1.0;
+                CHECK(d <= 1e-3, "%s: after the run %s differs from PyTorch's by %.3g of its largest value", dir, name, d);
+                free(want);
+            }
+done:
+    al_trainer_free(t);
+    free(ids), free(labels), free(config), free(train);
+    al_st_free(model), al_st_free(batch), al_st_free(expected), al_st_free(run);
+    free(model_bytes), free(batch_bytes), free(exp_bytes), free(train_bytes);
+}
+
+int main(int argc, char **argv) {
     al_model_hparams hp = small();
     check_gradients("dense, QK-Norm, half-split RoPE, tied", hp, 0.0, 1e-2f);
     hp.qk_norm = 0, hp.rope_style = AL_ROPE_INTERLEAVED, hp.tied = 0, hp.n_kv_heads = 4;
@@ -113,5 +303,7 @@ int main(void) {
     hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 20, hp.norm_topk_prob = 1, hp.tied = 0;
     check_gradients("MoE top-2 of 3, renormalised, load-balancing loss", hp, 0.1, 1e-3f);
     test_refusals();
+    for (int i = 1; i < argc; i++) test_fixture(argv[i]);
+    CHECK(argc > 1, "no fixture folders given");
     CHECK_DONE();
 }

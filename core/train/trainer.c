@@ -139,6 +139,10 @@ float *al_trainer_param(al_trainer *t, al_model_param p, int64_t layer, int64_t 
     return w;
 }
 
+const float *al_trainer_weight(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel) {
+    return place(t, t ? t->w : NULL, p, layer, expert, numel);
+}
+
 const float *al_trainer_grad(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel) {
     return place(t, t ? t->g : NULL, p, layer, expert, numel);
 }

@@ -332,6 +332,21 @@ int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t
 /* RoPE frequencies [head_dim / 2]: as the model rotates (YaRN-scaled where it is) and plain. */
 al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * A trainer's weights and MiniMind's files (the CLI's `attnlab train`).
+ * ------------------------------------------------------------------------------------------ */
+
+/* A fresh start: every matrix N(0, 0.02²) from PyTorch's generator seeded with seed, in the
+ * model's order (the embedding, the head, then layer by layer), every norm 1. */
+al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err);
+/* The weights as a model.safetensors image by MiniMind's names (float32; lm_head left out when
+ * tied), with string metadata meta_kv [2·n_meta]; *out malloc'd (free it), *size its bytes. */
+al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
+                            al_error *err);
+/* The weights set from a model.safetensors of this shape (every weight present, float32, f16
+ * or bf16, of its shape). */
+al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@ const al_model_hparams *al_trainer_hparams(const al_trainer *t);
  * the layer and, for an expert's weights, the expert); NULL where the model has no such weight
  * (*numel 0). Writing through al_trainer_param takes effect at the next forward. */
 float *al_trainer_param(al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
+const float *al_trainer_weight(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
 const float *al_trainer_grad(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
 int64_t al_trainer_param_count(const al_trainer *t); /* numbers in all weights (tied: once) */
 
