@@ -490,6 +490,44 @@ static void test_model_lab(void) {
     EXPECT(al_model_rope_freqs(&hp, f, 4, NULL), AL_ERR_CONFIG);
 }
 
+/* The trainer and its files with no error to fill. */
+static void test_trainer(void) {
+    al_model_hparams hp = {0};
+    hp.vocab = 16, hp.hidden = 8, hp.n_layers = 1, hp.n_heads = 2, hp.n_kv_heads = 1, hp.head_dim = 4;
+    hp.ffn_hidden = 8, hp.max_seq = 8, hp.rope_base = 10000.0, hp.eps = 1e-6f, hp.tied = 1;
+    al_trainer *t = (al_trainer *)&t;
+    EXPECT(al_trainer_create(&hp, 0, 4, &t, NULL), AL_ERR_ARG);
+    CHECK(t == NULL, "a refused trainer leaves an output");
+    EXPECT(al_trainer_create(&hp, 1, 4, &t, NULL), AL_OK);
+    EXPECT(al_trainer_init_weights(NULL, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_init_weights(t, 1, NULL), AL_OK);
+    const int32_t ids[4] = {1, 2, 3, 4}, none[4] = {-100, -100, -100, -100};
+    EXPECT(al_trainer_forward(t, ids, none, 1, 4, 0.0, NULL, NULL, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_backward(t, 1.0f, NULL), AL_ERR_ARG); /* no forward yet */
+    EXPECT(al_trainer_forward(t, ids, ids, 1, 4, 0.0, NULL, NULL, NULL, NULL), AL_OK);
+    EXPECT(al_trainer_backward(t, 1.0f, NULL), AL_OK);
+    al_adamw_params p = al_adamw_params_default();
+    p.beta1 = 1.5;
+    EXPECT(al_trainer_step(t, &p, NULL, NULL), AL_ERR_ARG);
+    uint8_t *image = NULL;
+    size_t size = 0;
+    EXPECT(al_trainer_export(NULL, NULL, 0, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_export(t, NULL, 0, &image, &size, NULL), AL_OK);
+    al_safetensors *st = NULL;
+    EXPECT(al_st_parse(image, size, &st, NULL), AL_OK);
+    EXPECT(al_trainer_import(t, st, NULL), AL_OK);
+    EXPECT(al_trainer_import(NULL, st, NULL), AL_ERR_ARG);
+    al_st_free(st);
+    free(image);
+    uint8_t empty[64];
+    size_t empty_size = 0;
+    EXPECT(al_st_serialize(NULL, 0, NULL, 0, empty, sizeof empty, &empty_size, NULL), AL_OK);
+    EXPECT(al_st_parse(empty, empty_size, &st, NULL), AL_OK);
+    EXPECT(al_trainer_import(t, st, NULL), AL_ERR_MISSING);
+    al_st_free(st);
+    al_trainer_free(t);
+}
+
 /* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
 
 static void test_demos(void) {
@@ -518,6 +556,7 @@ int main(void) {
     test_bench();
     test_whole_model();
     test_model_lab();
+    test_trainer();
     test_demos();
     CHECK_DONE();
 }

@@ -51,7 +51,8 @@ trainer/train_pretrain.py (commit 00da9595) and trainer/trainer_utils.py:
             torch.nn.utils.clip_grad_norm_(model.parameters(), args.grad_clip)
             scaler.step(optimizer); scaler.update()
             optimizer.zero_grad(set_to_none=True)
-    get_lr(current_step, total_steps, lr) = lr*(0.1 + 0.45*(1 + math.cos(math.pi*current_step/total_steps)))
+    def get_lr(current_step, total_steps, lr):
+        return lr*(0.1 + 0.45*(1 + math.cos(math.pi * current_step / total_steps)))
     optimizer = optim.AdamW(model.parameters(), lr=args.learning_rate)
   - `step` is the 1-based index of the micro-batch within the epoch; iters = len(loader)
     (micro-batches per epoch); total = epochs * iters, in micro-batches. The lr is set before
@@ -64,11 +65,17 @@ trainer/train_pretrain.py (commit 00da9595) and trainer/trainer_utils.py:
     scaler.step is optimizer.step. A last window shorter than accumulation_steps (step == iters)
     still divides by accumulation_steps.
 
-torch 1.13's clip_grad_norm_ and AdamW (single-tensor path), which this file calls:
-    norm = ||(||g_1||_2, ..., ||g_P||_2)||_2 (float32); coef = min(clip / (norm + 1e-6), 1);
+torch 1.13's clip_grad_norm_ and AdamW (single-tensor path on the CPU), which train() calls,
+in float32; each Python scalar is rounded to float32 once; fma = one rounding (the CPU kernels
+this machine runs fuse those multiply-adds):
+    norm = ||(||g_1||_2, ..., ||g_P||_2)||_2; coef = min(1 / (norm + 1e-6) * clip, 1);
     every g *= coef (also when coef is 1)
-    t += 1; p *= 1 - lr*wd; m = b1*m + (1-b1)*g; v = b2*v + (1-b2)*g*g
-    p += -(lr / (1 - b1^t)) * m / (sqrt(v) / sqrt(1 - b2^t) + eps)
+    t += 1; bc1 = 1 - b1^t, bc2 = 1 - b2^t (in double)
+    p = p * (1 - lr*wd)
+    m = fma(g, 1 - b1, m * b1)                      (add_ with alpha)
+    v = fma((1 - b2) * g, g, v * b2)                 (addcmul_)
+    p = p + ((-lr / bc1) * m) / (sqrt(v) / sqrt(bc2) + eps)     (addcdiv_)
+  tests/fixtures/gen_train.py checks that this order gives torch's weights bit for bit.
 """
 
 import math
@@ -264,16 +271,18 @@ def train(model, micro_batches, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0
     (input_ids, labels); iters = len(micro_batches), schedule total = epochs * iters (epochs
     only sets the schedule's length). Returns a list with one record per optimizer step:
     {"micro": [indices of its micro-batches], "schedule_step": the micro-batch step the lr
-    came from, "lr", "losses": the unscaled losses (ce + aux, float32 tensors) of its
-    micro-batches, "ce", "aux" (the same split), "grad_norm": clip_grad_norm_'s result (the
-    norm before clipping), "min_gap"}. The model is updated in place."""
+    came from, "lr", "losses": the unscaled losses (ce + aux, tensors) of its micro-batches,
+    "ce", "aux" (the same split), "grad_norm": clip_grad_norm_'s result (the norm before
+    clipping), "routes": per micro-batch the MoE layers' expert ids [N, k] (each row sorted),
+    "min_gap": the smallest routing margin}. The model is updated in place."""
     iters = len(micro_batches)
     total = epochs * iters
     epoch = 0
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, betas=betas, eps=eps,
                                   weight_decay=weight_decay)
-    records, window = [], {"micro": [], "losses": [], "ce": [], "aux": [],
-                           "min_gap": float("inf")}
+    new_window = lambda: {"micro": [], "losses": [], "ce": [], "aux": [], "routes": [],  # noqa
+                          "min_gap": float("inf")}
+    records, window = [], new_window()
     for step, (input_ids, labels) in enumerate(micro_batches, start=1):
         cur_lr = get_lr(epoch * iters + step, total, lr)
         for group in optimizer.param_groups:
@@ -285,6 +294,7 @@ def train(model, micro_batches, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0
         window["losses"].append(out["loss"].detach().clone())
         window["ce"].append(out["ce_loss"].detach().clone())
         window["aux"].append(out["aux_loss"].detach().clone())
+        window["routes"].append([idx.sort(dim=-1).values for idx, _ in out["routes"]])
         window["min_gap"] = min(window["min_gap"], out["min_gap"])
         if step % accumulation_steps == 0 or step == iters:
             norm = torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
@@ -293,5 +303,5 @@ def train(model, micro_batches, lr, betas=(0.9, 0.999), eps=1e-8, weight_decay=0
             window.update(schedule_step=epoch * iters + step, lr=cur_lr,
                           grad_norm=norm.detach().clone())
             records.append(window)
-            window = {"micro": [], "losses": [], "ce": [], "aux": [], "min_gap": float("inf")}
+            window = new_window()
     return records
