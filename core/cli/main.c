@@ -52,13 +52,22 @@ static const char USAGE[] =
     "      Hugging Face's encode does); --pieces prints the pieces instead, a space in one\n"
     "      shown as \xE2\x96\x81 and controls escaped; --decode prints the text of the ids\n"
     "      (invalid UTF-8 as \\xNN); --vocab-size N requires the file to hold N tokens\n"
+    "  attnlab train --corpus FILE --out DIR [--tokenizer T] [--hidden H] [--layers L]\n"
+    "                [--heads N] [--kv-heads M] [--ffn F] [--moe E --moe-top-k K] [--steps S]\n"
+    "                [--batch B] [--seq T] [--accum A] [--lr LR] [--clip C] [--weight-decay W]\n"
+    "                [--aux-coef A] [--rope-theta R] [--seed N] [--checkpoint-every K] [--resume]\n"
+    "      train a MiniMind (QK-Norm, tied head; MoE with --moe) on a text corpus (documents\n"
+    "      separated by empty lines or lines of %; the last 5% held out) with MiniMind's\n"
+    "      trainer: AdamW, clipping, its cosine schedule; T defaults to MiniMind's tokenizer.\n"
+    "      DIR becomes a MiniMind folder (config.json, model.safetensors, tokenizer.json) with\n"
+    "      loss.csv and train_state.safetensors; --resume goes on from its last checkpoint\n"
     CLI_PTH_USAGE
     "      (with generate, logits and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
     "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train ... (attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -78,6 +87,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     if (!strcmp(cmd, "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
+    if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
 }

@@ -125,3 +125,32 @@ al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *e
     free(refs);
     return s;
 }
+
+al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
+                                  al_error *err) {
+    if (!t || !out || !size) return al_fail(err, AL_ERR_ARG, "trainer state: NULL argument");
+    *out = NULL, *size = 0;
+    float *m = NULL, *v = NULL;
+    const int64_t n = al_trainer_moments(t, &m, &v);
+    al_st_entry entries[2] = {{"adamw.m", m, 1, {n}}, {"adamw.v", v, 1, {n}}};
+    size_t needed = 0;
+    al_status st = al_st_serialize(entries, 2, meta_kv, n_meta, NULL, 0, &needed, err);
+    if (st == AL_OK && !(*out = malloc(needed))) st = al_fail(err, AL_ERR_NOMEM, "trainer state: out of memory");
+    if (st == AL_OK) st = al_st_serialize(entries, 2, meta_kv, n_meta, *out, needed, size, err);
+    if (st != AL_OK) free(*out), *out = NULL, *size = 0;
+    return st;
+}
+
+al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err) {
+    if (!t || !st || steps < 0) return al_fail(err, AL_ERR_ARG, "trainer state: NULL argument or negative steps");
+    float *m = NULL, *v = NULL;
+    const int64_t n = al_trainer_moments(t, &m, &v);
+    al_st_tensor info;
+    if (al_st_find(st, "adamw.m", &info) != AL_OK || info.numel != n || al_st_find(st, "adamw.v", &info) != AL_OK ||
+        info.numel != n)
+        return al_fail(err, AL_ERR_SHAPE, "the optimizer state does not fit this model (%lld weights)", (long long)n);
+    al_status s = al_st_read_f32(st, "adamw.m", m, n, err);
+    if (s == AL_OK) s = al_st_read_f32(st, "adamw.v", v, n, err);
+    if (s == AL_OK) al_trainer_set_steps(t, steps);
+    return s;
+}

@@ -590,3 +590,13 @@ int64_t al_trainer_count_step(al_trainer *t) {
     t->packed_ok = 0;
     return ++t->steps;
 }
+
+int64_t al_trainer_moments(al_trainer *t, float **m, float **v) {
+    if (!t || !m || !v) return -1;
+    *m = t->m, *v = t->v;
+    return t->n_params;
+}
+
+void al_trainer_set_steps(al_trainer *t, int64_t steps) {
+    if (t && steps >= 0) t->steps = steps;
+}

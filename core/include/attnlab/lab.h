@@ -346,6 +346,11 @@ al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int
 /* The weights set from a model.safetensors of this shape (every weight present, float32, f16
  * or bf16, of its shape). */
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
+/* AdamW's moments as a safetensors image ("adamw.m", "adamw.v" [n]) with string metadata, and
+ * back (with the step count the run had reached). */
+al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
+                                  al_error *err);
+al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err);
 
 #ifdef __cplusplus
 }

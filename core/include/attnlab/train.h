@@ -60,6 +60,10 @@ typedef struct {
 al_adamw_params al_adamw_params_default(void); /* MiniMind's: lr 5e-4, 0.9, 0.999, 1e-8, 0.01, clip 1 */
 al_status al_trainer_step(al_trainer *t, const al_adamw_params *p, float *grad_norm, al_error *err);
 int64_t al_trainer_steps(const al_trainer *t); /* optimizer steps taken */
+/* AdamW's moments [n] each (n = al_trainer_param_count, the weights' order), and its step
+ * count set back, to save a run and go on with it exactly. */
+int64_t al_trainer_moments(al_trainer *t, float **m, float **v);
+void al_trainer_set_steps(al_trainer *t, int64_t steps);
 
 /* MiniMind's schedule: lr · (0.1 + 0.45 · (1 + cos(π · step / total))). */
 double al_lr_schedule(double lr, int64_t step, int64_t total);

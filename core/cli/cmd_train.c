@@ -1,0 +1,408 @@
+/* cmd_train.c — `attnlab train`: a MiniMind trained from a text corpus, in C, on one thread.
+ *
+ *   1. the corpus split into documents (a line holding only "%", as fortune files separate
+ *      them, or an empty line), each encoded as <|im_start|> text <|im_end|> (MiniMind's
+ *      pretraining samples) into one stream of ids; the last 5% of the documents held out
+ *   2. each optimizer step: `accum` micro-batches of `batch` windows of `seq` tokens drawn from
+ *      the stream by a generator seeded with (seed, step, micro-batch) — so a run resumed at any
+ *      step draws what it would have drawn — forward, backward (loss / accum), then MiniMind's
+ *      cosine schedule, clipping and AdamW
+ *   3. a progress line on stderr, a row of loss.csv per step (and the held-out loss at each
+ *      checkpoint), and checkpoints: OUT is a MiniMind folder (config.json, model.safetensors,
+ *      tokenizer.json) that generate, logits and the page load, plus train_state.safetensors
+ *      (AdamW's moments and the run's settings) that --resume goes on from. The two files of
+ *      a checkpoint are written beside the old ones and renamed together with signals held: an
+ *      interrupted run leaves the last complete checkpoint. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define MAX_CORPUS_BYTES ((size_t)256 << 20)
+#define DEFAULT_TOKENIZER "models/minimind-tokenizer/tokenizer.json"
+
+typedef struct {
+    int64_t hidden, layers, heads, kv_heads, ffn, experts, top_k, vocab;
+    int64_t steps, batch, seq, accum, seed, every;
+    double lr, clip, weight_decay, aux_coef, rope_theta;
+} train_settings;
+
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the corpus ---------------------------------------------------------------------------------- */
+
+/* The documents' ids, one stream: <|im_start|> text <|im_end|> each. *split: where the held-out
+ * part (the last 5% of the documents) starts. NULL after printing why. */
+static int32_t *encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t *n_out, int64_t *split) {
+    al_error err = {0};
+    int64_t cap = 1024, n = 0, docs = 0;
+    int32_t *ids = malloc((size_t)cap * sizeof *ids);
+    /* the document boundaries first, to know where the last 5% begins */
+    size_t start = 0;
+    int64_t total_docs = 0;
+    for (size_t i = 0; i <= len; i++) {
+        const int end = i == len || text[i] == '\n';
+        if (!end) continue;
+        const size_t line_len = i - start;
+        const int sep = line_len == 0 || (line_len == 1 && text[start] == '%');
+        total_docs += sep;
+        start = i + 1;
+    }
+    total_docs += 1;
+    const int64_t held_from = total_docs - (total_docs + 19) / 20;
+    start = 0;
+    size_t doc = 0;
+    *split = -1;
+    for (size_t i = 0; ids && i <= len; i++) {
+        const int end = i == len || text[i] == '\n';
+        if (!end) continue;
+        const size_t line_len = i - start;
+        const int sep = line_len == 0 || (line_len == 1 && text[start] == '%');
+        const size_t doc_end = sep ? start : i;
+        if ((sep || i == len) && doc_end > doc) {
+            const int64_t m = al_tok_encode(tok, text + doc, doc_end - doc, 0, 0, NULL, 0, &err);
+            if (m < 0) {
+                cli_error("--corpus: %s", err.msg);
+                free(ids);
+                return NULL;
+            }
+            if (docs == held_from && *split < 0) *split = n;
+            while (n + m + 2 > cap) {
+                cap *= 2;
+                int32_t *grown = realloc(ids, (size_t)cap * sizeof *ids);
+                if (!grown) {
+                    free(ids);
+                    ids = NULL;
+                    break;
+                }
+                ids = grown;
+            }
+            if (!ids) break;
+            ids[n++] = 1; /* <|im_start|> */
+            al_tok_encode(tok, text + doc, doc_end - doc, 0, 0, ids + n, m, &err);
+            n += m;
+            ids[n++] = 2; /* <|im_end|> */
+            docs++;
+        }
+        if (sep) doc = i + 1;
+        start = i + 1;
+    }
+    if (!ids) cli_error("out of memory");
+    if (*split < 0) *split = n;
+    *n_out = n;
+    return ids;
+}
+
+/* One micro-batch: `batch` windows of seq tokens from stream[lo, hi), labels = ids, drawn by
+ * PyTorch's generator seeded with (seed, step, micro). */
+static void draw_batch(const int32_t *stream, int64_t lo, int64_t hi, int64_t batch, int64_t seq, uint64_t seed,
+                       int64_t step, int64_t micro, int32_t *ids) {
+    al_rng *rng = al_rng_create(seed * 1000003u + (uint64_t)step * 131u + (uint64_t)micro);
+    float u[64];
+    al_rng_uniform(rng, u, batch, 0.0f, 1.0f);
+    al_rng_free(rng);
+    for (int64_t b = 0; b < batch; b++) {
+        int64_t at = lo + (int64_t)((double)u[b] * (double)(hi - lo - seq));
+        if (at > hi - seq) at = hi - seq;
+        memcpy(ids + b * seq, stream + at, (size_t)seq * sizeof *ids);
+    }
+}
+
+/* The mean loss over `n` fixed windows of the held-out part (no gradient kept). */
+static double held_out_loss(al_trainer *t, const int32_t *stream, int64_t lo, int64_t hi, const train_settings *s,
+                            int32_t *ids) {
+    double sum = 0.0;
+    int64_t count = 0;
+    for (int64_t k = 0; k < 8 && hi - lo > s->seq; k++) {
+        draw_batch(stream, lo, hi, s->batch, s->seq, 0xE7A1u, -1, k, ids);
+        float loss = 0.0f;
+        al_error err = {0};
+        if (al_trainer_forward(t, ids, ids, s->batch, s->seq, s->aux_coef, &loss, NULL, NULL, &err) == AL_OK)
+            sum += loss, count++;
+    }
+    return count ? sum / (double)count : NAN;
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------------------------ */
+
+static char *path_in(const char *dir, const char *name) {
+    const size_t n = strlen(dir) + strlen(name) + 2;
+    char *p = malloc(n);
+    if (p) snprintf(p, n, "%s/%s", dir, name);
+    return p;
+}
+
+/* Writes the checkpoint: both files complete under ".next" names, then renamed together. */
+static int checkpoint(al_trainer *t, const char *dir, const train_settings *s, int64_t step) {
+    char meta_step[32], meta_settings[512];
+    snprintf(meta_step, sizeof meta_step, "%lld", (long long)step);
+    snprintf(meta_settings, sizeof meta_settings,
+             "hidden=%lld layers=%lld heads=%lld kv_heads=%lld ffn=%lld experts=%lld top_k=%lld vocab=%lld steps=%lld "
+             "batch=%lld seq=%lld accum=%lld seed=%lld lr=%.17g clip=%.17g weight_decay=%.17g aux_coef=%.17g "
+             "rope_theta=%.17g",
+             (long long)s->hidden, (long long)s->layers, (long long)s->heads, (long long)s->kv_heads, (long long)s->ffn,
+             (long long)s->experts, (long long)s->top_k, (long long)s->vocab, (long long)s->steps, (long long)s->batch,
+             (long long)s->seq, (long long)s->accum, (long long)s->seed, s->lr, s->clip, s->weight_decay, s->aux_coef,
+             s->rope_theta);
+    const char *meta[] = {"format", "pt", "step", meta_step, "attnlab_train", meta_settings};
+    uint8_t *model = NULL, *state = NULL;
+    size_t model_size = 0, state_size = 0;
+    al_error err = {0};
+    int ok = al_trainer_export(t, meta, 2, &model, &model_size, &err) == AL_OK &&
+             al_trainer_export_state(t, meta, 3, &state, &state_size, &err) == AL_OK;
+    if (!ok) cli_error("checkpoint: %s", err.msg);
+    char *model_next = path_in(dir, "model.safetensors.next"), *state_next = path_in(dir, "train_state.safetensors.next");
+    char *model_path = path_in(dir, "model.safetensors"), *state_path = path_in(dir, "train_state.safetensors");
+    ok = ok && model_next && state_next && model_path && state_path && cli_write_file_atomic(model_next, model, model_size) &&
+         cli_write_file_atomic(state_next, state, state_size);
+    if (ok) {
+        sigset_t block, held;
+        sigemptyset(&block);
+        sigaddset(&block, SIGINT), sigaddset(&block, SIGTERM), sigaddset(&block, SIGHUP);
+        sigprocmask(SIG_BLOCK, &block, &held);
+        ok = rename(state_next, state_path) == 0 && rename(model_next, model_path) == 0;
+        const int saved = errno;
+        sigprocmask(SIG_SETMASK, &held, NULL);
+        if (!ok) cli_error("checkpoint in '%s': %s", cli_show(dir), strerror(saved));
+    }
+    free(model), free(state), free(model_next), free(state_next), free(model_path), free(state_path);
+    return ok;
+}
+
+/* config.json for the folder: the one the weights' shapes imply, with the run's RoPE and MoE. */
+static int write_config(al_trainer *t, const char *dir, const train_settings *s) {
+    uint8_t *image = NULL;
+    size_t size = 0;
+    al_error err = {0};
+    al_safetensors *st = NULL;
+    al_pth_flags flags = al_pth_flags_default();
+    flags.rope_theta = s->rope_theta;
+    flags.moe_top_k = s->experts ? s->top_k : 1;
+    char *text = NULL, *path = path_in(dir, "config.json");
+    int64_t len = -1;
+    int ok = al_trainer_export(t, NULL, 0, &image, &size, &err) == AL_OK && al_st_parse_view(image, size, &st, &err) == AL_OK &&
+             (len = al_minimind_config_from_tensors(st, &flags, NULL, 0, &err)) >= 0 && (text = malloc((size_t)len + 1)) &&
+             al_minimind_config_from_tensors(st, &flags, text, len + 1, &err) == len;
+    if (!ok) cli_error("config.json: %s", err.msg[0] ? err.msg : "out of memory");
+    ok = ok && path && cli_write_file_atomic(path, (const uint8_t *)text, (size_t)len);
+    al_st_free(st);
+    free(image), free(text), free(path);
+    return ok;
+}
+
+/* ---- the command -------------------------------------------------------------------------------------------- */
+
+int cmd_train(int argc, char **argv) {
+    const char *corpus_path = NULL, *tokenizer_path = NULL, *out = NULL;
+    int resume = 0;
+    train_settings s = {64, 2, 4, 2, 0, 0, 1, 0, 100, 8, 64, 1, 0, 0, 5e-4, 1.0, 0.01, 5e-4, 1e6};
+    struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
+        {"--hidden", &s.hidden, 8, 4096},   {"--layers", &s.layers, 1, 64},      {"--heads", &s.heads, 1, 64},
+        {"--kv-heads", &s.kv_heads, 1, 64}, {"--ffn", &s.ffn, 0, 16384},         {"--moe", &s.experts, 0, 64},
+        {"--moe-top-k", &s.top_k, 1, 64},   {"--steps", &s.steps, 1, 10000000},  {"--batch", &s.batch, 1, 64},
+        {"--seq", &s.seq, 2, 4096},         {"--accum", &s.accum, 1, 1024},      {"--seed", &s.seed, 0, INT64_MAX},
+        {"--checkpoint-every", &s.every, 0, 10000000},
+    };
+    struct { const char *flag; double *v; double lo, hi; } reals[] = {
+        {"--lr", &s.lr, 0.0, 10.0}, {"--clip", &s.clip, 0.0, 1e6}, {"--weight-decay", &s.weight_decay, 0.0, 10.0},
+        {"--aux-coef", &s.aux_coef, 0.0, 100.0}, {"--rope-theta", &s.rope_theta, 1.0, 1e12},
+    };
+    for (int i = 0; i < argc; i++) {
+        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(flag, "--resume")) {
+            resume = 1;
+            continue;
+        }
+        int known = 0;
+        if (!strcmp(flag, "--corpus")) corpus_path = value, known = 1;
+        else if (!strcmp(flag, "--tokenizer")) tokenizer_path = value, known = 1;
+        else if (!strcmp(flag, "--out")) out = value, known = 1;
+        for (size_t k = 0; !known && k < sizeof ints / sizeof ints[0]; k++)
+            if (!strcmp(flag, ints[k].flag)) {
+                known = 1;
+                if (!cli_parse_int(value, ints[k].lo, ints[k].hi, ints[k].v)) {
+                    cli_error("%s expects a whole number from %lld to %lld", flag, (long long)ints[k].lo, (long long)ints[k].hi);
+                    return EXIT_BAD_INPUT;
+                }
+            }
+        for (size_t k = 0; !known && k < sizeof reals / sizeof reals[0]; k++)
+            if (!strcmp(flag, reals[k].flag)) {
+                known = 1;
+                if (!cli_parse_double(value, reals[k].v) || *reals[k].v < reals[k].lo || *reals[k].v > reals[k].hi) {
+                    cli_error("%s expects a number from %g to %g", flag, reals[k].lo, reals[k].hi);
+                    return EXIT_BAD_INPUT;
+                }
+            }
+        if (!known) {
+            cli_error("unknown option '%s' for train (see 'attnlab help')", cli_show(flag));
+            return EXIT_BAD_INPUT;
+        }
+        if (!value) {
+            cli_error("%s expects a value", flag);
+            return EXIT_BAD_INPUT;
+        }
+        i++;
+    }
+    if (!corpus_path || !out) {
+        cli_error("train needs --corpus FILE and --out DIR");
+        return EXIT_BAD_INPUT;
+    }
+    if (!tokenizer_path) tokenizer_path = DEFAULT_TOKENIZER;
+    struct stat sb;
+    if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+        cli_error("--out '%s' is not a folder", cli_show(out));
+        return EXIT_BAD_INPUT;
+    }
+    if (stat(out, &sb) != 0 && (resume || mkdir(out, 0755) != 0)) {
+        cli_error("--out '%s': %s", cli_show(out), resume ? "no such folder to resume from" : strerror(errno));
+        return EXIT_BAD_INPUT;
+    }
+
+    /* 1. the tokenizer and the corpus */
+    size_t tok_size = 0, corpus_size = 0;
+    uint8_t *tok_bytes = cli_read_file(tokenizer_path, (size_t)64 << 20, &tok_size);
+    al_tokenizer *tok = tok_bytes ? cli_load_tokenizer(tokenizer_path, 0) : NULL;
+    char *corpus = tok ? (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &corpus_size) : NULL;
+    int64_t n_stream = 0, split = 0;
+    int32_t *stream = corpus ? encode_corpus(tok, corpus, corpus_size, &n_stream, &split) : NULL;
+    free(corpus);
+    int status = stream ? EXIT_OK : EXIT_BAD_INPUT;
+    if (stream && (split < s.seq + 1 || n_stream - split < s.seq + 1)) {
+        cli_error("--corpus: %lld tokens (%lld for training, %lld held out) are too few for windows of %lld",
+                  (long long)n_stream, (long long)split, (long long)(n_stream - split), (long long)s.seq);
+        status = EXIT_BAD_INPUT;
+    }
+    s.vocab = tok ? al_tok_vocab_size(tok) : 0;
+
+    /* 2. the model: MiniMind's shape from the flags, or the run being resumed */
+    al_model_hparams hp = {0};
+    hp.vocab = s.vocab, hp.hidden = s.hidden, hp.n_layers = s.layers, hp.n_heads = s.heads, hp.n_kv_heads = s.kv_heads;
+    hp.head_dim = s.heads ? s.hidden / s.heads : 0;
+    hp.ffn_hidden = s.ffn ? s.ffn : (int64_t)ceil((double)s.hidden * 3.14159265358979323846 / 64.0) * 64;
+    hp.max_seq = 32768, hp.rope_base = s.rope_theta, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    hp.rope_style = AL_ROPE_HALF_SPLIT;
+    if (s.experts) hp.n_experts = s.experts, hp.top_k = s.top_k, hp.moe_ffn_hidden = hp.ffn_hidden, hp.norm_topk_prob = 1;
+    al_error err = {0};
+    al_trainer *t = NULL;
+    if (status == EXIT_OK && s.hidden % s.heads) {
+        cli_error("--hidden %lld is not a multiple of --heads %lld", (long long)s.hidden, (long long)s.heads);
+        status = EXIT_BAD_INPUT;
+    }
+    if (status == EXIT_OK && al_trainer_create(&hp, s.batch, s.seq, &t, &err) != AL_OK) {
+        cli_error("%s", err.msg);
+        status = err.status == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    }
+    int64_t start = 0;
+    if (status == EXIT_OK && resume) {
+        char *mp = path_in(out, "model.safetensors"), *sp = path_in(out, "train_state.safetensors");
+        size_t msz = 0, ssz = 0;
+        uint8_t *mb = mp ? cli_read_file(mp, (size_t)2 << 30, &msz) : NULL, *sbytes = sp ? cli_read_file(sp, (size_t)4 << 30, &ssz) : NULL;
+        al_safetensors *mst = NULL, *sst = NULL;
+        int ok = mb && sbytes && al_st_parse_view(mb, msz, &mst, &err) == AL_OK && al_st_parse_view(sbytes, ssz, &sst, &err) == AL_OK;
+        const char *step_m = ok ? al_st_metadata(mst, "step") : NULL, *step_s = ok ? al_st_metadata(sst, "step") : NULL;
+        ok = ok && step_m && step_s && !strcmp(step_m, step_s);
+        if (ok) start = strtoll(step_m, NULL, 10);
+        if (ok && al_trainer_import(t, mst, &err) != AL_OK) ok = 0;
+        if (ok && al_trainer_import_state(t, sst, start, &err) != AL_OK) ok = 0;
+        if (!ok) {
+            cli_error("--resume: '%s' holds no checkpoint of this run%s%s", cli_show(out), err.msg[0] ? ": " : "", err.msg);
+            status = EXIT_BAD_INPUT;
+        }
+        al_st_free(mst), al_st_free(sst);
+        free(mb), free(sbytes), free(mp), free(sp);
+    } else if (status == EXIT_OK) {
+        al_trainer_init_weights(t, (uint64_t)s.seed, &err);
+        char *tp = path_in(out, "tokenizer.json"), *lp = path_in(out, "loss.csv");
+        static const char header[] = "step,loss,lr,grad_norm,tokens_per_s,held_out_loss\n";
+        if (!tp || !lp || !cli_write_file_atomic(tp, tok_bytes, tok_size) || !write_config(t, out, &s) ||
+            !cli_write_file_atomic(lp, (const uint8_t *)header, sizeof header - 1))
+            status = EXIT_FAILURE_ENV;
+        free(tp), free(lp);
+    }
+    free(tok_bytes);
+
+    /* 3. the steps */
+    char *loss_path = path_in(out, "loss.csv");
+    FILE *log = status == EXIT_OK && loss_path ? fopen(loss_path, "a") : NULL;
+    if (status == EXIT_OK && !log) {
+        cli_error("cannot append to '%s'", cli_show(loss_path ? loss_path : out));
+        status = EXIT_FAILURE_ENV;
+    }
+    int32_t *ids = malloc((size_t)(s.batch * s.seq) * sizeof *ids);
+    if (!ids) status = EXIT_FAILURE_ENV;
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    const int64_t every = s.every ? s.every : (s.steps >= 10 ? s.steps / 10 : 1);
+    const double t0 = now_s();
+    al_adamw_params ap = al_adamw_params_default();
+    ap.clip = s.clip, ap.weight_decay = s.weight_decay;
+    int64_t step = start;
+    for (; status == EXIT_OK && step < s.steps && !interrupted; step++) {
+        const double ts = now_s();
+        double loss = 0.0;
+        al_trainer_zero_grad(t);
+        for (int64_t micro = 0; micro < s.accum && status == EXIT_OK; micro++) {
+            draw_batch(stream, 0, split, s.batch, s.seq, (uint64_t)s.seed, step, micro, ids);
+            float l = 0.0f;
+            if (al_trainer_forward(t, ids, ids, s.batch, s.seq, s.aux_coef, &l, NULL, NULL, &err) != AL_OK ||
+                al_trainer_backward(t, 1.0f / (float)s.accum, &err) != AL_OK) {
+                cli_error("step %lld: %s", (long long)(step + 1), err.msg);
+                status = EXIT_BAD_INPUT;
+            }
+            loss += l / (double)s.accum;
+        }
+        /* MiniMind's schedule over the micro-batches: this step's last one */
+        ap.lr = al_lr_schedule(s.lr, (step + 1) * s.accum, s.steps * s.accum);
+        float norm = 0.0f;
+        if (status == EXIT_OK && al_trainer_step(t, &ap, &norm, &err) != AL_OK) {
+            cli_error("step %lld: %s", (long long)(step + 1), err.msg);
+            status = EXIT_BAD_INPUT;
+        }
+        if (status != EXIT_OK) break;
+        const double dt = now_s() - ts, elapsed = now_s() - t0;
+        const double tps = (double)(s.batch * s.seq * s.accum) / dt;
+        const int save = (step + 1) % every == 0 || step + 1 == s.steps;
+        double held = NAN;
+        if (save) held = held_out_loss(t, stream, split, n_stream, &s, ids);
+        fprintf(log, "%lld,%.6f,%.6g,%.6f,%.1f,", (long long)(step + 1), loss, ap.lr, norm, tps);
+        if (save) fprintf(log, "%.6f", held);
+        fprintf(log, "\n");
+        fflush(log);
+        const double left = elapsed / (double)(step + 1 - start) * (double)(s.steps - step - 1);
+        fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.0f tokens/s  %.0f s left   ", (long long)(step + 1),
+                (long long)s.steps, loss, tps, left);
+        if (save && !checkpoint(t, out, &s, step + 1)) status = EXIT_FAILURE_ENV;
+    }
+    if (status == EXIT_OK && interrupted && step > start && step % every != 0 && !checkpoint(t, out, &s, step))
+        status = EXIT_FAILURE_ENV;
+    fprintf(stderr, "\n%s after step %lld: %s\n", interrupted ? "interrupted" : "done", (long long)step, cli_show(out));
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    if (log) fclose(log);
+    free(loss_path), free(ids), free(stream);
+    al_trainer_free(t);
+    al_tok_free(tok);
+    if (status == EXIT_OK && interrupted) return 130;
+    return status;
+}
