@@ -40,6 +40,18 @@ static void on_interrupt(int sig) {
     interrupted = 1;
 }
 
+/* Ctrl-C and SIGTERM end the run after the step under way (and its checkpoint). Installed
+ * again after each file written: writing a file installs handlers of its own that remove a
+ * half-written temporary file. */
+static void catch_interrupt(void) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -270,8 +282,8 @@ int cmd_train(int argc, char **argv) {
         cli_error("--out '%s' is not a folder", cli_show(out));
         return EXIT_BAD_INPUT;
     }
-    if (stat(out, &sb) != 0 && (resume || mkdir(out, 0755) != 0)) {
-        cli_error("--out '%s': %s", cli_show(out), resume ? "no such folder to resume from" : strerror(errno));
+    if (resume && stat(out, &sb) != 0) {
+        cli_error("--out '%s': no such folder to resume from", cli_show(out));
         return EXIT_BAD_INPUT;
     }
 
@@ -328,10 +340,15 @@ int cmd_train(int argc, char **argv) {
         al_st_free(mst), al_st_free(sst);
         free(mb), free(sbytes), free(mp), free(sp);
     } else if (status == EXIT_OK) {
+        /* a new run: the folder made now that the input is known to be good */
+        if (stat(out, &sb) != 0 && mkdir(out, 0755) != 0) {
+            cli_error("--out '%s': %s", cli_show(out), strerror(errno));
+            status = EXIT_BAD_INPUT;
+        }
         al_trainer_init_weights(t, (uint64_t)s.seed, &err);
         char *tp = path_in(out, "tokenizer.json"), *lp = path_in(out, "loss.csv");
         static const char header[] = "step,loss,lr,grad_norm,tokens_per_s,held_out_loss\n";
-        if (!tp || !lp || !cli_write_file_atomic(tp, tok_bytes, tok_size) || !write_config(t, out, &s) ||
+        if (status != EXIT_OK || !tp || !lp || !cli_write_file_atomic(tp, tok_bytes, tok_size) || !write_config(t, out, &s) ||
             !cli_write_file_atomic(lp, (const uint8_t *)header, sizeof header - 1))
             status = EXIT_FAILURE_ENV;
         free(tp), free(lp);
@@ -347,12 +364,7 @@ int cmd_train(int argc, char **argv) {
     }
     int32_t *ids = malloc((size_t)(s.batch * s.seq) * sizeof *ids);
     if (!ids) status = EXIT_FAILURE_ENV;
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    catch_interrupt();
     const int64_t every = s.every ? s.every : (s.steps >= 10 ? s.steps / 10 : 1);
     const double t0 = now_s();
     al_adamw_params ap = al_adamw_params_default();
@@ -393,12 +405,14 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.0f tokens/s  %.0f s left   ", (long long)(step + 1),
                 (long long)s.steps, loss, tps, left);
         if (save && !checkpoint(t, out, &s, step + 1)) status = EXIT_FAILURE_ENV;
+        catch_interrupt();
     }
     if (status == EXIT_OK && interrupted && step > start && step % every != 0 && !checkpoint(t, out, &s, step))
         status = EXIT_FAILURE_ENV;
-    fprintf(stderr, "\n%s after step %lld: %s\n", interrupted ? "interrupted" : "done", (long long)step, cli_show(out));
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    if (status == EXIT_OK)
+        fprintf(stderr, "\n%s after step %lld: %s\n", interrupted ? "interrupted" : "done", (long long)step, cli_show(out));
+    signal(SIGINT, SIG_DFL);
+    signal(SIGTERM, SIG_DFL);
     if (log) fclose(log);
     free(loss_path), free(ids), free(stream);
     al_trainer_free(t);

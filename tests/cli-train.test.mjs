@@ -1,0 +1,107 @@
+// cli-train.test.mjs — `attnlab train` as a learner runs it: the folder it writes is a MiniMind
+// folder the other commands load; the same seed gives the same losses and weights; a run
+// stopped and resumed gives, step for step, what one run gives (the same loss.csv losses and
+// the same model.safetensors bytes); Ctrl-C leaves a complete checkpoint; bad input is one line
+// and exit 2. The numbers themselves (loss, gradients, AdamW) are checked against PyTorch by
+// test_train.c.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT, run } from './lib/run.mjs';
+
+const CLI = join(ROOT, 'build', 'attnlab');
+const work = mkdtempSync(join(tmpdir(), 'attnlab-train-'));
+process.on('exit', () => rmSync(work, { recursive: true, force: true }));
+
+// A corpus of the repository's own English and Chinese text, documents split by empty lines.
+const corpus = join(work, 'corpus.txt');
+writeFileSync(corpus, ['README.md', 'web/model/strings.js', 'web/i18n.js'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n\n'));
+const SHAPE = ['--hidden', '32', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--batch', '2', '--seq', '32', '--lr', '3e-3'];
+
+function train(out, extra) {
+  return run(CLI, ['train', '--corpus', corpus, '--out', out, ...SHAPE, ...extra]);
+}
+const losses = (dir) => readFileSync(join(dir, 'loss.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',')[1]);
+
+test('train: a MiniMind folder that generate and logits load, its loss falling, the same for the same seed', () => {
+  const a = join(work, 'a'), b = join(work, 'b');
+  let r = train(a, ['--steps', '30', '--seed', '3']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /step 30\/30 {2}loss [\d.]+ {2}\d+ tokens\/s {2}\d+ s left/);
+  for (const f of ['config.json', 'model.safetensors', 'tokenizer.json', 'loss.csv', 'train_state.safetensors']) assert.ok(existsSync(join(a, f)), f);
+  const csv = readFileSync(join(a, 'loss.csv'), 'utf8').trim().split('\n');
+  assert.equal(csv[0].split(',').slice(0, 2).join(','), 'step,loss');
+  assert.equal(csv.length, 31);
+  const l = losses(a).map(Number);
+  assert.ok(l.at(-1) < l[0] - 0.5, `the loss does not fall: ${l[0]} → ${l.at(-1)}`);
+  const config = JSON.parse(readFileSync(join(a, 'config.json'), 'utf8'));
+  assert.equal(config.hidden_size, 32);
+  assert.equal(config.num_hidden_layers, 2);
+  assert.equal(config.vocab_size, 6400);
+  r = run(CLI, ['generate', '--model', a, '--prompt', 'The page', '--max-new-tokens', '8', '--temperature', '0']);
+  assert.equal(r.status, 0, r.stderr);
+  r = run(CLI, ['logits', '--model', a, '--ids', '1 2 3', '--out', join(work, 'l.safetensors')]);
+  assert.equal(r.status, 0, r.stderr);
+  r = train(b, ['--steps', '30', '--seed', '3']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(losses(b), losses(a));
+  assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))), 'the same seed gave other weights');
+  r = train(join(work, 'c'), ['--steps', '3', '--seed', '4']);
+  assert.notDeepEqual(losses(join(work, 'c')), losses(a).slice(0, 3), 'another seed gave the same losses');
+});
+
+// Ctrl-C during a run, then --resume: every step's loss and the final weights (bytes and all)
+// are those of the run that never stopped.
+test('train: Ctrl-C leaves a complete checkpoint; --resume goes on to exactly the uninterrupted run', async () => {
+  const dir = join(work, 'int'), whole = join(work, 'whole');
+  const settings = [...SHAPE, '--steps', '40', '--seed', '9', '--checkpoint-every', '7'];
+  let r = run(CLI, ['train', '--corpus', corpus, '--out', whole, ...settings]);
+  assert.equal(r.status, 0, r.stderr);
+  const child = spawn(CLI, ['train', '--corpus', corpus, '--out', dir, ...settings], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  await new Promise((resolve) => {
+    const timer = setInterval(() => {
+      if (/step 1[0-9]\//.test(err)) { clearInterval(timer); child.kill('SIGINT'); resolve(); }
+    }, 5);
+  });
+  const code = await new Promise((resolve) => child.on('close', (c) => resolve(c)));
+  assert.equal(code, 130, err);
+  const stopped = Number(err.match(/interrupted after step (\d+)/)[1]);
+  assert.ok(stopped >= 10 && stopped < 40, `stopped at ${stopped}`);
+  assert.deepEqual(readdirSync(dir).filter((f) => /\.tmp|\.next/.test(f)), [], 'a temporary file was left');
+  // what it left loads
+  r = run(CLI, ['generate', '--model', dir, '--ids', '1 2', '--max-new-tokens', '3', '--temperature', '0']);
+  assert.equal(r.status, 0, r.stderr);
+  r = run(CLI, ['train', '--corpus', corpus, '--out', dir, ...settings, '--resume']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(losses(dir), losses(whole));
+  assert.ok(readFileSync(join(dir, 'model.safetensors')).equals(readFileSync(join(whole, 'model.safetensors'))),
+    'the resumed run ended with other weights');
+  assert.ok(readFileSync(join(dir, 'train_state.safetensors')).equals(readFileSync(join(whole, 'train_state.safetensors'))));
+});
+
+test('train: bad input is one line and exit 2, and writes nothing', () => {
+  const cases = [
+    [['--corpus', join(work, 'missing.txt'), '--out', join(work, 'x1')], /missing\.txt/],
+    [['--out', join(work, 'x2')], /needs --corpus FILE and --out DIR/],
+    [['--corpus', corpus, '--out', join(work, 'x3'), '--hidden', '30', '--heads', '4'], /not a multiple of --heads/],
+    [['--corpus', corpus, '--out', join(work, 'x4'), '--steps', '0'], /--steps expects a whole number/],
+    [['--corpus', corpus, '--out', join(work, 'x5'), '--bogus', '1'], /unknown option '--bogus'/],
+    [['--corpus', corpus, '--out', join(work, 'nothing-here'), '--resume'], /no such folder to resume from/],
+  ];
+  const tiny = join(work, 'tiny.txt');
+  writeFileSync(tiny, 'a b c\n');
+  cases.push([['--corpus', tiny, '--out', join(work, 'x6'), '--seq', '64'], /too few for windows of 64/]);
+  for (const [args, message] of cases) {
+    const r = run(CLI, ['train', ...args]);
+    assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    const out = args[args.indexOf('--out') + 1];
+    assert.ok(!existsSync(out), `${out} was made`);
+  }
+});
