@@ -3,6 +3,7 @@
  *   {"prefill_ms": …, "decode_ms": …, "prefill_gflops": …, "decode_recompute_ms": …} */
 #include "cli/cli.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,7 +80,51 @@ static int bench_model(int argc, char **argv) {
     return EXIT_OK;
 }
 
+/* `attnlab bench --train`: MiniMind's training step on a model of the given shape. */
+static int bench_train(int argc, char **argv) {
+    int64_t hidden = 128, layers = 4, heads = 4, kv = 2, vocab = 6400, batch = 8, seq = 128, steps = 5;
+    struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
+        {"--hidden", &hidden, 8, 4096}, {"--layers", &layers, 1, 64}, {"--heads", &heads, 1, 64},
+        {"--kv-heads", &kv, 1, 64},     {"--vocab", &vocab, 8, AL_MAX_VOCAB}, {"--batch", &batch, 1, 64},
+        {"--seq", &seq, 2, 4096},       {"--steps", &steps, 1, 1000},
+    };
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--train")) continue;
+        int known = 0;
+        for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
+            if (!strcmp(argv[i], ints[k].flag)) {
+                known = 1;
+                if (!cli_parse_int(i + 1 < argc ? argv[i + 1] : NULL, ints[k].lo, ints[k].hi, ints[k].v)) {
+                    cli_error("%s expects a whole number from %lld to %lld", argv[i], (long long)ints[k].lo, (long long)ints[k].hi);
+                    return EXIT_BAD_INPUT;
+                }
+                i++;
+            }
+        if (!known) {
+            cli_error("unknown option '%s' for bench --train", cli_show(argv[i]));
+            return EXIT_BAD_INPUT;
+        }
+    }
+    al_model_hparams hp = {0};
+    hp.vocab = vocab, hp.hidden = hidden, hp.n_layers = layers, hp.n_heads = heads, hp.n_kv_heads = kv;
+    hp.head_dim = hidden / heads, hp.ffn_hidden = (int64_t)ceil((double)hidden * 3.14159265358979323846 / 64.0) * 64;
+    hp.max_seq = seq > 64 ? seq : 64, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    double ms = 0.0;
+    al_error err = {0};
+    if (hidden % heads || al_train_bench_run(&hp, batch, seq, steps, &ms, &err) != AL_OK) {
+        cli_error("%s", hidden % heads ? "--hidden must be a multiple of --heads" : err.msg);
+        return EXIT_BAD_INPUT;
+    }
+    printf("{\"hidden\": %lld, \"layers\": %lld, \"heads\": %lld, \"kv_heads\": %lld, \"vocab\": %lld, \"batch\": %lld, "
+           "\"seq\": %lld, \"step_ms\": %.3f, \"tokens_per_s\": %.1f}\n",
+           (long long)hidden, (long long)layers, (long long)heads, (long long)kv, (long long)vocab, (long long)batch,
+           (long long)seq, ms, 1e3 * (double)(batch * seq) / ms);
+    return EXIT_OK;
+}
+
 int cmd_bench(int argc, char **argv) {
+    for (int i = 0; i < argc; i++)
+        if (!strcmp(argv[i], "--train")) return bench_train(argc, argv);
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--model") || !strcmp(argv[i], "--preset")) return bench_model(argc, argv);
     al_bench_config b = {0};

@@ -246,3 +246,34 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
     free(logits);
     return st;
 }
+
+/* ---- training ------------------------------------------------------------------------------ */
+
+al_status al_train_bench_run(const al_model_hparams *hp, int64_t batch, int64_t seq, int64_t steps, double *step_ms,
+                             al_error *err) {
+    if (!hp || !step_ms) return al_fail(err, AL_ERR_ARG, "train bench: NULL argument");
+    if (steps < 1 || steps > BENCH_MAX_REPEATS)
+        return al_fail(err, AL_ERR_ARG, "train bench: steps must be between 1 and %d", BENCH_MAX_REPEATS);
+    al_trainer *t = NULL;
+    al_status st = al_trainer_create(hp, batch, seq, &t, err);
+    if (st == AL_OK) st = al_trainer_init_weights(t, 0, err);
+    int32_t *ids = st == AL_OK ? malloc((size_t)(batch * seq) * sizeof *ids) : NULL;
+    if (st == AL_OK && !ids) st = al_fail(err, AL_ERR_NOMEM, "train bench: out of memory");
+    double times[BENCH_MAX_REPEATS + 2];
+    al_adamw_params p = al_adamw_params_default();
+    /* Two warm-up steps, then `steps` timed ones: MiniMind's step — forward with labels,
+     * backward, clipping, AdamW — on fixed ids (the work does not depend on which). */
+    for (int64_t s = 0; st == AL_OK && s < steps + 2; s++) {
+        for (int64_t i = 0; i < batch * seq; i++) ids[i] = (int32_t)((7 * i + 3 * s + 1) % hp->vocab);
+        const double t0 = now_ms();
+        al_trainer_zero_grad(t);
+        st = al_trainer_forward(t, ids, ids, batch, seq, hp->n_experts ? 5e-4 : 0.0, NULL, NULL, NULL, err);
+        if (st == AL_OK) st = al_trainer_backward(t, 1.0f, err);
+        if (st == AL_OK) st = al_trainer_step(t, &p, NULL, err);
+        times[s] = now_ms() - t0;
+    }
+    if (st == AL_OK) *step_ms = median(times + 2, steps);
+    free(ids);
+    al_trainer_free(t);
+    return st;
+}

@@ -3,6 +3,7 @@
  * float32 are done in float32 here too, except the reductions that decide a norm or a loss,
  * which run in double (within float32 rounding of PyTorch's either way). */
 #include "train/train_ops.h"
+#include "kernels/gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -64,35 +65,28 @@ void al_tr_rope(float *x, const float *cos_t, const float *sin_t, int64_t rows, 
 /* ---- causal attention with GQA -------------------------------------------------------------------- */
 
 void al_tr_attention_forward(float *ctx, float *att, const float *q, const float *k, const float *v, int64_t batch,
-                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim) {
+                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim, float *kt) {
     const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
     const float scale = 1.0f / sqrtf((float)head_dim);
     for (int64_t b = 0; b < batch; b++)
         for (int64_t h = 0; h < n_heads; h++) {
             const int64_t kvh = h / rep; /* repeat_kv: query head h reads KV head h / rep */
+            const float *qb = q + b * seq * qw + h * head_dim, *kb = k + b * seq * kw + kvh * head_dim;
+            float *a = att + (b * n_heads + h) * seq * seq;
+            /* 1. scores [seq, seq] = q kᵀ on the GEMM (kᵀ [head_dim, seq] copied out first) */
+            for (int64_t s = 0; s < seq; s++)
+                for (int64_t d = 0; d < head_dim; d++) kt[d * seq + s] = kb[s * kw + d];
+            al_gemm(a, seq, qb, qw, al_bmat_rows(kt, seq), seq, seq, head_dim, 0);
+            /* 2. scaled, masked past the query (−inf), softmax: masked weights exactly 0 */
             for (int64_t t = 0; t < seq; t++) {
-                const float *qt = q + (b * seq + t) * qw + h * head_dim;
-                float *a = att + ((b * n_heads + h) * seq + t) * seq;
-                /* 1. scores over the keys t may see, 2. softmax, 3. weighted sum of the values */
-                float max = -INFINITY;
-                for (int64_t s = 0; s <= t; s++) {
-                    const float *ks = k + (b * seq + s) * kw + kvh * head_dim;
-                    float dot = 0.0f;
-                    for (int64_t d = 0; d < head_dim; d++) dot += qt[d] * ks[d];
-                    a[s] = dot * scale;
-                    if (a[s] > max) max = a[s];
-                }
-                double sum = 0.0;
-                for (int64_t s = 0; s <= t; s++) sum += a[s] = expf(a[s] - max);
-                for (int64_t s = 0; s <= t; s++) a[s] = (float)(a[s] / sum);
-                for (int64_t s = t + 1; s < seq; s++) a[s] = 0.0f; /* masked: exactly 0 */
-                float *ct = ctx + (b * seq + t) * qw + h * head_dim;
-                for (int64_t d = 0; d < head_dim; d++) ct[d] = 0.0f;
-                for (int64_t s = 0; s <= t; s++) {
-                    const float *vs = v + (b * seq + s) * kw + kvh * head_dim;
-                    for (int64_t d = 0; d < head_dim; d++) ct[d] += a[s] * vs[d];
-                }
+                float *row = a + t * seq;
+                for (int64_t s = 0; s <= t; s++) row[s] *= scale;
+                for (int64_t s = t + 1; s < seq; s++) row[s] = -INFINITY;
             }
+            al_softmax_forward(a, a, seq, seq);
+            /* 3. ctx = att · v */
+            al_gemm(ctx + b * seq * qw + h * head_dim, qw, a, seq, al_bmat_rows(v + b * seq * kw + kvh * head_dim, kw), seq,
+                    head_dim, seq, 0);
         }
 }
 
@@ -171,15 +165,13 @@ double al_tr_cross_entropy(float *logits, const int32_t *targets, int64_t rows, 
             memset(z, 0, (size_t)vocab * sizeof(float));
             continue;
         }
-        /* loss_i = logsumexp(z) − z_target;  dz = (softmax(z) − onehot) · scale / n */
-        float max = -INFINITY;
-        for (int64_t j = 0; j < vocab; j++) max = z[j] > max ? z[j] : max;
-        double sum = 0.0;
-        for (int64_t j = 0; j < vocab; j++) sum += exp((double)z[j] - max);
-        total += log(sum) + max - z[targets[i]];
-        const double k = (double)scale / (double)n;
-        for (int64_t j = 0; j < vocab; j++) z[j] = (float)(exp((double)z[j] - max) / sum * k);
-        z[targets[i]] -= (float)k;
+        /* p = softmax(z) (the core's vectorised softmax, in place);  loss_i = −log p_target;
+         * dz = (p − onehot) · scale / n */
+        al_softmax_forward(z, z, 1, vocab);
+        total -= log((double)z[targets[i]]);
+        const float k = (float)((double)scale / (double)n);
+        for (int64_t j = 0; j < vocab; j++) z[j] *= k;
+        z[targets[i]] -= k;
     }
     return n ? total / (double)n : 0.0;
 }

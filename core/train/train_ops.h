@@ -20,9 +20,10 @@ void al_tr_rope(float *x, const float *cos_t, const float *sin_t, int64_t rows, 
 
 /* Causal attention with GQA, per sequence b and query head h (KV head h / (n_heads /
  * n_kv_heads)): att = softmax(q·kᵀ / √head_dim, causal) [batch, n_heads, seq, seq] kept,
- * ctx = att · v. q [N, n_heads·hd], k and v [N, n_kv_heads·hd], ctx [N, n_heads·hd]. */
+ * ctx = att · v. q [N, n_heads·hd], k and v [N, n_kv_heads·hd], ctx [N, n_heads·hd]; kt is
+ * scratch of head_dim · seq floats. */
 void al_tr_attention_forward(float *ctx, float *att, const float *q, const float *k, const float *v, int64_t batch,
-                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim);
+                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim, float *kt);
 /* dq = (written), dk, dv (written) from dctx; scratch [seq] floats. */
 void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *att, const float *q,
                               const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,

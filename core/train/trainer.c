@@ -249,7 +249,7 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
     }
     ALLOC(t->x_final, N * D); ALLOC(t->xf, N * D); ALLOC(t->rf, N); ALLOC(t->logits, N * V);
     ALLOC(t->dx, N * D); ALLOC(t->dh, N * D); ALLOC(t->dtmp, N * max3(D, qw, F)); ALLOC(t->dq, N * qw);
-    ALLOC(t->dk, N * kw); ALLOC(t->dv, N * kw); ALLOC(t->dctx, N * qw); ALLOC(t->dT, N * max3(V, F, max3(D, qw, E)));
+    ALLOC(t->dk, N * kw); ALLOC(t->dv, N * kw); ALLOC(t->dctx, N * qw); ALLOC(t->dT, N * max3(V, F, max3(D, qw, E)) + max3(D, qw, F) * max3(V, F, D));
     ALLOC(t->dg, N * F); ALLOC(t->du, N * F); ALLOC(t->da, N * F); ALLOC(t->dprobs, N * (E ? E : 1));
     ALLOC(t->dexp, E ? N * D : 1);
     ALLOC(t->scratch, max_seq + N * K + 1);
@@ -307,9 +307,21 @@ static void linear(al_trainer *t, float *y, const float *x, int64_t s, int64_t n
 static void linear_backward(al_trainer *t, float *dx, int accumulate, float *dw, const float *dy, const float *x,
                             const float *w, int64_t n, int64_t out, int64_t in) {
     if (dx) al_gemm(dx, in, dy, out, al_bmat_rows(w, in), n, in, out, accumulate);
+    if (out <= in) {
+        /* dW [out, in] += dyᵀ [out, n] · x [n, in]: dy transposed (the smaller of the two) */
+        for (int64_t i = 0; i < n; i++)
+            for (int64_t j = 0; j < out; j++) t->dT[j * n + i] = dy[i * out + j];
+        al_gemm(dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
+        return;
+    }
+    /* a wide output (the head: out = vocab): dWᵀ [in, out] = xᵀ [in, n] · dy [n, out], x being
+     * the one transposed, then added into dW transposed back */
+    float *xt = t->dT, *dwt = t->dT + in * n;
     for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < out; j++) t->dT[j * n + i] = dy[i * out + j];
-    al_gemm(dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
+        for (int64_t j = 0; j < in; j++) xt[j * n + i] = x[i * in + j];
+    al_gemm(dwt, out, xt, n, al_bmat_rows(dy, out), in, out, n, 0);
+    for (int64_t j = 0; j < out; j++)
+        for (int64_t i = 0; i < in; i++) dw[j * in + i] += dwt[i * out + j];
 }
 
 #define W(p, l, e) (t->w + t->slot[slot_index(&t->hp, (p), (l), (e))])
@@ -386,7 +398,7 @@ al_status al_trainer_forward(al_trainer *t, const int32_t *ids, const int32_t *l
         const int inter = hp->rope_style == AL_ROPE_INTERLEAVED;
         al_tr_rope(a->q, t->rope_cos, t->rope_sin, N, seq, H, hd, inter, 0);
         al_tr_rope(a->k, t->rope_cos, t->rope_sin, N, seq, KV, hd, inter, 0);
-        al_tr_attention_forward(a->ctx, a->att, a->q, a->k, a->v, batch, seq, H, KV, hd);
+        al_tr_attention_forward(a->ctx, a->att, a->q, a->k, a->v, batch, seq, H, KV, hd, t->dT);
         linear(t, a->h, a->ctx, S(AL_MP_WO, l, 0), N, D, qw);
         for (int64_t i = 0; i < N * D; i++) a->h[i] += a->x_in[i]; /* h = x + attn */
         /* 3. FFN: norm, then SwiGLU, or the router and its experts */

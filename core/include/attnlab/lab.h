@@ -201,6 +201,11 @@ typedef struct {
 al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
                              al_model_bench_result *out, al_error *err);
 
+/* The training step timed (forward with labels, backward, clipping, AdamW) on a model of shape
+ * hp, batch × seq tokens: the median of `steps` steps after two warm-up steps, in *step_ms. */
+al_status al_train_bench_run(const al_model_hparams *hp, int64_t batch, int64_t seq, int64_t steps, double *step_ms,
+                             al_error *err);
+
 /* Every weight matrix of the model drawn from N(0, 0.02²) with PyTorch's generator (norms stay
  * 1): a model of a given shape to time, or to look at. */
 al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
