@@ -94,44 +94,40 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
                               const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,
                               int64_t n_kv_heads, int64_t head_dim, float *scratch) {
     const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
+    const int64_t T = seq;
     const float scale = 1.0f / sqrtf((float)head_dim);
-    memset(dq, 0, (size_t)(batch * seq * qw) * sizeof(float));
     memset(dk, 0, (size_t)(batch * seq * kw) * sizeof(float));
     memset(dv, 0, (size_t)(batch * seq * kw) * sizeof(float));
-    float *datt = scratch; /* [seq] one row's dL/datt, then dL/dscores */
+    float *datt = scratch, *tr = scratch + T * T, *vt = scratch + 2 * T * T; /* [T, T], [T, T], [hd, T] */
     for (int64_t b = 0; b < batch; b++)
         for (int64_t h = 0; h < n_heads; h++) {
             const int64_t kvh = h / rep;
-            for (int64_t t = 0; t < seq; t++) {
-                const float *a = att + ((b * n_heads + h) * seq + t) * seq;
-                const float *dct = dctx + (b * seq + t) * qw + h * head_dim;
-                /* ctx_t = Σ_s a_ts v_s  →  datt_ts = dctx_t · v_s,  dv_s += a_ts dctx_t */
-                double dot_sum = 0.0;
-                for (int64_t s = 0; s <= t; s++) {
-                    const float *vs = v + (b * seq + s) * kw + kvh * head_dim;
-                    float *dvs = dv + (b * seq + s) * kw + kvh * head_dim;
-                    float dot = 0.0f;
-                    for (int64_t d = 0; d < head_dim; d++) {
-                        dot += dct[d] * vs[d];
-                        dvs[d] += a[s] * dct[d];
-                    }
-                    datt[s] = dot;
-                    dot_sum += (double)a[s] * dot;
-                }
-                /* softmax: dscore_ts = a_ts (datt_ts − Σ_s' a_ts' datt_ts'), then the 1/√hd scale */
-                const float *qt = q + (b * seq + t) * qw + h * head_dim;
-                float *dqt = dq + (b * seq + t) * qw + h * head_dim;
-                for (int64_t s = 0; s <= t; s++) {
-                    const float ds = a[s] * (datt[s] - (float)dot_sum) * scale;
-                    const float *ks = k + (b * seq + s) * kw + kvh * head_dim;
-                    float *dks = dk + (b * seq + s) * kw + kvh * head_dim;
-                    /* score_ts = q_t · k_s  →  dq_t += ds k_s,  dk_s += ds q_t */
-                    for (int64_t d = 0; d < head_dim; d++) {
-                        dqt[d] += ds * ks[d];
-                        dks[d] += ds * qt[d];
-                    }
-                }
+            const float *a = att + (b * n_heads + h) * T * T;
+            const float *dc = dctx + b * T * qw + h * head_dim, *qb = q + b * T * qw + h * head_dim;
+            const float *kb = k + b * T * kw + kvh * head_dim, *vb = v + b * T * kw + kvh * head_dim;
+            float *dqb = dq + b * T * qw + h * head_dim, *dkb = dk + b * T * kw + kvh * head_dim;
+            float *dvb = dv + b * T * kw + kvh * head_dim;
+            /* ctx = att · v  →  datt = dctx · vᵀ,  dv += attᵀ · dctx */
+            for (int64_t s = 0; s < T; s++)
+                for (int64_t d = 0; d < head_dim; d++) vt[d * T + s] = vb[s * kw + d];
+            al_gemm(datt, T, dc, qw, al_bmat_rows(vt, T), T, T, head_dim, 0);
+            for (int64_t i = 0; i < T; i++)
+                for (int64_t j = 0; j < T; j++) tr[j * T + i] = a[i * T + j];
+            al_gemm(dvb, kw, tr, T, al_bmat_rows(dc, qw), T, head_dim, T, 1);
+            /* softmax: dscore_ts = a_ts (datt_ts − Σ_s' a_ts' datt_ts'), times the 1/√hd scale
+             * (masked weights are 0, so are their scores' gradients) */
+            for (int64_t t = 0; t < T; t++) {
+                const float *ar = a + t * T;
+                float *dr = datt + t * T;
+                double dot = 0.0;
+                for (int64_t s = 0; s <= t; s++) dot += (double)ar[s] * dr[s];
+                for (int64_t s = 0; s < T; s++) dr[s] = s <= t ? ar[s] * (dr[s] - (float)dot) * scale : 0.0f;
             }
+            /* score = q · kᵀ  →  dq = dS · k,  dk += dSᵀ · q */
+            al_gemm(dqb, qw, datt, T, al_bmat_rows(kb, kw), T, head_dim, T, 0);
+            for (int64_t i = 0; i < T; i++)
+                for (int64_t j = 0; j < T; j++) tr[j * T + i] = datt[i * T + j];
+            al_gemm(dkb, kw, tr, T, al_bmat_rows(qb, qw), T, head_dim, T, 1);
         }
 }
 

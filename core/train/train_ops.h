@@ -24,7 +24,7 @@ void al_tr_rope(float *x, const float *cos_t, const float *sin_t, int64_t rows, 
  * scratch of head_dim · seq floats. */
 void al_tr_attention_forward(float *ctx, float *att, const float *q, const float *k, const float *v, int64_t batch,
                              int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim, float *kt);
-/* dq = (written), dk, dv (written) from dctx; scratch [seq] floats. */
+/* dq, dk, dv (written) from dctx; scratch of 2 · seq² + head_dim · seq floats. */
 void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *att, const float *q,
                               const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,
                               int64_t n_kv_heads, int64_t head_dim, float *scratch);

@@ -252,7 +252,7 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
     ALLOC(t->dk, N * kw); ALLOC(t->dv, N * kw); ALLOC(t->dctx, N * qw); ALLOC(t->dT, N * max3(V, F, max3(D, qw, E)) + max3(D, qw, F) * max3(V, F, D));
     ALLOC(t->dg, N * F); ALLOC(t->du, N * F); ALLOC(t->da, N * F); ALLOC(t->dprobs, N * (E ? E : 1));
     ALLOC(t->dexp, E ? N * D : 1);
-    ALLOC(t->scratch, max_seq + N * K + 1);
+    ALLOC(t->scratch, max_seq + N * K + 2 * max_seq * max_seq + hp->head_dim * max_seq + 1);
 #undef ALLOC
     if (!ok) {
         al_trainer_free(t);

@@ -208,6 +208,17 @@ function minimind3Model() {
   return { work, ours, torch };
 }
 
+// Training: MiniMind's step (forward with labels, backward, clipping, AdamW) on the same small
+// MiniMind (hidden 128, 4 layers, 4/2 heads, 6400 vocab), batch 8 × 128 tokens, one thread.
+function trainBench() {
+  const work = { hidden: 128, layers: 4, heads: 4, kv_heads: 2, vocab: 6400, batch: 8, seq: 128, steps: quick ? 3 : 7 };
+  const ours = JSON.parse(execFileSync(CLI, ['bench', '--train', '--hidden', work.hidden, '--layers', work.layers, '--heads', work.heads,
+    '--kv-heads', work.kv_heads, '--vocab', work.vocab, '--batch', work.batch, '--seq', work.seq, '--steps', work.steps].map(String), { encoding: 'utf8' }));
+  const r = spawnSync('/usr/bin/python3', [join(ROOT, 'tests', 'bench', 'torch_train_bench.py'), JSON.stringify(work)], { encoding: 'utf8' });
+  const torch = r.status === 0 ? JSON.parse(r.stdout) : { note: `PyTorch training benchmark not run: ${r.stderr.trim().split('\n').pop()}` };
+  return { work, ours, torch };
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) || [])[1] || 'unknown CPU';
@@ -229,6 +240,8 @@ async function main() {
   console.error('whole models…');
   const stories = { ours_tokens_per_s: storiesGenerate(), wasm_tokens_per_s: storiesWasm(core), run_c: runCGenerate() };
   const mm3model = minimind3Model();
+  console.error('training…');
+  const training = trainBench();
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
@@ -276,10 +289,11 @@ async function main() {
     ['model view: a step drawn during Play ≤ 16 ms at 128 tokens (median)', median(page.model.step[128]), (v) => v <= 16, (v) => `${fmt(v)} ms`],
     ['model view: a step drawn during Play ≤ 50 ms at 512 tokens (median)', median(page.model.step[512]), (v) => v <= 50, (v) => `${fmt(v)} ms`],
     ['dist/attnlab.html with stories260K ≤ 2.5 MB', sizes.single_file / 2 ** 20, (v) => v <= 2.5, (v) => `${fmt(v)} MB`],
+    ['training tokens/s ≥ PyTorch\'s (MiniMind, hidden 128, 4 layers, batch 8 × 128)', training.torch.tokens_per_s && training.ours.tokens_per_s / training.torch.tokens_per_s, (v) => v >= 1, (v) => `${fmt(v)}×`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training }, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -306,6 +320,7 @@ async function main() {
   md.push('Whole models, one thread (tokens/s):', '');
   md.push('| model | work | AttnLab native | reference | reference is |', '|---|---|---:|---:|---|');
   md.push(`| stories260K | greedy generation, 250 tokens from BOS | ${tps(stories.ours_tokens_per_s)} | ${tps(stories.run_c.tokens_per_s)} | ${stories.run_c.note || 'llama2.c run.c, -Ofast -march=native'} |`);
+  md.push(`| MiniMind, hidden 128, 4 layers, random ids | a training step (batch 8 × 128 tokens) | ${tps(training.ours.tokens_per_s)} | ${tps(training.torch.tokens_per_s)} | ${training.torch.note || `PyTorch ${training.torch.torch}, eager: forward, backward, clipping, AdamW`} |`);
   md.push(`| stories260K | the same in WebAssembly (Node, the page's model lab, charts off) | ${tps(stories.wasm_tokens_per_s)} | | |`);
   md.push(`| MiniMind-3 shape, random fp32 | prefill of ${mm3model.work.seq} | ${tps(mm3model.ours.prefill_tokens_per_s)} | ${tps(mm3model.torch.prefill_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
   md.push(`| MiniMind-3 shape, random fp32 | decode step with logits | ${tps(mm3model.ours.decode_tokens_per_s)} | ${tps(mm3model.torch.decode_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
