@@ -524,7 +524,20 @@ static void test_trainer(void) {
     EXPECT(al_st_serialize(NULL, 0, NULL, 0, empty, sizeof empty, &empty_size, NULL), AL_OK);
     EXPECT(al_st_parse(empty, empty_size, &st, NULL), AL_OK);
     EXPECT(al_trainer_import(t, st, NULL), AL_ERR_MISSING);
+    EXPECT(al_trainer_import_state(t, st, 0, NULL), AL_ERR_SHAPE);
+    EXPECT(al_trainer_import_state(NULL, st, 0, NULL), AL_ERR_ARG);
     al_st_free(st);
+    EXPECT(al_trainer_export_state(NULL, NULL, 0, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_export_state(t, NULL, 0, &image, &size, NULL), AL_OK);
+    EXPECT(al_st_parse(image, size, &st, NULL), AL_OK);
+    EXPECT(al_trainer_import_state(t, st, 3, NULL), AL_OK);
+    CHECK(al_trainer_steps(t) == 3, "the step count came back as %lld", (long long)al_trainer_steps(t));
+    al_st_free(st);
+    free(image);
+    double ms = 0.0;
+    EXPECT(al_train_bench_run(NULL, 1, 4, 1, &ms, NULL), AL_ERR_ARG);
+    EXPECT(al_train_bench_run(&hp, 1, 4, 0, &ms, NULL), AL_ERR_ARG);
+    EXPECT(al_train_bench_run(&hp, 1, 4, 1, &ms, NULL), AL_OK);
     al_trainer_free(t);
 }
 
