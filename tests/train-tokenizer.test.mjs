@@ -266,7 +266,8 @@ test('1 MB of text trains to 6400 tokens in well under a second', () => {
   const r = train(corpus, 6400);
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   assert.equal(r.status, 0, r.stderr);
-  assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
+  // Some 70 ms here, the process included; rewriting every word at every merge takes 0.9 s.
+  assert.ok(ms < 500, `${ms.toFixed(0)} ms`);
 });
 
 // ---- refusals -----------------------------------------------------------------------------------
