@@ -195,7 +195,8 @@ typedef struct {
  * merged once: if a later merge brings it back (only where two merges make the same token) its
  * rank already covers it. *summary (may be NULL) says what came of it; fewer tokens than
  * vocab_size is not an error here (the caller decides). O(merges × length of the words they
- * touch), with a heap over the pairs' counts and each pair's list of words.
+ * touch), with a heap over the pairs' counts and each pair's list of words; memory a few times
+ * the corpus for natural text, some 20 bytes a byte at worst (nothing but distinct words).
  * AL_ERR_ARG: a NULL pointer, len 0 (an empty corpus), vocab_size outside
  * [AL_TOK_TRAIN_MIN_VOCAB, AL_TOK_MAX_VOCAB], min_frequency < 0; AL_ERR_LIMIT: len above
  * AL_TOK_MAX_CORPUS; AL_ERR_FORMAT: text that is not UTF-8 (the message gives the offset);
