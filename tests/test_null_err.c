@@ -268,6 +268,17 @@ static void test_tokenizer(void) {
     EXPECT_COUNT(al_tok_encode(t, "ab", 2, 0, 0, ids, 4, NULL), 1);
     CHECK(ids[0] == 256, "'ab' is id 256, got %d", (int)ids[0]);
     al_tok_free(t);
+
+    /* Training: a refused corpus, vocabulary size and text, then one that trains. */
+    char *trained = NULL;
+    size_t trained_len = 0;
+    EXPECT(al_tok_train_bpe("ab ab", 0, 300, 0, &trained, &trained_len, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_train_bpe("ab ab", 5, 100, 0, &trained, &trained_len, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_train_bpe("a\xFF", 2, 300, 0, &trained, &trained_len, NULL, NULL), AL_ERR_FORMAT);
+    EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, NULL, &trained_len, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, &trained, &trained_len, NULL, NULL), AL_OK);
+    CHECK(trained && trained_len > 0, "no tokenizer.json from training");
+    al_buffer_free(trained);
 }
 
 /* ---- lab.h -------------------------------------------------------------------------------- */

@@ -1,9 +1,9 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, kv-growth, forward on good and malformed files, tokenize) and the C test programs of
-// tests/lib/programs.mjs with their valgrind arguments (the long arithmetic sweeps skipped or
-// shortened, as that list says). valgrind hides AVX-512 from the program, so this also runs the
-// AVX2 kernels.
+// demos, kv-growth, forward on good and malformed files, tokenize, train-tokenizer) and the C
+// test programs of tests/lib/programs.mjs with their valgrind arguments (the long arithmetic
+// sweeps skipped or shortened, as that list says). valgrind hides AVX-512 from the program, so
+// this also runs the AVX2 kernels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -50,6 +50,15 @@ test('valgrind: tokenize (ids, pieces, decode) and a refused tokenizer file', ()
   memcheck(CLI, ['tokenize', '--tokenizer', tok, '--decode', '--text', '1 403 231 187 176 231']);
   memcheck(CLI, ['tokenize', '--tokenizer', tok, '--vocab-size', '600', '--text', 'a'], 2);
   memcheck(CLI, ['tokenize', '--tokenizer', tok, '--decode', '--text', '1 x'], 2);
+});
+
+test('valgrind: train-tokenizer, written and refused', () => {
+  const corpus = join(ROOT, 'README.md');
+  memcheck(CLI, ['train-tokenizer', '--corpus', corpus, '--vocab', '800', '--out', join(work, 'trained.json')]);
+  memcheck(CLI, ['tokenize', '--tokenizer', join(work, 'trained.json'), '--text', 'attention 注意力']);
+  memcheck(CLI, ['train-tokenizer', '--corpus', corpus, '--vocab', '2097152', '--out', join(work, 'never.json')], 2);
+  memcheck(CLI, ['train-tokenizer', '--corpus', join(ROOT, 'models', 'stories260K', 'tok512.bin'), '--vocab', '800',
+    '--out', join(work, 'never.json')], 2);
 });
 
 for (const name of Object.keys(PROGRAMS)) {

@@ -1,7 +1,8 @@
 /* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
  * as PyTorch prints them), `forward` (one attention layer from safetensors weights), `bench`
- * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows) and
- * `tokenize` (text to token ids and back with a tokenizer file). */
+ * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows),
+ * `tokenize` (text to token ids and back with a tokenizer file) and `train-tokenizer` (a
+ * byte-level BPE tokenizer.json trained on a text file, as MiniMind trains its own). */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -64,10 +65,17 @@ static const char USAGE[] =
     CLI_PTH_USAGE
     "      (with generate, logits and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
     "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"
+    "  attnlab train-tokenizer --corpus FILE --vocab N --out tokenizer.json [--min-frequency F]\n"
+    "      train a byte-level BPE tokenizer on the UTF-8 text FILE as MiniMind's\n"
+    "      train_tokenizer.py does (its 36 added tokens at ids 0..35, the 256 bytes, then\n"
+    "      merges of the most frequent pair, ties to the lowest ids, until N tokens; pairs\n"
+    "      seen fewer than F times, default 1, never merge) and write its tokenizer.json;\n"
+    "      a corpus that runs out of pairs first writes nothing and says how far it got\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train ... (attnlab help for the options)\n";
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train|train-tokenizer ... "
+    "(attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
     if (argc < 2) {
@@ -88,6 +96,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     if (!strcmp(cmd, "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
+    if (!strcmp(cmd, "train-tokenizer")) return cmd_train_tokenizer(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
 }

@@ -2,73 +2,15 @@
  * scheme), read with the project's strict JSON reader and checked whole before anything is
  * kept; then text encoded as the `tokenizers` library encodes it: added tokens found first (the
  * longest at the leftmost place), the rest split by GPT-2's pattern, each piece's bytes taken
- * as ByteLevel's characters and merged by rank. Decoding maps the characters back to bytes. */
+ * as ByteLevel's characters and merged by rank (the alphabet and the split: byte_level.c).
+ * Decoding maps the characters back to bytes. */
+#include "io/byte_level.h"
 #include "io/json.h"
 #include "io/tokenizer_impl.h"
-#include "io/unicode_class.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- ByteLevel's alphabet ------------------------------------------------------------------
- * GPT-2's bytes_to_unicode: the 188 printable bytes ('!'..'~', 0xA1..0xAC, 0xAE..0xFF) stand
- * for themselves (U+0021.., U+00A1..); the other 68 (0x00..0x20, 0x7F..0xA0, 0xAD), in byte
- * order, are U+0100..U+0143: the space 0x20 is U+0120 'Ġ', the newline 0x0A is U+010A 'Ċ'. */
-
-#define N_UNPRINTED 68
-
-static int printed(unsigned b) { return (b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || b >= 0xAE; }
-
-static uint32_t byte_char(unsigned b) {
-    if (printed(b)) return b;
-    /* 0x00..0x20 are the first 33, 0x7F..0xA0 the next 34, 0xAD the last. */
-    return 0x100 + (b <= 0x20 ? b : b <= 0xA0 ? 33 + (b - 0x7F) : 67);
-}
-
-/* The byte ByteLevel's character cp stands for, or -1 if cp is not one of them. */
-static int char_byte(uint32_t cp) {
-    if (cp < 0x100) return printed(cp) ? (int)cp : -1;
-    if (cp >= 0x100 + N_UNPRINTED) return -1;
-    const unsigned k = cp - 0x100;
-    return (int)(k <= 32 ? k : k <= 66 ? 0x7F + (k - 33) : 0xAD);
-}
-
-/* The code point of the well-formed UTF-8 character of n bytes at s. */
-static uint32_t utf8_decode(const unsigned char *s, size_t n) {
-    if (n == 1) return s[0];
-    uint32_t cp = s[0] & (0x7Fu >> n);
-    for (size_t k = 1; k < n; k++) cp = cp << 6 | (s[k] & 0x3Fu);
-    return cp;
-}
-
-static size_t utf8_encode(uint32_t cp, char out[4]) {
-    if (cp < 0x80) return out[0] = (char)cp, 1;
-    if (cp < 0x800) return out[0] = (char)(0xC0 | cp >> 6), out[1] = (char)(0x80 | (cp & 0x3F)), 2;
-    out[0] = (char)(0xE0 | cp >> 12); /* ByteLevel's characters stop at U+0143 */
-    out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-    out[2] = (char)(0x80 | (cp & 0x3F));
-    return 3;
-}
-
-/* The bytes the ByteLevel text s[0, n) (well-formed UTF-8: the JSON reader checked it) stands
- * for, into out (at most n bytes); their count, or -1 with *bad at the first character that
- * is not one of the alphabet's. */
-static int64_t from_byte_level(const char *s, size_t n, char *out, size_t *bad) {
-    int64_t o = 0;
-    for (size_t i = 0; i < n;) {
-        const size_t k = al_json_utf8_seq_len((const unsigned char *)s + i, n - i);
-        const int b = k ? char_byte(utf8_decode((const unsigned char *)s + i, k)) : -1;
-        if (b < 0) {
-            *bad = i;
-            return -1;
-        }
-        if (out) out[o] = (char)b;
-        o++;
-        i += k;
-    }
-    return o;
-}
 
 /* ---- reading the file ----------------------------------------------------------------------
  * The file is validated once (al_json_validate), then walked with the cursor: each object's
@@ -266,7 +208,7 @@ static al_status read_vocab(al_json_cursor c, hf_build *b, al_error *err) {
     for (int32_t id = 0; id < b->n_vocab; id++) {
         const tok_entry *e = &b->by_id[id];
         size_t at = 0;
-        const int64_t nb = from_byte_level(e->str, (size_t)e->len, NULL, &at);
+        const int64_t nb = al_byte_level_decode(e->str, (size_t)e->len, NULL, &at);
         if (nb < 0) {
             char ch[TOK_SHOWN_BUF];
             return bad(err, "model.vocab: token %" PRId32 " ('%s') is not ByteLevel text: '%s' is not one of "
@@ -591,8 +533,8 @@ static al_status read_model(const member *model, const member *added, hf_build *
     if ((st = read_vocab(f[M_VOCAB].at, b, err)) != AL_OK) return st;
     /* Every byte alone must be a token: the merges start from them. */
     for (int byte = 0; byte < 256; byte++) {
-        char ch[4];
-        const size_t n = utf8_encode(byte_char((unsigned)byte), ch);
+        char ch[2];
+        const size_t n = al_byte_level_utf8((unsigned)byte, ch);
         if ((b->byte_id[byte] = vocab_lookup(b, ch, n)) < 0)
             return bad(err, "model.vocab has no token for the byte 0x%02X ('%.*s'): ByteLevel BPE needs one for "
                        "each of the 256", (unsigned)byte, (int)n, ch);
@@ -665,7 +607,7 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
     for (int32_t id = 0; id < n; id++) {
         size_t at;
         piece_bytes += 1 + (uint64_t)(added_of[id] >= 0 ? b->added[added_of[id]].len
-                                                         : from_byte_level(b->by_id[id].str, (size_t)b->by_id[id].len, NULL, &at));
+                                                         : al_byte_level_decode(b->by_id[id].str, (size_t)b->by_id[id].len, NULL, &at));
     }
     const size_t at_piece = align8(sizeof(al_tokenizer));
     const size_t at_len = at_piece + align8((size_t)n * sizeof(char *));
@@ -705,7 +647,7 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
             memcpy(text, b->added[added_of[id]].str, len);
             t->added[added_of[id]] = (tok_entry){text, (int32_t)len, id};
         } else {
-            len = (size_t)from_byte_level(b->by_id[id].str, (size_t)b->by_id[id].len, text, &at);
+            len = (size_t)al_byte_level_decode(b->by_id[id].str, (size_t)b->by_id[id].len, text, &at);
         }
         text[len] = '\0';
         t->piece[id] = text;
@@ -740,48 +682,6 @@ al_status al_tok_hf_create(const uint8_t *bytes, size_t size, int64_t vocab_size
 }
 
 /* ---- encoding ----------------------------------------------------------------------------- */
-
-/* The class of the character at s[i] and its length in bytes; a byte that is not part of
- * well-formed UTF-8 is one character of class other. */
-static al_uc_class char_class(const unsigned char *s, size_t n, size_t i, size_t *len) {
-    const unsigned c = s[i];
-    if (c < 0x80) {
-        *len = 1;
-        if ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') return AL_UC_LETTER;
-        if (c >= '0' && c <= '9') return AL_UC_NUMBER;
-        if (c == ' ' || (c >= '\t' && c <= '\r')) return AL_UC_SPACE;
-        return AL_UC_OTHER;
-    }
-    const size_t k = al_json_utf8_seq_len(s + i, n - i);
-    *len = k ? k : 1;
-    return k ? al_unicode_class(utf8_decode(s + i, k)) : AL_UC_OTHER;
-}
-
-/* Where the word of GPT-2's pattern that starts at s[i] ends:
- *   's|'t|'re|'ve|'m|'ll|'d | ?\p{L}+ | ?\p{N}+ | ?[^\s\p{L}\p{N}]+ | \s+(?!\S) | \s+
- * the first alternative that matches at i, each run as long as it goes. */
-static size_t word_end(const unsigned char *s, size_t n, size_t i) {
-    if (s[i] == '\'' && i + 1 < n) { /* the contractions, case-sensitive */
-        const unsigned c = s[i + 1], d = i + 2 < n ? s[i + 2] : 0;
-        if (c == 's' || c == 't' || c == 'm' || c == 'd') return i + 2;
-        if ((c == 'r' && d == 'e') || (c == 'v' && d == 'e') || (c == 'l' && d == 'l')) return i + 3;
-    }
-    size_t k, j = i;
-    al_uc_class cls = char_class(s, n, i, &k);
-    if (s[i] == ' ' && i + 1 < n) { /* " ?": the space joins a run of anything but white space */
-        const al_uc_class next = char_class(s, n, i + 1, &k);
-        if (next != AL_UC_SPACE) cls = next, j = i + 1;
-    }
-    if (cls != AL_UC_SPACE) {
-        while (j < n && char_class(s, n, j, &k) == cls) j += k;
-        return j;
-    }
-    /* White space: \s+(?!\S) backs off one character when a non-space follows (that character
-     * then starts the next word, with the space it may take); \s+ when the run is one. */
-    size_t last = i;
-    while (j < n && char_class(s, n, j, &k) == AL_UC_SPACE) last = j, j += k;
-    return j < n && last > i ? last : j;
-}
 
 /* A pair merges if the file lists it: the lower its rank, the higher its gain (exact in a float:
  * ranks are below 2^24). */
@@ -825,7 +725,7 @@ static int encode_section(hf_encoder *e, const unsigned char *s, size_t n, unsig
     }
     if (!e->t->use_regex) return encode_word(e, s, n);
     for (size_t i = 0; i < n;) {
-        const size_t j = word_end(s, n, i);
+        const size_t j = al_byte_level_word_end(s, n, i);
         if (encode_word(e, s + i, j - i) != 0) return -1;
         i = j;
     }

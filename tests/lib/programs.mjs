@@ -30,6 +30,8 @@ export const PROGRAMS = {
     args: ['models/minimind-tokenizer/tokenizer.json'],
     valgrind: ['models/minimind-tokenizer/tokenizer.json', '--no-timing'],
   },
+  // Under valgrind without the timing check.
+  test_tokenizer_train: { args: [], valgrind: ['--no-timing'] },
 };
 
 // The arguments of a program under valgrind, or null if it is not run there.

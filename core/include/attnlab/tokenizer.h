@@ -151,6 +151,60 @@ int64_t al_tok_stream_push(al_tok_stream *s, int32_t id, char *out, int64_t cap,
  * over (no previous token). Same returns and size query as push; at most 12 bytes. */
 int64_t al_tok_stream_finish(al_tok_stream *s, char *out, int64_t cap, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * Training a byte-level BPE tokenizer as MiniMind trains its own (trainer/train_tokenizer.py:
+ * Hugging Face's BpeTrainer behind a ByteLevel pre-tokenizer), written as a tokenizer.json that
+ * al_tok_hf_create and the `tokenizers` library read.
+ * ------------------------------------------------------------------------------------------ */
+
+#define AL_TOK_TRAIN_SPECIALS 36                           /* MiniMind's added tokens, ids 0..35 */
+#define AL_TOK_TRAIN_MIN_VOCAB (AL_TOK_TRAIN_SPECIALS + 256) /* the added tokens and the bytes */
+#define AL_TOK_MAX_CORPUS ((int64_t)64 << 20)              /* bytes of text one training reads */
+
+typedef struct {
+    int64_t vocab_size; /* tokens of the result: the added tokens, the 256 bytes and each new
+                         * token a merge made (fewer than asked if the corpus ran out of pairs) */
+    int64_t n_merges;   /* merges learned (one more than new tokens where two merges made the
+                         * same token, as "ab"+"c" and "a"+"bc") */
+    int64_t n_words;    /* words the split gave */
+    int64_t n_distinct; /* distinct words among them */
+    int64_t last_count; /* how often the last merge's pair occurred (0: no merge) */
+} al_tok_train_summary;
+
+/* Trains on the UTF-8 text[0, len) and writes the tokenizer.json, laid out as MiniMind's file
+ * is (Python's json.dump with indent 2 and ensure_ascii off), to a malloc'd *json_out of
+ * *json_len bytes, to release with al_buffer_free. The steps, as MiniMind's script has the
+ * library take them:
+ *   1. the vocabulary starts with MiniMind's 36 added tokens (ids 0..35: <|endoftext|>,
+ *      <|im_start|>, <|im_end|>, ... <tts_text_bos_single> special; <tool_call>, </tool_call>,
+ *      <tool_response>, </tool_response>, <think>, </think>, <|buffer1|>..<|buffer9|> not), then
+ *      ByteLevel's 256 characters in code point order (ids 36..291: '!' first, U+0143 last);
+ *   2. the text is split into words by GPT-2's pattern as al_tok_hf_create encodes (the added
+ *      tokens are not looked for: the library trains before it adds them), each distinct word
+ *      kept once with its count, as a list of its bytes' tokens;
+ *   3. every adjacent pair of tokens inside a word is counted (a word's pairs times its count,
+ *      overlapping ones included: "aaa" counts a+a twice);
+ *   4. the most frequent pair is merged into a new token (its id the next; a token the
+ *      vocabulary already has keeps its id), in every word left to right, and the counts of the
+ *      pairs around each merge are updated; ties go to the pair with the lowest left id, then
+ *      the lowest right id (BpeTrainer's order), so the result never depends on the order of
+ *      the words; repeated until vocab_size tokens, or no pair occurs min_frequency times (at
+ *      least once: min_frequency 0, as MiniMind leaves it, is 1).
+ * One rule the library does not have: a pair whose token would stand for more than
+ * AL_TOK_MAX_PIECE bytes is never counted, so al_tok_hf_create reads every result. A pair is
+ * merged once: if a later merge brings it back (only where two merges make the same token) its
+ * rank already covers it. *summary (may be NULL) says what came of it; fewer tokens than
+ * vocab_size is not an error here (the caller decides). O(merges × length of the words they
+ * touch), with a heap over the pairs' counts and each pair's list of words; memory a few times
+ * the corpus for natural text, some 20 bytes a byte at worst (nothing but distinct words).
+ * AL_ERR_ARG: a NULL pointer, len 0 (an empty corpus), vocab_size outside
+ * [AL_TOK_TRAIN_MIN_VOCAB, AL_TOK_MAX_VOCAB], min_frequency < 0; AL_ERR_LIMIT: len above
+ * AL_TOK_MAX_CORPUS; AL_ERR_FORMAT: text that is not UTF-8 (the message gives the offset);
+ * AL_ERR_NOMEM. On failure *json_out is NULL. */
+al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int64_t min_frequency,
+                           char **json_out, size_t *json_len, al_tok_train_summary *summary,
+                           al_error *err);
+
 #ifdef __cplusplus
 }
 #endif
