@@ -46,6 +46,32 @@ static inline uint32_t al_f16_bits_to_f32_bits(uint16_t h) {
     return sign | (uint32_t)(k + 103) << 23 | frac << 13;
 }
 
+/* binary32 → IEEE binary16 bits, rounded to nearest (ties to even), as torch's .half(): values
+ * past the largest half (65504) become infinity, NaN stays NaN, small values become subnormal
+ * halves or zero. */
+static inline uint16_t al_f32_to_f16_bits(float f) {
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    const uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    const uint32_t exp = (x >> 23) & 0xFF, mant = x & 0x7FFFFF;
+    if (exp == 0xFF) return (uint16_t)(sign | 0x7C00 | (mant ? 0x200 | (mant >> 13) : 0)); /* inf, NaN */
+    const int32_t e = (int32_t)exp - 127 + 15; /* the half's biased exponent */
+    if (e >= 0x1F) return (uint16_t)(sign | 0x7C00);
+    if (e <= 0) { /* subnormal half (or 0): the value (1.mant) · 2^(exp-127) in units of 2^-24 */
+        if (e < -10) return sign;
+        const uint32_t m = mant | 0x800000;
+        const int shift = 14 - e; /* 2^(exp-127-23) / 2^-24 = 2^(e-14): drop 14 - e bits */
+        uint32_t half = m >> shift;
+        const uint32_t rest = m & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rest > mid || (rest == mid && (half & 1))) half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = (uint32_t)e << 10 | mant >> 13;
+    const uint32_t rest = mant & 0x1FFF;
+    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half++; /* may carry into the exponent: right */
+    return (uint16_t)(sign | half);
+}
+
 /* Fills err (if not NULL) with status and a printf-style one-line message; returns status so
  * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */
 al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRINTF(3, 4);

@@ -127,6 +127,7 @@ int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
 int cmd_train(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 int cmd_train_tokenizer(int argc, char **argv);
 
 #endif

@@ -850,7 +850,7 @@ static int64_t entry_numel(const al_st_entry *e) {
     return numel;
 }
 
-static void w_header(st_writer *w, const al_st_entry *entries, int n_entries,
+static void w_header(st_writer *w, const al_st_entry *entries, int n_entries, al_dtype dtype,
                      const char *const *meta_kv, int n_meta) {
     w_str(w, "{");
     if (n_meta > 0) {
@@ -869,7 +869,8 @@ static void w_header(st_writer *w, const al_st_entry *entries, int n_entries,
         int64_t numel = entry_numel(e);
         if (i || n_meta > 0) w_str(w, ",");
         w_json_string(w, e->name);
-        w_str(w, ":{\"dtype\":\"F32\",\"shape\":[");
+        const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
+        w_str(w, dtype == AL_DTYPE_F16 ? ":{\"dtype\":\"F16\",\"shape\":[" : ":{\"dtype\":\"F32\",\"shape\":[");
         for (int d = 0; d < e->ndim; d++) {
             if (d) w_str(w, ",");
             w_int(w, e->shape[d]);
@@ -877,9 +878,9 @@ static void w_header(st_writer *w, const al_st_entry *entries, int n_entries,
         w_str(w, "],\"data_offsets\":[");
         w_int(w, offset);
         w_str(w, ",");
-        w_int(w, offset + 4 * numel);
+        w_int(w, offset + size * numel);
         w_str(w, "]}");
-        offset += 4 * numel;
+        offset += size * numel;
     }
     w_str(w, "}");
 }
@@ -887,7 +888,15 @@ static void w_header(st_writer *w, const al_st_entry *entries, int n_entries,
 al_status al_st_serialize(const al_st_entry *entries, int n_entries,
                           const char *const *meta_kv, int n_meta,
                           uint8_t *buf, size_t cap, size_t *needed, al_error *err) {
+    return al_st_serialize_as(entries, n_entries, AL_DTYPE_F32, meta_kv, n_meta, buf, cap, needed, err);
+}
+
+al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype dtype,
+                             const char *const *meta_kv, int n_meta,
+                             uint8_t *buf, size_t cap, size_t *needed, al_error *err) {
     char shown[ST_SHOWN_BUF];
+    if (dtype != AL_DTYPE_F32 && dtype != AL_DTYPE_F16)
+        return al_fail(err, AL_ERR_ARG, "al_st_serialize: only F32 and F16 are written");
     if (needed) *needed = 0;
     if (n_entries < 0 || (n_entries > 0 && !entries))
         return al_fail(err, AL_ERR_ARG, "al_st_serialize: bad entries or n_entries");
@@ -927,9 +936,10 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
         }
         if (numel > 0 && !e->data)
             return al_fail(err, AL_ERR_ARG, "entry '%s': data is NULL", shown);
-        if (4 * numel > INT64_MAX - data_bytes)
+        const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
+        if (size * numel > INT64_MAX - data_bytes)
             return al_fail(err, AL_ERR_LIMIT, "entries hold more data than fits in 64 bits");
-        data_bytes += 4 * numel;
+        data_bytes += size * numel;
     }
     for (int i = 0; i < 2 * n_meta; i++) {
         if (!meta_kv[i])
@@ -963,7 +973,7 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
 
     /* Measure: header, padded with spaces so the data starts 8-byte aligned in the file. */
     st_writer w = {NULL, 0, 0};
-    w_header(&w, entries, n_entries, meta_kv, n_meta);
+    w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
     uint64_t hlen = w.len, pad = (8 - hlen % 8) % 8;
     if (hlen + pad > ST_MAX_HEADER_BYTES)
         return al_fail(err, AL_ERR_LIMIT, "header would be %" PRIu64 " bytes, above the %u-byte limit of readers",
@@ -983,12 +993,17 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
     uint8_t n8[8];
     for (int i = 0; i < 8; i++) n8[i] = (uint8_t)((hlen + pad) >> (8 * i));
     w_bytes(&w, n8, 8);
-    w_header(&w, entries, n_entries, meta_kv, n_meta);
+    w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
     for (uint64_t i = 0; i < pad; i++) w_str(&w, " ");
     for (int i = 0; i < n_entries; i++) {
         const al_st_entry *e = &entries[i];
         int64_t numel = entry_numel(e);
-        for (int64_t j = 0; j < numel; j++) {
+        for (int64_t j = 0; j < numel && dtype == AL_DTYPE_F16; j++) {
+            const uint16_t h = al_f32_to_f16_bits(e->data[j]);
+            const uint8_t le[2] = {(uint8_t)h, (uint8_t)(h >> 8)};
+            w_bytes(&w, le, 2);
+        }
+        for (int64_t j = 0; j < numel && dtype != AL_DTYPE_F16; j++) {
             uint32_t b;
             uint8_t le[4];
             memcpy(&b, &e->data[j], 4);

@@ -3,39 +3,11 @@
  * weights set from such an image (to resume, or to go on from a model), and the fresh start a
  * run begins from. */
 #include "base/internal.h"
+#include "lab/weight_list.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-enum { NAME_CAP = 128 };
-
-/* Every weight the trainer holds, as (param, layer, expert) triples, in the model's order. */
-typedef struct {
-    al_model_param p;
-    int64_t layer, expert;
-} weight_ref;
-
-static int64_t list_weights(const al_model_hparams *hp, weight_ref *out) {
-    int64_t n = 0;
-    const al_model_param globals[] = {AL_MP_EMBED, AL_MP_FINAL_NORM, AL_MP_LM_HEAD};
-    for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
-        int64_t shape[2];
-        if (al_model_param_shape(hp, globals[i], shape) <= 0) continue;
-        if (out) out[n] = (weight_ref){globals[i], 0, 0};
-        n++;
-    }
-    for (int64_t l = 0; l < hp->n_layers; l++)
-        for (int p = AL_MP_ATTN_NORM; p < AL_MP_COUNT; p++) {
-            int64_t shape[2];
-            if (p == AL_MP_FINAL_NORM || p == AL_MP_LM_HEAD || al_model_param_shape(hp, (al_model_param)p, shape) <= 0) continue;
-            const int expert = p >= AL_MP_EXPERT_GATE && p <= AL_MP_EXPERT_DOWN;
-            for (int64_t e = 0; e < (expert ? hp->n_experts : 1); e++) {
-                if (out) out[n] = (weight_ref){(al_model_param)p, l, e};
-                n++;
-            }
-        }
-    return n;
-}
 
 al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
     if (!t) return al_fail(err, AL_ERR_ARG, "trainer init: NULL argument");
@@ -43,13 +15,13 @@ al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
     al_rng *rng = al_rng_create(seed);
     if (!rng) return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
     /* every matrix N(0, 0.02²) from PyTorch's generator, in the model's order; norms 1 */
-    const int64_t n = list_weights(hp, NULL);
-    weight_ref *refs = malloc((size_t)n * sizeof *refs);
+    const int64_t n = al_list_weights(hp, NULL);
+    al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
     if (!refs) {
         al_rng_free(rng);
         return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
     }
-    list_weights(hp, refs);
+    al_list_weights(hp, refs);
     for (int64_t i = 0; i < n; i++) {
         int64_t numel = 0, shape[2];
         float *w = al_trainer_param(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);
@@ -62,50 +34,36 @@ al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
     return AL_OK;
 }
 
+static const float *trainer_weight(const void *ctx, const al_weight_ref *ref) {
+    return al_trainer_weight((const al_trainer *)ctx, ref->p, ref->layer, ref->expert, NULL);
+}
+
 al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
                             al_error *err) {
     if (!t || !out || !size) return al_fail(err, AL_ERR_ARG, "trainer export: NULL argument");
-    *out = NULL, *size = 0;
-    const al_model_hparams *hp = al_trainer_hparams(t);
-    const int64_t n = list_weights(hp, NULL);
-    weight_ref *refs = malloc((size_t)n * sizeof *refs);
-    al_st_entry *entries = malloc((size_t)n * sizeof *entries);
-    char *names = malloc((size_t)n * NAME_CAP);
-    al_status st = refs && entries && names ? AL_OK : al_fail(err, AL_ERR_NOMEM, "trainer export: out of memory");
-    if (st == AL_OK) {
-        list_weights(hp, refs);
-        for (int64_t i = 0; i < n; i++) {
-            int64_t numel = 0, shape[2] = {0, 0};
-            char *name = names + i * NAME_CAP;
-            al_minimind_param_name(name, NAME_CAP, refs[i].p, refs[i].layer, refs[i].expert);
-            entries[i].name = name;
-            entries[i].data = al_trainer_weight(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);
-            entries[i].ndim = al_model_param_shape(hp, refs[i].p, shape);
-            entries[i].shape[0] = shape[0], entries[i].shape[1] = shape[1];
-        }
-        size_t needed = 0;
-        st = al_st_serialize(entries, (int)n, meta_kv, n_meta, NULL, 0, &needed, err);
-        if (st == AL_OK && !(*out = malloc(needed))) st = al_fail(err, AL_ERR_NOMEM, "trainer export: out of memory");
-        if (st == AL_OK) st = al_st_serialize(entries, (int)n, meta_kv, n_meta, *out, needed, size, err);
-        if (st != AL_OK) {
-            free(*out);
-            *out = NULL, *size = 0;
-        }
-    }
-    free(refs), free(entries), free(names);
-    return st;
+    return al_weights_image(al_trainer_hparams(t), trainer_weight, t, AL_DTYPE_F32, meta_kv, n_meta, out, size, err);
+}
+
+static const float *model_weight(const void *ctx, const al_weight_ref *ref) {
+    return al_model_get_param((const al_model *)ctx, ref->p, ref->layer, ref->expert, NULL);
+}
+
+al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
+                          size_t *size, al_error *err) {
+    if (!m || !out || !size) return al_fail(err, AL_ERR_ARG, "model export: NULL argument");
+    return al_weights_image(al_model_get_hparams(m), model_weight, m, dtype, meta_kv, n_meta, out, size, err);
 }
 
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err) {
     if (!t || !st) return al_fail(err, AL_ERR_ARG, "trainer import: NULL argument");
     const al_model_hparams *hp = al_trainer_hparams(t);
-    const int64_t n = list_weights(hp, NULL);
-    weight_ref *refs = malloc((size_t)n * sizeof *refs);
+    const int64_t n = al_list_weights(hp, NULL);
+    al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
     if (!refs) return al_fail(err, AL_ERR_NOMEM, "trainer import: out of memory");
-    list_weights(hp, refs);
+    al_list_weights(hp, refs);
     al_status s = AL_OK;
     for (int64_t i = 0; s == AL_OK && i < n; i++) {
-        char name[NAME_CAP];
+        char name[AL_WEIGHT_NAME_CAP];
         int64_t numel = 0;
         al_minimind_param_name(name, sizeof name, refs[i].p, refs[i].layer, refs[i].expert);
         float *w = al_trainer_param(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);

@@ -75,6 +75,11 @@ typedef struct {
 al_status al_st_serialize(const al_st_entry *entries, int n_entries,
                           const char *const *meta_kv, int n_meta,
                           uint8_t *buf, size_t cap, size_t *needed, al_error *err);
+/* The same, every tensor stored as `dtype`: AL_DTYPE_F32, or AL_DTYPE_F16 (each float rounded
+ * to the nearest half, ties to even, as torch's .half(); beyond ±65504 infinity). */
+al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype dtype,
+                             const char *const *meta_kv, int n_meta,
+                             uint8_t *buf, size_t cap, size_t *needed, al_error *err);
 
 /* Builds an attention layer from a loaded file. Tensor names are the seeds'
  * ("q_proj.weight", ...) after `prefix` (e.g. "model.layers.3.self_attn."; "" for none).

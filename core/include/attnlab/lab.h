@@ -348,6 +348,10 @@ al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err);
  * tied), with string metadata meta_kv [2·n_meta]; *out malloc'd (free it), *size its bytes. */
 al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
                             al_error *err);
+/* A model's weights the same way, stored as dtype (AL_DTYPE_F32, or AL_DTYPE_F16 rounded to
+ * nearest): a MiniMind model.safetensors (`attnlab convert`). */
+al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
+                          size_t *size, al_error *err);
 /* The weights set from a model.safetensors of this shape (every weight present, float32, f16
  * or bf16, of its shape). */
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
