@@ -760,6 +760,69 @@ static void test_fuzz(const char *dir, expected_row *rows, int n) {
     printf("fuzz: %ld parses of truncated or mutated files, %ld of them accepted\n", runs, n_ok);
 }
 
+/* Writing float16: every half written back is itself (all 65536 bit patterns but NaNs, which
+ * stay NaN), and a float between two halves becomes the nearer one (ties: the even one), read
+ * back through the reader's own float16 path — round-to-nearest-even, as torch's .half(). */
+static float half_value(uint16_t h) {
+    float v = 0.0f;
+    uint8_t img[256];
+    /* a one-element F16 file built by hand, read by the reader */
+    const char header[] = "{\"h\":{\"dtype\":\"F16\",\"shape\":[1],\"data_offsets\":[0,2]}}      ";
+    const uint64_t n = sizeof header - 1;
+    for (int i = 0; i < 8; i++) img[i] = (uint8_t)(n >> (8 * i));
+    memcpy(img + 8, header, n);
+    img[8 + n] = (uint8_t)h, img[9 + n] = (uint8_t)(h >> 8);
+    al_safetensors *st = NULL;
+    if (al_st_parse(img, 10 + n, &st, NULL) == AL_OK) {
+        al_st_tensor t;
+        if (al_st_find(st, "h", &t) == AL_OK) {
+            float out[1];
+            al_error err = {0};
+            if (al_st_read_f32(st, "h", out, 1, &err) == AL_OK) v = out[0];
+            else v = (h & 0x7C00) == 0x7C00 ? ((h & 0x3FF) ? NAN : (h & 0x8000 ? -INFINITY : INFINITY)) : NAN;
+        }
+        al_st_free(st);
+    }
+    return v;
+}
+
+static uint16_t written_half(float f) {
+    const al_st_entry e = {"x", &f, 1, {1}};
+    uint8_t buf[256];
+    size_t size = 0;
+    al_error err = {0};
+    CHECK(al_st_serialize_as(&e, 1, AL_DTYPE_F16, NULL, 0, buf, sizeof buf, &size, &err) == AL_OK, "%s", err.msg);
+    return (uint16_t)(buf[size - 2] | buf[size - 1] << 8);
+}
+
+static void test_f16_writing(void) {
+    int bad = 0;
+    for (uint32_t h = 0; h < 65536; h++) {
+        const float v = half_value((uint16_t)h);
+        if (isnan(v)) continue;
+        if (written_half(v) != h) bad++;
+    }
+    CHECK(bad == 0, "%d halves written back differently", bad);
+    /* between neighbours: the nearer wins, ties to the even one */
+    unsigned seed = 12345;
+    int wrong = 0;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        const uint16_t lo = (uint16_t)(seed >> 16) & 0x7BFE; /* finite, below the largest */
+        const float a = half_value(lo), b = half_value((uint16_t)(lo + 1));
+        const float t = (float)((seed >> 3) & 0xFF) / 256.0f, f = a + (b - a) * t;
+        const uint16_t got = written_half(f);
+        const double da = fabs((double)f - a), db = fabs((double)b - f);
+        const uint16_t want = da < db ? lo : db < da ? (uint16_t)(lo + 1) : ((lo & 1) ? (uint16_t)(lo + 1) : lo);
+        wrong += got != want;
+    }
+    CHECK(wrong == 0, "%d floats rounded to the wrong half", wrong);
+    CHECK(written_half(70000.0f) == 0x7C00 && written_half(-70000.0f) == 0xFC00, "beyond 65504: infinity");
+    CHECK(written_half(1e-10f) == 0 && written_half(-1e-10f) == 0x8000, "below the smallest half: zero");
+    const al_st_entry e = {"x", NULL, 0, {0}};
+    CHECK(al_st_serialize_as(&e, 1, AL_DTYPE_BF16, NULL, 0, NULL, 0, &(size_t){0}, NULL) == AL_ERR_ARG, "BF16 refused");
+}
+
 int main(int argc, char **argv) {
     if (argc != 2) {
         fprintf(stderr, "usage: %s <folder with EXPECTED.txt>\n", argv[0]);
@@ -770,6 +833,7 @@ int main(int argc, char **argv) {
     test_serialize_errors();
     test_api_errors();
     test_half_conversion();
+    test_f16_writing();
     expected_row *rows = NULL;
     int n = load_expected(argv[1], &rows);
     test_files(argv[1], rows, n);
