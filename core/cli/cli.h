@@ -126,7 +126,12 @@ int cmd_logits(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
+/* The corpus text's documents as one stream of ids (<|im_start|> doc <|im_end|> each), malloc'd,
+ * its length in *n_out and where the held-out part (the last 5% of the documents) starts in
+ * *split. NULL after printing why. */
+int32_t *cli_encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t *n_out, int64_t *split);
 int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_train_tokenizer(int argc, char **argv);
 

@@ -62,6 +62,9 @@ static const char USAGE[] =
     "      trainer: AdamW, clipping, its cosine schedule; T defaults to MiniMind's tokenizer.\n"
     "      DIR becomes a MiniMind folder (config.json, model.safetensors, tokenizer.json) with\n"
     "      loss.csv and train_state.safetensors; --resume goes on from its last checkpoint\n"
+    "  attnlab eval --model PATH --corpus FILE [--tokenizer T] [--seq T]\n"
+    "      the model's loss on the held-out part of the corpus (split as train splits it) beside\n"
+    "      the best bigram model of its training part on the same targets (one JSON line)\n"
     "  attnlab convert --model PATH --out DIR [--dtype f16|f32]\n"
     "      a MiniMind folder or .pth written as a MiniMind folder: config.json, model.safetensors\n"
     "      (float16 by default, rounded to nearest) and the tokenizer.json beside the model\n"
@@ -100,6 +103,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "tokenize")) return cmd_tokenize(argc - 2, argv + 2);
     if (!strcmp(cmd, "train")) return cmd_train(argc - 2, argv + 2);
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
+    if (!strcmp(cmd, "eval")) return cmd_eval(argc - 2, argv + 2);
     if (!strcmp(cmd, "train-tokenizer")) return cmd_train_tokenizer(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;

@@ -361,6 +361,22 @@ al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int
                                   al_error *err);
 al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err);
 
+/* The baseline a trained model must beat: a bigram model counted on the training ids train
+ * [n_train], scored on the held-out targets next[i] after prev[i] (n_pairs): the mean negative
+ * log-likelihood (nats) with add-k smoothing and with interpolation against the unigram, each
+ * with its parameter picked from a grid on these targets (the baseline at its best). */
+typedef struct {
+    double loss;              /* the better of the two */
+    double add_k_loss, k;
+    double interpolated_loss, lambda;
+} al_bigram_result;
+al_status al_bigram_loss(const int32_t *train, int64_t n_train, const int32_t *prev, const int32_t *next, int64_t n_pairs,
+                         int64_t vocab, al_bigram_result *out, al_error *err);
+
+/* One pass of the model over ids [n] (its caches emptied first): Σ −log P(ids[t+1] | ids[..t])
+ * added to *sum, and n − 1 to *count. */
+al_status al_model_nll(al_model *m, const int32_t *ids, int64_t n, double *sum, int64_t *count, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif
