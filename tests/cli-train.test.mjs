@@ -45,6 +45,16 @@ test('train: a MiniMind folder that generate and logits load, its loss falling, 
   assert.equal(r.status, 0, r.stderr);
   r = run(CLI, ['logits', '--model', a, '--ids', '1 2 3', '--out', join(work, 'l.safetensors')]);
   assert.equal(r.status, 0, r.stderr);
+  // eval: the held-out loss beside the bigram baseline, on the same targets
+  r = run(CLI, ['eval', '--model', a, '--corpus', corpus, '--seq', '32']);
+  assert.equal(r.status, 0, r.stderr);
+  const e = JSON.parse(r.stdout);
+  assert.ok(e.targets > 100 && e.held_out_tokens > e.targets && e.train_tokens > 10 * e.held_out_tokens, r.stdout);
+  assert.ok(e.model_loss > 0 && e.model_loss < l[0] + 1, r.stdout);
+  assert.ok(e.bigram_loss > 0 && e.bigram_loss <= Math.min(e.bigram_add_k_loss, e.bigram_interpolated_loss) + 1e-9, r.stdout);
+  r = run(CLI, ['eval', '--model', a, '--corpus', corpus, '--tokenizer', join(ROOT, 'models', 'stories260K', 'tok512.bin')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /the tokenizer has 512 tokens but the model's vocabulary has 6400/);
   r = train(b, ['--steps', '30', '--seed', '3']);
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(losses(b), losses(a));

@@ -105,6 +105,24 @@ static void test_refusals(void) {
     al_trainer_free(t);
 }
 
+/* The bigram baseline on counts small enough to work by hand: training ids 0 1 0 1 0 2 (V = 3)
+ * give c(0,1) = 2, c(0) = 3 as a first element; the held-out pair (0, 1) then has, with add-k,
+ * P = (2 + k) / (3 + 3k), largest at the grid's smallest k (1e-4); interpolated with the
+ * add-one unigram P(1) = (2 + 1) / (6 + 3), λ·2/3 + (1 − λ)/3, at most 0.6633 (λ = 0.99). */
+static void test_bigram(void) {
+    const int32_t train[] = {0, 1, 0, 1, 0, 2}, prev[] = {0}, next[] = {1};
+    al_bigram_result r;
+    al_error err = {0};
+    CHECK(al_bigram_loss(train, 6, prev, next, 1, 3, &r, &err) == AL_OK, "bigram: %s", err.msg);
+    const double add_k = -log((2.0 + 1e-4) / (3.0 + 3e-4)), interp = -log(0.99 * 2.0 / 3.0 + 0.01 / 3.0);
+    CHECK(fabs(r.add_k_loss - add_k) < 1e-12 && r.k == 1e-4, "add-k loss %.12g (k %g), by hand %.12g", r.add_k_loss, r.k, add_k);
+    CHECK(fabs(r.interpolated_loss - interp) < 1e-12 && r.lambda == 0.99, "interpolated %.12g, by hand %.12g",
+          r.interpolated_loss, interp);
+    CHECK(r.loss == r.add_k_loss, "the better of the two");
+    const int32_t bad[] = {0, 5};
+    CHECK(al_bigram_loss(bad, 2, prev, next, 1, 3, &r, &err) == AL_ERR_ARG, "an id outside the vocabulary");
+}
+
 /* ---- against PyTorch autograd (tests/fixtures/train/, gen_train.py) ------------------------- */
 
 /* The text of a file, NUL-terminated (NULL after a failed CHECK). */
@@ -303,6 +321,7 @@ int main(int argc, char **argv) {
     hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 20, hp.norm_topk_prob = 1, hp.tied = 0;
     check_gradients("MoE top-2 of 3, renormalised, load-balancing loss", hp, 0.1, 1e-3f);
     test_refusals();
+    test_bigram();
     for (int i = 1; i < argc; i++) test_fixture(argv[i]);
     CHECK(argc > 1, "no fixture folders given");
     CHECK_DONE();
