@@ -27,7 +27,7 @@
     // the model view (tab=model): the shipped model, the prompt, how many tokens were generated
     // from it, the sampler, the head shown, the colour scale
     tab: ['model', '', '', 'tab'],
-    model: [0, 0, 0, 'int'],
+    model: [0, 0, 1, 'int'], // the shipped model (model/client.js's SHIPPED)
     text: ['Once upon a time', '', '', 'text'],
     gen: [0, 0, 1024, 'int'],
     temp: [0, 0, 2, 'number'],

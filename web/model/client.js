@@ -5,10 +5,18 @@
 (function (root) {
   'use strict';
 
+  // The models that come with the page. The single-file page carries the first inside it; the
+  // served page has them all.
   const SHIPPED = [
     { name: 'stories260K', model: 'gen/models/stories260K.bin', tokenizer: 'gen/models/tok512.bin', examples: 'stories',
-      embedded: 'ATTNLAB_STORIES260K' },
+      kind: 'llama2c', embedded: 'ATTNLAB_STORIES260K' },
+    { name: 'minimind-fortunes', model: 'gen/models/minimind-fortunes/model.safetensors',
+      config: 'gen/models/minimind-fortunes/config.json', tokenizer: 'gen/models/minimind-fortunes/tokenizer.json',
+      examples: 'minimind', kind: 'safetensors' },
   ];
+  const singleFile = () => !!root.ATTNLAB_STORIES260K;
+  // The indexes of the shipped models this page has.
+  const available = () => SHIPPED.map((m, i) => i).filter((i) => !singleFile() || SHIPPED[i].embedded);
 
   function base64Bytes(text) {
     const bin = atob(text);
@@ -26,10 +34,12 @@
   // The bytes of shipped model i: {name, model, tokenizer, examples}.
   async function shippedBytes(i) {
     const m = SHIPPED[i];
-    const embedded = root[m.embedded];
-    if (embedded) return { name: m.name, examples: m.examples, model: base64Bytes(embedded.model), tokenizer: base64Bytes(embedded.tokenizer) };
-    const [model, tokenizer] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer)]);
-    return { name: m.name, examples: m.examples, model, tokenizer };
+    const embedded = m.embedded && root[m.embedded];
+    const base = { name: m.name, examples: m.examples, kind: m.kind };
+    if (embedded) return { ...base, model: base64Bytes(embedded.model), tokenizer: base64Bytes(embedded.tokenizer) };
+    const [model, tokenizer, config] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer),
+      m.config ? fetchBytes(m.config) : Promise.resolve(null)]);
+    return { ...base, model, tokenizer, config };
   }
 
   function startWorker() {
@@ -84,7 +94,7 @@
     }
   }
 
-  const api = { ModelClient, SHIPPED, shippedBytes };
+  const api = { ModelClient, SHIPPED, shippedBytes, available };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabModelClient = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -9,7 +9,7 @@
   const S = root.AttnLabState;
   const $ = (id) => document.getElementById(id);
   const V = () => root.AttnLabModelView;
-  const { ModelClient, SHIPPED, shippedBytes } = root.AttnLabModelClient;
+  const { ModelClient, SHIPPED, shippedBytes, available } = root.AttnLabModelClient;
 
   const MAX_FILE_MB = 1024;
   const m = {
@@ -334,6 +334,11 @@
   // Wires the view; it boots now if the link opens it, else the first time its tab is shown.
   async function start(wasm, layerReady) {
     m.layerReady = layerReady;
+    // the shipped models this page has, as the select's options
+    const select = $('model-select');
+    select.replaceChildren(...available().map((i) => new Option(SHIPPED[i].name, String(i))));
+    if (!available().includes(P.state.model)) P.state.model = available()[0];
+    select.value = String(P.state.model);
     m.boot = () => {
       const booting = boot(wasm);
       m.boot = () => booting;
