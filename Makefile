@@ -205,11 +205,17 @@ web/gen/models/%: models/stories260K/%
 	$(call show,CP,$@)
 	@mkdir -p $(@D)
 	$(Q)cp $< $@
+# The second, served beside the page only (the single file keeps to its 2.5 MB).
+SERVED_MODELS := $(addprefix web/gen/models/minimind-fortunes/,config.json model.safetensors tokenizer.json)
+web/gen/models/minimind-fortunes/%: models/minimind-fortunes/%
+	$(call show,CP,$@)
+	@mkdir -p $(@D)
+	$(Q)cp -L $< $@
 
 # The single-file page: every file of web/ (bundle.mjs reads those index.html names), the
 # wasm, Chart.js and the shipped model.
 WEB_SRC := $(shell find web -type f ! -path 'web/gen/*' ! -path 'web/vendor/*')
-dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js $(SHIPPED_MODELS)
+dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js $(SHIPPED_MODELS) $(SERVED_MODELS)
 	$(Q)node web/bundle.mjs
 
 # The libFuzzer harnesses link the core's objects directly (no archive), built with clang.

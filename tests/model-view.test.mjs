@@ -489,6 +489,35 @@ test('served page: a MiniMind MoE model (top-2) from the picker: the routing cha
   await page.close();
 });
 
+// The second shipped model, trained here (models/minimind-fortunes): served beside the page,
+// chosen in #model-select; a Chinese prompt is `tokenize`'s ids and greedy steps `generate`'s.
+// The single file carries stories260K alone (its 2.5 MB).
+test('served page: the shipped minimind-fortunes from #model-select: Chinese prompt ids and greedy steps as the CLI\'s', async () => {
+  const { page, problems } = await open(served + '#lang=en');
+  const options = await page.$$eval('#model-select option', (o) => o.map((x) => x.textContent));
+  assert.deepEqual(options, ['stories260K', 'minimind-fortunes']);
+  await page.selectOption('#model-select', '1');
+  await until(page, () => document.getElementById('model-name').textContent === 'minimind-fortunes' &&
+    document.querySelectorAll('#chart-heads button.cell').length === 4 * 4, null, 'minimind-fortunes to load');
+  const model = join(ROOT, 'models', 'minimind-fortunes');
+  const prompt = '天下';
+  await setPrompt(page, prompt);
+  let s = await shown(page);
+  assert.deepEqual(s.ids, tokenize(MM_TOKENIZER, prompt));
+  await setInput(page, '#temperature', 0);
+  await steps(page, 6);
+  s = await shown(page);
+  const want = generate(['--model', model, '--prompt', prompt, '--max-new-tokens', '6', ...sampler(PAGE_DEFAULTS)]);
+  assert.deepEqual(s.genIds, want.ids);
+  assert.equal(want.ids.length, 6, `generate gave ${want.ids.length} ids`);
+  assert.match(await page.evaluate(() => location.hash), /model=1/);
+  assert.deepEqual(problems, []);
+  await page.close();
+  const single = await open(`${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`);
+  assert.deepEqual(await single.page.$$eval('#model-select option', (o) => o.map((x) => x.textContent)), ['stories260K']);
+  await single.page.close();
+});
+
 // Each case writes its files into dir and returns them with the path the CLI is given for the
 // same model; the page's message must name the problem the CLI finds in it.
 const CORRUPT = [
