@@ -545,6 +545,26 @@ static void test_trainer(void) {
     CHECK(al_trainer_steps(t) == 3, "the step count came back as %lld", (long long)al_trainer_steps(t));
     al_st_free(st);
     free(image);
+    /* the model's export and NLL, the bigram baseline, float16 writing */
+    al_model *m = NULL;
+    EXPECT(al_model_create(&hp, 4, 4, &m, NULL), AL_OK);
+    EXPECT(al_model_export(NULL, AL_DTYPE_F16, NULL, 0, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_model_export(m, AL_DTYPE_BF16, NULL, 0, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_model_export(m, AL_DTYPE_F16, NULL, 0, &image, &size, NULL), AL_OK);
+    free(image);
+    double nll = 0.0;
+    int64_t count = 0;
+    EXPECT(al_model_nll(m, ids, 1, &nll, &count, NULL), AL_ERR_ARG);
+    EXPECT(al_model_nll(m, ids, 4, &nll, &count, NULL), AL_OK);
+    CHECK(count == 3, "%lld targets", (long long)count);
+    al_model_free(m);
+    al_bigram_result bigram;
+    EXPECT(al_bigram_loss(ids, 1, ids, ids, 1, 16, &bigram, NULL), AL_ERR_ARG);
+    EXPECT(al_bigram_loss(ids, 4, ids, ids + 1, 2, 16, &bigram, NULL), AL_OK);
+    const float one = 1.0f;
+    const al_st_entry entry = {"x", &one, 1, {1}};
+    EXPECT(al_st_serialize_as(&entry, 1, AL_DTYPE_I64, NULL, 0, NULL, 0, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_st_serialize_as(&entry, 1, AL_DTYPE_F16, NULL, 0, NULL, 0, &size, NULL), AL_OK);
     double ms = 0.0;
     EXPECT(al_train_bench_run(NULL, 1, 4, 1, &ms, NULL), AL_ERR_ARG);
     EXPECT(al_train_bench_run(&hp, 1, 4, 0, &ms, NULL), AL_ERR_ARG);
