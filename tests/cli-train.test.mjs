@@ -94,6 +94,27 @@ test('train: Ctrl-C leaves a complete checkpoint; --resume goes on to exactly th
   assert.ok(readFileSync(join(dir, 'train_state.safetensors')).equals(readFileSync(join(whole, 'train_state.safetensors'))));
 });
 
+// --vocab V with no tokenizer: a byte-level BPE tokenizer of V tokens trained on the corpus first
+// (train-tokenizer's), which the folder then holds and the model is shaped by.
+test('train --vocab: the tokenizer trained on the corpus, the model of its size', () => {
+  const dir = join(work, 'vocab');
+  let r = run(CLI, ['train', '--corpus', corpus, '--out', dir, '--vocab', '800', ...SHAPE, '--steps', '4']);
+  assert.equal(r.status, 0, r.stderr);
+  const tok = JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8'));
+  assert.equal(Object.keys(tok.model.vocab).length, 800);
+  assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).vocab_size, 800);
+  // the same tokenizer as train-tokenizer trains on the same text
+  const alone = join(work, 'alone.json');
+  r = run(CLI, ['train-tokenizer', '--corpus', corpus, '--vocab', '800', '--out', alone]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.ok(readFileSync(alone).equals(readFileSync(join(dir, 'tokenizer.json'))), 'another tokenizer than train-tokenizer\'s');
+  r = run(CLI, ['generate', '--model', dir, '--prompt', 'The page', '--max-new-tokens', '4', '--temperature', '0']);
+  assert.equal(r.status, 0, r.stderr);
+  r = run(CLI, ['train', '--corpus', corpus, '--out', join(work, 'vocab2'), '--vocab', '900', '--tokenizer', join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json')]);
+  assert.equal(r.status, 2);
+  assert.match(r.stderr, /--vocab 900, but the tokenizer has 6400 tokens/);
+});
+
 test('train: bad input is one line and exit 2, and writes nothing', () => {
   const cases = [
     [['--corpus', join(work, 'missing.txt'), '--out', join(work, 'x1')], /missing\.txt/],

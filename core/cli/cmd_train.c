@@ -163,12 +163,13 @@ int cmd_train(int argc, char **argv) {
     const char *corpus_path = NULL, *tokenizer_path = NULL, *out = NULL;
     int resume = 0;
     train_settings s = {64, 2, 4, 2, 0, 0, 1, 0, 100, 8, 64, 1, 0, 0, 5e-4, 1.0, 0.01, 5e-4, 1e6};
+    int64_t want_vocab = 0;
     struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
         {"--hidden", &s.hidden, 8, 4096},   {"--layers", &s.layers, 1, 64},      {"--heads", &s.heads, 1, 64},
         {"--kv-heads", &s.kv_heads, 1, 64}, {"--ffn", &s.ffn, 0, 16384},         {"--moe", &s.experts, 0, 64},
         {"--moe-top-k", &s.top_k, 1, 64},   {"--steps", &s.steps, 1, 10000000},  {"--batch", &s.batch, 1, 64},
         {"--seq", &s.seq, 2, 4096},         {"--accum", &s.accum, 1, 1024},      {"--seed", &s.seed, 0, INT64_MAX},
-        {"--checkpoint-every", &s.every, 0, 10000000},
+        {"--checkpoint-every", &s.every, 0, 10000000}, {"--vocab", &want_vocab, AL_TOK_TRAIN_MIN_VOCAB, AL_TOK_MAX_VOCAB},
     };
     struct { const char *flag; double *v; double lo, hi; } reals[] = {
         {"--lr", &s.lr, 0.0, 10.0}, {"--clip", &s.clip, 0.0, 1e6}, {"--weight-decay", &s.weight_decay, 0.0, 10.0},
@@ -214,6 +215,7 @@ int cmd_train(int argc, char **argv) {
         cli_error("train needs --corpus FILE and --out DIR");
         return EXIT_BAD_INPUT;
     }
+    const int tokenizer_given = tokenizer_path != NULL;
     if (!tokenizer_path) tokenizer_path = DEFAULT_TOKENIZER;
     struct stat sb;
     if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
@@ -225,11 +227,39 @@ int cmd_train(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
 
-    /* 1. the tokenizer and the corpus */
+    /* 1. the corpus and the tokenizer: the one given (MiniMind's by default), or with --vocab V
+     *    and no --tokenizer one of V tokens trained on the corpus (`attnlab train-tokenizer`'s) */
     size_t tok_size = 0, corpus_size = 0;
-    uint8_t *tok_bytes = cli_read_file(tokenizer_path, (size_t)64 << 20, &tok_size);
-    al_tokenizer *tok = tok_bytes ? cli_load_tokenizer(tokenizer_path, 0) : NULL;
-    char *corpus = tok ? (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &corpus_size) : NULL;
+    char *corpus = (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &corpus_size);
+    uint8_t *tok_bytes = NULL;
+    al_tokenizer *tok = NULL;
+    al_error terr = {0};
+    if (corpus && want_vocab && !tokenizer_given && !resume) {
+        char *json = NULL;
+        al_tok_train_summary summary;
+        if (al_tok_train_bpe(corpus, corpus_size, want_vocab, 0, &json, &tok_size, &summary, &terr) != AL_OK)
+            cli_error("--vocab %lld: %s", (long long)want_vocab, terr.msg);
+        else if (summary.vocab_size != want_vocab)
+            cli_error("--vocab %lld: the corpus gives only %lld tokens", (long long)want_vocab, (long long)summary.vocab_size);
+        else if (al_tok_hf_create((const uint8_t *)json, tok_size, 0, &tok, &terr) != AL_OK)
+            cli_error("the trained tokenizer: %s", terr.msg);
+        tok_bytes = (uint8_t *)json;
+        if (!tok) free(corpus), corpus = NULL;
+    } else if (corpus) {
+        if (resume && !tokenizer_given) { /* the run's own tokenizer */
+            static char resumed_tok[4096];
+            snprintf(resumed_tok, sizeof resumed_tok, "%s/tokenizer.json", out);
+            tokenizer_path = resumed_tok;
+        }
+        tok_bytes = cli_read_file(tokenizer_path, (size_t)64 << 20, &tok_size);
+        tok = tok_bytes ? cli_load_tokenizer(tokenizer_path, 0) : NULL;
+        if (tok && want_vocab && al_tok_vocab_size(tok) != want_vocab) {
+            cli_error("--vocab %lld, but the tokenizer has %lld tokens", (long long)want_vocab, (long long)al_tok_vocab_size(tok));
+            al_tok_free(tok);
+            tok = NULL;
+        }
+        if (!tok) free(corpus), corpus = NULL;
+    }
     int64_t n_stream = 0, split = 0;
     int32_t *stream = corpus ? cli_encode_corpus(tok, corpus, corpus_size, &n_stream, &split) : NULL;
     free(corpus);
