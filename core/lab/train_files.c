@@ -15,13 +15,13 @@ al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
     al_rng *rng = al_rng_create(seed);
     if (!rng) return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
     /* every matrix N(0, 0.02²) from PyTorch's generator, in the model's order; norms 1 */
-    const int64_t n = al_list_weights(hp, NULL);
+    const int64_t n = al_model_weights(hp, NULL);
     al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
     if (!refs) {
         al_rng_free(rng);
         return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
     }
-    al_list_weights(hp, refs);
+    al_model_weights(hp, refs);
     for (int64_t i = 0; i < n; i++) {
         int64_t numel = 0, shape[2];
         float *w = al_trainer_param(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);
@@ -57,10 +57,10 @@ al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err) {
     if (!t || !st) return al_fail(err, AL_ERR_ARG, "trainer import: NULL argument");
     const al_model_hparams *hp = al_trainer_hparams(t);
-    const int64_t n = al_list_weights(hp, NULL);
+    const int64_t n = al_model_weights(hp, NULL);
     al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
     if (!refs) return al_fail(err, AL_ERR_NOMEM, "trainer import: out of memory");
-    al_list_weights(hp, refs);
+    al_model_weights(hp, refs);
     al_status s = AL_OK;
     for (int64_t i = 0; s == AL_OK && i < n; i++) {
         char name[AL_WEIGHT_NAME_CAP];

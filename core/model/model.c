@@ -200,6 +200,28 @@ static int64_t work_floats(const al_model_hparams *hp, int64_t context, int64_t 
            2 * hp->n_layers * max_step * (hp->n_experts ? hp->top_k : 0); /* routing */
 }
 
+int64_t al_model_weights(const al_model_hparams *hp, al_weight_ref *out) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK) return -1;
+    int64_t n = 0, shape[2];
+    const al_model_param globals[] = {AL_MP_EMBED, AL_MP_FINAL_NORM, AL_MP_LM_HEAD};
+    for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
+        if (al_model_param_shape(hp, globals[i], shape) <= 0) continue;
+        if (out) out[n] = (al_weight_ref){globals[i], 0, 0};
+        n++;
+    }
+    for (int64_t l = 0; l < hp->n_layers; l++)
+        for (int p = AL_MP_ATTN_NORM; p < AL_MP_COUNT; p++) {
+            if (p == AL_MP_FINAL_NORM || p == AL_MP_LM_HEAD || al_model_param_shape(hp, (al_model_param)p, shape) <= 0)
+                continue;
+            const int expert = p >= AL_MP_EXPERT_GATE && p <= AL_MP_EXPERT_DOWN;
+            for (int64_t e = 0; e < (expert ? hp->n_experts : 1); e++) {
+                if (out) out[n] = (al_weight_ref){(al_model_param)p, l, e};
+                n++;
+            }
+        }
+    return n;
+}
+
 int64_t al_model_param_count(const al_model_hparams *hp) {
     if (al_model_hparams_check(hp, NULL) != AL_OK) return -1;
     return weight_floats(hp);
@@ -250,6 +272,17 @@ al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t c
         al_rope_yarn(freq, hp->head_dim, hp->rope_base, hp->yarn_factor, hp->yarn_original_max, hp->yarn_beta_fast,
                      hp->yarn_beta_slow);
     return AL_OK;
+}
+
+void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int64_t end) {
+    float freq[AL_MAX_HEAD_DIM / 2];
+    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
+    al_rope_table_freqs(cos, sin, end, hp->head_dim, freq);
+    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
+        for (int64_t i = 0; i < end * hp->head_dim; i++) {
+            cos[i] = cos[i] * (float)hp->attention_factor;
+            sin[i] = sin[i] * (float)hp->attention_factor;
+        }
 }
 
 al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
@@ -360,14 +393,7 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     /* The same cos/sin table for both conventions: the interleaved one reads each row's
      * first head_dim/2 values (pair i at index i). YaRN stretches the frequencies first, as
      * MiniMind's precompute_freqs_cis does when the model reaches past the original context. */
-    float freq[AL_MAX_HEAD_DIM / 2];
-    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
-    al_rope_table_freqs(m->rope_cos, m->rope_sin, context, hp->head_dim, freq);
-    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
-        for (int64_t i = 0; i < context * hp->head_dim; i++) {
-            m->rope_cos[i] = m->rope_cos[i] * (float)hp->attention_factor;
-            m->rope_sin[i] = m->rope_sin[i] * (float)hp->attention_factor;
-        }
+    al_model_rope_table(hp, m->rope_cos, m->rope_sin, context);
     *out = m;
     return AL_OK;
 }

@@ -21,4 +21,8 @@ void al_rope_yarn(float *freq, int64_t head_dim, double base, double factor, int
  * al_rope_table computes them from the base's. */
 void al_rope_table_freqs(float *cos, float *sin, int64_t end, int64_t head_dim, const float *freq);
 
+/* The cos/sin tables [end, head_dim] a model of shape hp rotates by: its frequencies
+ * (al_model_rope_freqs, YaRN where it applies), times attention_factor when YaRN is set. */
+void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int64_t end);
+
 #endif

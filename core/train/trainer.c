@@ -28,12 +28,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A weight: which, in which layer, of which expert. */
-typedef struct {
-    int p; /* al_model_param */
-    int64_t layer, expert;
-} param_ref;
-
 /* What one layer keeps of a forward pass. */
 typedef struct {
     float *x_in, *xn, *r1;             /* the block's input, its norm [N, D], r [N] */
@@ -55,7 +49,7 @@ struct al_trainer {
     int64_t max_batch, max_seq;
     int64_t n_params, n_slots;
     int64_t *slot;                     /* offset of each (param, layer, expert) in w, or -1 */
-    param_ref *refs;                   /* every weight, in slot order */
+    al_weight_ref *refs;               /* every weight (al_model_weights), in slot order */
     int64_t n_refs;
     float *w, *g, *m, *v;              /* weights, gradients, AdamW moments [n_params] */
     float *packed;                     /* every matrix packed for y = x Wᵀ */
@@ -97,27 +91,6 @@ static int64_t numel_of(const al_model_hparams *hp, al_model_param p) {
     int64_t shape[2] = {0, 0};
     const int dims = al_model_param_shape(hp, p, shape);
     return dims <= 0 ? 0 : dims == 1 ? shape[0] : shape[0] * shape[1];
-}
-
-/* Every weight the model has, in slot order: globals, then each layer's, then its experts'. */
-/* Writes the model's weights into refs (NULL: counts them); returns how many. */
-static int64_t list_params(const al_model_hparams *hp, param_ref *refs) {
-    int64_t n = 0;
-    for (int i = 0; i < AL_MP_COUNT; i++)
-        if (global_param((al_model_param)i) && numel_of(hp, (al_model_param)i) > 0) {
-            if (refs) refs[n] = (param_ref){i, 0, 0};
-            n++;
-        }
-    for (int64_t l = 0; l < hp->n_layers; l++)
-        for (int i = 0; i < AL_MP_COUNT; i++) {
-            const al_model_param p = (al_model_param)i;
-            if (global_param(p) || numel_of(hp, p) == 0) continue;
-            for (int64_t e = 0; e < (expert_param(p) ? hp->n_experts : 1); e++) {
-                if (refs) refs[n] = (param_ref){i, l, e};
-                n++;
-            }
-        }
-    return n;
 }
 
 const al_model_hparams *al_trainer_hparams(const al_trainer *t) { return t ? &t->hp : NULL; }
@@ -206,15 +179,15 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
     t->n_slots = AL_MP_COUNT + L * (AL_MP_COUNT + 3 * E);
     t->slot = malloc((size_t)t->n_slots * sizeof *t->slot);
     t->packed_at = malloc((size_t)t->n_slots * sizeof *t->packed_at);
-    t->n_refs = list_params(hp, NULL);
+    t->n_refs = al_model_weights(hp, NULL);
     t->refs = malloc((size_t)t->n_refs * sizeof *t->refs);
     int ok = t->slot && t->packed_at && t->refs;
     int64_t n = 0, packed = 0;
     if (ok) {
-        list_params(hp, t->refs);
+        al_model_weights(hp, t->refs);
         for (int64_t s = 0; s < t->n_slots; s++) t->slot[s] = t->packed_at[s] = -1;
         for (int64_t r = 0; r < t->n_refs; r++) {
-            const al_model_param p = (al_model_param)t->refs[r].p;
+            const al_model_param p = t->refs[r].p;
             const int64_t s = slot_index(hp, p, t->refs[r].layer, t->refs[r].expert);
             t->slot[s] = n;
             n += numel_of(hp, p);
@@ -261,21 +234,14 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
     /* Norm weights start at 1, as the model's. */
     for (int64_t r = 0; r < t->n_refs; r++) {
         int64_t shape[2] = {0, 0};
-        const param_ref *ref = &t->refs[r];
-        if (al_model_param_shape(hp, (al_model_param)ref->p, shape) == 1) {
-            float *w = t->w + t->slot[slot_index(hp, (al_model_param)ref->p, ref->layer, ref->expert)];
+        const al_weight_ref *ref = &t->refs[r];
+        if (al_model_param_shape(hp, ref->p, shape) == 1) {
+            float *w = t->w + t->slot[slot_index(hp, ref->p, ref->layer, ref->expert)];
             for (int64_t i = 0; i < shape[0]; i++) w[i] = 1.0f;
         }
     }
     /* The RoPE tables the model rotates by (YaRN included), positions 0 .. max_seq-1. */
-    float freq[AL_MAX_HEAD_DIM / 2];
-    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
-    al_rope_table_freqs(t->rope_cos, t->rope_sin, max_seq, hp->head_dim, freq);
-    if (hp->yarn_factor != 0.0)
-        for (int64_t i = 0; i < max_seq * hp->head_dim; i++) {
-            t->rope_cos[i] = t->rope_cos[i] * (float)hp->attention_factor;
-            t->rope_sin[i] = t->rope_sin[i] * (float)hp->attention_factor;
-        }
+    al_model_rope_table(hp, t->rope_cos, t->rope_sin, max_seq);
     *out = t;
     return AL_OK;
 }
@@ -286,8 +252,8 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
 static void pack_all(al_trainer *t) {
     const al_model_hparams *hp = &t->hp;
     for (int64_t r = 0; r < t->n_refs; r++) {
-        const param_ref *ref = &t->refs[r];
-        const al_model_param p = (al_model_param)ref->p;
+        const al_weight_ref *ref = &t->refs[r];
+        const al_model_param p = ref->p;
         const int64_t s = slot_index(hp, p, ref->layer, ref->expert);
         int64_t shape[2] = {0, 0};
         if (t->packed_at[s] >= 0 && p != AL_MP_EMBED && al_model_param_shape(hp, p, shape) == 2)

@@ -282,6 +282,16 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err);
  * QK-Norm, lm_head when tied), -1 for an invalid p. */
 int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t shape[2]);
 
+/* One weight of a model: which, in which layer, of which expert (0 where it does not apply). */
+typedef struct {
+    al_model_param p;
+    int64_t layer, expert;
+} al_weight_ref;
+/* Every weight a model of shape hp has, in one order (the embedding, the final norm, the head
+ * if untied, then layer by layer each weight in al_model_param's order, an expert's by expert),
+ * into out (NULL: counts them); returns how many, -1 if hp is refused. */
+int64_t al_model_weights(const al_model_hparams *hp, al_weight_ref *out);
+
 /* How many numbers the model's weights hold (the embedding once when tied); -1 if hp is
  * refused. */
 int64_t al_model_param_count(const al_model_hparams *hp);
