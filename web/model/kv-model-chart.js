@@ -119,78 +119,57 @@
     };
   }
 
-  // d: {rows: [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], nLayers,
-  // nHeads, nKvHeads, current (row index or -1), lang}
-  function kvBytesConfig(d) {
-    checkRows(d.rows, d.current);
-    const t = words(d.lang), rows = d.rows;
-    const series = (label, field, colour, dash) => ({
-      label, data: rows.map((r) => ({ x: r.len, y: r[field] })), borderColor: colour, backgroundColor: colour,
-      borderDash: dash, ...points(rows, d.current, colour),
-    });
+  // A line chart of some of the rows' fields against the tokens in the cache: series [label,
+  // field, colour, dash] each; unit names a value in the tooltip, format writes it, y the axis.
+  function rowsChart(d, t, title, series, unit, format, y) {
+    const rows = d.rows;
     return {
       type: 'line',
       data: {
-        datasets: [
-          series(t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []),
-          series(t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]),
-          series(t.mqa, 'bytes_mqa', GREEN, [2, 2]),
-        ],
+        datasets: series.map(([label, field, colour, dash]) => ({
+          label, data: rows.map((r) => ({ x: r.len, y: r[field] })), borderColor: colour, backgroundColor: colour,
+          borderDash: dash, ...points(rows, d.current, colour),
+        })),
       },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
         interaction: { mode: 'index', intersect: false },
         plugins: {
-          title: { display: true, text: t.bytesTitle(d.nLayers) },
+          title: { display: true, text: title },
           tooltip: {
             callbacks: {
               title: rowTitle(rows, t),
-              label: (c) => `${c.dataset.label}: ${c.raw.y} ${t.byteUnit} (${formatBytes(c.raw.y)})`,
+              label: (c) => `${c.dataset.label}: ${c.raw.y} ${unit} (${format(c.raw.y)})`,
             },
           },
         },
-        scales: {
-          x: xAxis(rows, t),
-          y: { beginAtZero: true, title: { display: true, text: t.bytes }, ticks: { callback: (v) => formatBytes(v) } },
-        },
+        scales: { x: xAxis(rows, t), y },
       },
     };
+  }
+
+  // d: {rows: [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], nLayers,
+  // nHeads, nKvHeads, current (row index or -1), lang}
+  function kvBytesConfig(d) {
+    checkRows(d.rows, d.current);
+    const t = words(d.lang);
+    return rowsChart(d, t, t.bytesTitle(d.nLayers), [
+      [t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []],
+      [t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]],
+      [t.mqa, 'bytes_mqa', GREEN, [2, 2]],
+    ], t.byteUnit, formatBytes,
+    { beginAtZero: true, title: { display: true, text: t.bytes }, ticks: { callback: (v) => formatBytes(v) } });
   }
 
   // d: {rows, current, lang}
   function kvFlopsConfig(d) {
     checkRows(d.rows, d.current);
-    const t = words(d.lang), rows = d.rows;
-    const series = (label, field, colour, dash) => ({
-      label, data: rows.map((r) => ({ x: r.len, y: r[field] })), borderColor: colour, backgroundColor: colour,
-      borderDash: dash, ...points(rows, d.current, colour),
-    });
-    return {
-      type: 'line',
-      data: {
-        datasets: [
-          series(t.withCache, 'flops_cached', BLUE, []),
-          series(t.recompute, 'flops_uncached', VERMILLION, [6, 3]),
-        ],
-      },
-      options: {
-        animation: false, responsive: true, maintainAspectRatio: false, parsing: false, normalized: true,
-        interaction: { mode: 'index', intersect: false },
-        plugins: {
-          title: { display: true, text: t.flopsTitle },
-          tooltip: {
-            callbacks: {
-              title: rowTitle(rows, t),
-              label: (c) => `${c.dataset.label}: ${c.raw.y} ${t.flops} (${formatCount(c.raw.y)})`,
-            },
-          },
-        },
-        scales: {
-          x: xAxis(rows, t),
-          y: { type: 'logarithmic', title: { display: true, text: t.flops }, ticks: { callback: (v) => logTick(v) } },
-        },
-      },
-    };
+    const t = words(d.lang);
+    return rowsChart(d, t, t.flopsTitle, [
+      [t.withCache, 'flops_cached', BLUE, []],
+      [t.recompute, 'flops_uncached', VERMILLION, [6, 3]],
+    ], t.flops, formatCount,
+    { type: 'logarithmic', title: { display: true, text: t.flops }, ticks: { callback: (v) => logTick(v) } });
   }
 
   // Both charts' numbers: one line per row (tokens in the cache, prefill or decode, the three

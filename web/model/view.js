@@ -19,18 +19,7 @@
   const KV_POINTS = 64;
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
 
-  function draw(id, config) {
-    const existing = charts[id];
-    if (existing && existing.config.type === config.type) {
-      existing.data = config.data;
-      existing.options = config.options;
-      existing.update('none');
-      return existing;
-    }
-    if (existing) existing.destroy();
-    charts[id] = new root.Chart($(id), config);
-    return charts[id];
-  }
+  const draw = (id, config) => P.drawChart(charts, id, config);
 
   // A token's chip text: its text; for a token that writes none, its piece when that is whole
   // characters (llama2.c's BOS, "<s>"), else its bytes (part of a character, completed by a

@@ -28,18 +28,7 @@
     drawnLayouts[canvasId] = layout;
   }
 
-  function draw(canvasId, config) {
-    const existing = charts[canvasId];
-    if (existing && existing.config.type === config.type) {
-      existing.data = config.data;
-      existing.options = config.options;
-      existing.update('none');
-      return existing;
-    }
-    if (existing) existing.destroy();
-    charts[canvasId] = new root.Chart($(canvasId), config);
-    return charts[canvasId];
-  }
+  const draw = (canvasId, config) => P.drawChart(charts, canvasId, config);
 
   function matrixCsv(values, rows, cols, rowLabel, colLabel) {
     const lines = [[`${rowLabel}\\${colLabel}`, ...Array.from({ length: cols }, (_, j) => j)].join(',')];

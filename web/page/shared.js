@@ -20,6 +20,22 @@
     $,
   };
 
+  // ---------------------------------------------------------------- charts
+  // Draws config on the canvas canvasId, keeping the chart in charts (canvas id -> Chart): the
+  // same type is updated in place (no animation), another type replaces it.
+  page.drawChart = (charts, canvasId, config) => {
+    const existing = charts[canvasId];
+    if (existing && existing.config.type === config.type) {
+      existing.data = config.data;
+      existing.options = config.options;
+      existing.update('none');
+      return existing;
+    }
+    if (existing) existing.destroy();
+    charts[canvasId] = new root.Chart($(canvasId), config);
+    return charts[canvasId];
+  };
+
   // ---------------------------------------------------------------- the message line
   page.showMessage = (text, isError) => {
     const box = $('message');
