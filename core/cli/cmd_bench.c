@@ -3,19 +3,11 @@
  *   {"prefill_ms": …, "decode_ms": …, "prefill_gflops": …, "decode_recompute_ms": …} */
 #include "cli/cli.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 /* MiniMind-3's shape (its config's defaults) for `--preset minimind-3`. */
-static al_model_hparams minimind3(void) {
-    al_model_hparams hp;
-    memset(&hp, 0, sizeof hp);
-    hp.vocab = 6400, hp.hidden = 768, hp.n_layers = 8, hp.n_heads = 8, hp.n_kv_heads = 4, hp.head_dim = 96;
-    hp.ffn_hidden = 2432, hp.max_seq = 32768, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1;
-    hp.rope_style = AL_ROPE_HALF_SPLIT, hp.tied = 1;
-    return hp;
-}
+static al_model_hparams minimind3(void) { return al_minimind_hparams_for(6400, 768, 8, 8, 4); }
 
 /* `attnlab bench --model PATH | --preset minimind-3 [--seq S] [--decode N] [--repeats R]`:
  * the whole model's prefill and decode speed, one JSON line. */
@@ -105,10 +97,7 @@ static int bench_train(int argc, char **argv) {
             return EXIT_BAD_INPUT;
         }
     }
-    al_model_hparams hp = {0};
-    hp.vocab = vocab, hp.hidden = hidden, hp.n_layers = layers, hp.n_heads = heads, hp.n_kv_heads = kv;
-    hp.head_dim = hidden / heads, hp.ffn_hidden = (int64_t)ceil((double)hidden * 3.14159265358979323846 / 64.0) * 64;
-    hp.max_seq = seq > 64 ? seq : 64, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    const al_model_hparams hp = al_minimind_hparams_for(vocab, hidden, layers, heads, kv);
     double ms = 0.0;
     al_error err = {0};
     if (hidden % heads || al_train_bench_run(&hp, batch, seq, steps, &ms, &err) != AL_OK) {

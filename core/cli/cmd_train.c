@@ -272,12 +272,9 @@ int cmd_train(int argc, char **argv) {
     s.vocab = tok ? al_tok_vocab_size(tok) : 0;
 
     /* 2. the model: MiniMind's shape from the flags, or the run being resumed */
-    al_model_hparams hp = {0};
-    hp.vocab = s.vocab, hp.hidden = s.hidden, hp.n_layers = s.layers, hp.n_heads = s.heads, hp.n_kv_heads = s.kv_heads;
-    hp.head_dim = s.heads ? s.hidden / s.heads : 0;
-    hp.ffn_hidden = s.ffn ? s.ffn : (int64_t)ceil((double)s.hidden * 3.14159265358979323846 / 64.0) * 64;
-    hp.max_seq = 32768, hp.rope_base = s.rope_theta, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
-    hp.rope_style = AL_ROPE_HALF_SPLIT;
+    al_model_hparams hp = al_minimind_hparams_for(s.vocab, s.hidden, s.layers, s.heads, s.kv_heads);
+    if (s.ffn) hp.ffn_hidden = s.ffn;
+    hp.rope_base = s.rope_theta;
     if (s.experts) hp.n_experts = s.experts, hp.top_k = s.top_k, hp.moe_ffn_hidden = hp.ffn_hidden, hp.norm_topk_prob = 1;
     al_error err = {0};
     al_trainer *t = NULL;

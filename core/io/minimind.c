@@ -149,6 +149,20 @@ static al_status read_config(const char *json, size_t len, config_fields *f, al_
 
 static int param_name(char out[NAME_MAX_LEN], al_model_param p, int64_t l, int64_t e);
 
+int64_t al_minimind_ffn_hidden(int64_t hidden) {
+    return (int64_t)ceil((double)hidden * 3.141592653589793 / 64.0) * 64; /* ceil(hidden · π / 64) · 64 */
+}
+
+al_model_hparams al_minimind_hparams_for(int64_t vocab, int64_t hidden, int64_t layers, int64_t heads, int64_t kv_heads) {
+    al_model_hparams hp;
+    memset(&hp, 0, sizeof hp);
+    hp.vocab = vocab, hp.hidden = hidden, hp.n_layers = layers, hp.n_heads = heads, hp.n_kv_heads = kv_heads;
+    hp.head_dim = heads > 0 ? hidden / heads : 0, hp.ffn_hidden = al_minimind_ffn_hidden(hidden);
+    hp.max_seq = 32768, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    hp.rope_style = AL_ROPE_HALF_SPLIT;
+    return hp;
+}
+
 int al_minimind_param_name(char *out, size_t cap, al_model_param p, int64_t l, int64_t e) {
     if (!out || cap < 1 || (int)p < 0 || p >= AL_MP_COUNT) return -1;
     char name[NAME_MAX_LEN];
@@ -200,7 +214,7 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
     if (f.heads < 1) return bad_value(err, "num_attention_heads", "at least 1");
     hp->head_dim = f.head_dim ? f.head_dim : f.hidden / f.heads;
     /* intermediate_size: absent or null means MiniMind's ceil(hidden · π / 64) · 64. */
-    hp->ffn_hidden = f.ffn ? f.ffn : (int64_t)ceil((double)f.hidden * 3.141592653589793 / 64.0) * 64;
+    hp->ffn_hidden = f.ffn ? f.ffn : al_minimind_ffn_hidden(f.hidden);
     if (f.use_moe) {
         hp->n_experts = f.experts;
         hp->top_k = f.top_k;

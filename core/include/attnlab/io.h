@@ -157,6 +157,13 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
 al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
                               al_model_hparams *hp, al_error *err);
 
+/* MiniMindConfig's default intermediate_size for a width: ceil(hidden · π / 64) · 64. */
+int64_t al_minimind_ffn_hidden(int64_t hidden);
+/* MiniMindConfig's defaults for a shape: head_dim hidden / heads, that intermediate_size,
+ * max_position_embeddings 32768, rope_theta 1e6, eps 1e-6, QK-Norm, half-split RoPE, tied
+ * head, no MoE, no YaRN. */
+al_model_hparams al_minimind_hparams_for(int64_t vocab, int64_t hidden, int64_t layers, int64_t heads, int64_t kv_heads);
+
 /* The name of a weight in MiniMind's state_dict ("model.layers.3.self_attn.q_proj.weight",
  * "model.layers.0.mlp.experts.2.up_proj.weight", "lm_head.weight", ...) into out[cap]; its
  * length, or -1 for an invalid p or no room. */
