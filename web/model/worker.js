@@ -93,22 +93,8 @@
       serial++;
       return info;
     },
-    prompt({ text, seed, view }) {
-      need();
-      tokens = [];
-      serial++;
-      lab.setCharts(true);
-      lab.prompt(text, seed);
-      return snapshot(view);
-    },
-    ids({ ids, seed, view }) {
-      need();
-      tokens = [];
-      serial++;
-      lab.setCharts(true);
-      lab.promptIds(ids, seed);
-      return snapshot(view);
-    },
+    prompt({ text, seed, view }) { return fresh(() => lab.prompt(text, seed), view); },
+    ids({ ids, seed, view }) { return fresh(() => lab.promptIds(ids, seed), view); },
     step({ sampler, count = 1, charts = true, view }) {
       need();
       lab.setCharts(charts);
@@ -121,6 +107,16 @@
       return snapshot(view);
     },
   };
+
+  // A new prompt (set by run): its tokens start over, with the charts on.
+  function fresh(run, view) {
+    need();
+    tokens = [];
+    serial++;
+    lab.setCharts(true);
+    run();
+    return snapshot(view);
+  }
 
   function need() {
     if (!lab) throw new Error('no model loaded');
