@@ -139,7 +139,21 @@
     };
   }
 
-  const api = { heatmapConfig, paint, viridis };
+  // A canvas drawn by hand, sized to its CSS box times the device's pixel ratio and cleared, its
+  // context set to draw in CSS pixels: {ctx, w, h}.
+  function fitCanvas(canvas) {
+    const ratio = root.devicePixelRatio || 1;
+    const w = canvas.clientWidth || canvas.width, h = canvas.clientHeight || canvas.height;
+    const pw = Math.max(1, Math.round(w * ratio)), ph = Math.max(1, Math.round(h * ratio));
+    if (canvas.width !== pw) canvas.width = pw;
+    if (canvas.height !== ph) canvas.height = ph;
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
+    ctx.clearRect(0, 0, w, h);
+    return { ctx, w, h };
+  }
+
+  const api = { heatmapConfig, paint, viridis, fitCanvas };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabHeatmap = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

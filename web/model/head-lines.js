@@ -57,14 +57,7 @@
     const n = d.tokens.length, weights = d.weights;
 
     // The canvas at its CSS size times the device's pixel ratio; drawing in CSS pixels.
-    const ratio = root.devicePixelRatio || 1;
-    const w = canvas.clientWidth || canvas.width, h = canvas.clientHeight || canvas.height;
-    const pw = Math.max(1, Math.round(w * ratio)), ph = Math.max(1, Math.round(h * ratio));
-    if (canvas.width !== pw) canvas.width = pw;
-    if (canvas.height !== ph) canvas.height = ph;
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, w, h);
+    const { ctx, w, h } = H().fitCanvas(canvas);
 
     const rowH = n ? (h - TOP - BOTTOM) / n : 0;
     const rowAt = (y) => {

@@ -111,18 +111,6 @@
   const SHOWN = 16;    // past 64 dimensions: the first and last SHOWN pairs
   const ALL_UP_TO = 64;
 
-  // The canvas sized to its CSS box times the device's pixel ratio; drawing in CSS pixels.
-  function fit(canvas) {
-    const ratio = root.devicePixelRatio || 1;
-    const w = canvas.clientWidth || canvas.width, h = canvas.clientHeight || canvas.height;
-    const pw = Math.max(1, Math.round(w * ratio)), ph = Math.max(1, Math.round(h * ratio));
-    if (canvas.width !== pw) canvas.width = pw;
-    if (canvas.height !== ph) canvas.height = ph;
-    const ctx = canvas.getContext('2d');
-    ctx.setTransform(ratio, 0, 0, ratio, 0, 0);
-    ctx.clearRect(0, 0, w, h);
-    return { ctx, w, h };
-  }
 
   const rgb = (c, alpha) => `rgba(${Math.round(c[0])}, ${Math.round(c[1])}, ${Math.round(c[2])}, ${alpha})`;
 
@@ -152,7 +140,7 @@
     const caption = t[style](headDim) + (some ? t.some : '');
     if (typeof canvas.setAttribute === 'function') canvas.setAttribute('aria-label', caption);
 
-    const { ctx, w, h } = fit(canvas);
+    const { ctx, w, h } = H().fitCanvas(canvas);
     const margin = 8, labelH = 26, boxH = 18, lineH = 16;
     // The caption on one line, or broken after its semicolon when it does not fit.
     ctx.font = `12px ${FONT}`;
