@@ -150,7 +150,7 @@ void al_tr_swiglu_backward(float *dg, float *du, const float *da, const float *g
 /* ---- cross-entropy ------------------------------------------------------------------------------------ */
 
 double al_tr_cross_entropy(float *logits, const int32_t *targets, int64_t rows, int64_t vocab, float scale,
-                           int64_t *count) {
+                           int64_t *count, float *row_loss) {
     int64_t n = 0;
     for (int64_t i = 0; i < rows; i++) n += targets[i] >= 0;
     *count = n;
@@ -159,12 +159,15 @@ double al_tr_cross_entropy(float *logits, const int32_t *targets, int64_t rows, 
         float *z = logits + i * vocab;
         if (targets[i] < 0) { /* ignore_index: no loss, no gradient */
             memset(z, 0, (size_t)vocab * sizeof(float));
+            if (row_loss) row_loss[i] = NAN;
             continue;
         }
         /* p = softmax(z) (the core's vectorised softmax, in place);  loss_i = −log p_target;
          * dz = (p − onehot) · scale / n */
         al_softmax_forward(z, z, 1, vocab);
-        total -= log((double)z[targets[i]]);
+        const double loss_i = -log((double)z[targets[i]]);
+        total += loss_i;
+        if (row_loss) row_loss[i] = (float)loss_i;
         const float k = (float)((double)scale / (double)n);
         for (int64_t j = 0; j < vocab; j++) z[j] *= k;
         z[targets[i]] -= k;

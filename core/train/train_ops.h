@@ -35,8 +35,9 @@ void al_tr_swiglu_backward(float *dg, float *du, const float *da, const float *g
 
 /* The mean cross-entropy of logits [rows, vocab] against targets [rows] (-1: no target), the
  * logits turned into the gradient of (mean · scale) in place. Returns the mean (0 without
- * targets); *count receives the number of targets. */
+ * targets); *count receives the number of targets; row_loss [rows] (may be NULL) each row's
+ * −log p(target), NaN where it has none. */
 double al_tr_cross_entropy(float *logits, const int32_t *targets, int64_t rows, int64_t vocab, float scale,
-                           int64_t *count);
+                           int64_t *count, float *row_loss);
 
 #endif

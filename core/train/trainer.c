@@ -61,6 +61,7 @@ struct al_trainer {
     int64_t batch, seq;
     double aux_coef;
     int32_t *ids, *targets;            /* [N] */
+    float *row_loss;                   /* [N] each row's −log p(target), NaN where none */
     int64_t n_targets;
     float aux;
     layer_acts *layers;
@@ -131,7 +132,7 @@ static float *head_grad(const al_trainer *t) { return place(t, t->g, t->hp.tied 
 void al_trainer_free(al_trainer *t) {
     if (!t) return;
     free(t->slot), free(t->packed_at), free(t->refs), free(t->w), free(t->g), free(t->m), free(t->v), free(t->packed);
-    free(t->rope_cos), free(t->rope_sin), free(t->ids), free(t->targets);
+    free(t->rope_cos), free(t->rope_sin), free(t->ids), free(t->targets), free(t->row_loss);
     if (t->layers)
         for (int64_t l = 0; l < t->hp.n_layers; l++) {
             layer_acts *a = &t->layers[l];
@@ -206,7 +207,7 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
 #define ALLOC(ptr, count) ok = ok && ((ptr) = calloc(alloc_count(count), sizeof *(ptr))) != NULL
     ALLOC(t->w, n); ALLOC(t->g, n); ALLOC(t->m, n); ALLOC(t->v, n); ALLOC(t->packed, packed);
     ALLOC(t->rope_cos, max_seq * hp->head_dim); ALLOC(t->rope_sin, max_seq * hp->head_dim);
-    ALLOC(t->ids, N); ALLOC(t->targets, N);
+    ALLOC(t->ids, N); ALLOC(t->targets, N); ALLOC(t->row_loss, N);
     ALLOC(t->layers, L);
     for (int64_t l = 0; ok && l < L; l++) {
         layer_acts *a = &t->layers[l];
@@ -367,7 +368,12 @@ al_status al_trainer_forward(al_trainer *t, const int32_t *ids, const int32_t *l
         al_tr_attention_forward(a->ctx, a->att, a->q, a->k, a->v, batch, seq, H, KV, hd, t->dT);
         linear(t, a->h, a->ctx, S(AL_MP_WO, l, 0), N, D, qw);
         for (int64_t i = 0; i < N * D; i++) a->h[i] += a->x_in[i]; /* h = x + attn */
-        /* 3. FFN: norm, then SwiGLU, or the router and its experts */
+        /* 3. FFN: norm, then SwiGLU, or the router and its experts; none in an attention-only
+         *    model (intermediate_size 0: MiniMind's empty FeedForward adds zeros) */
+        if (!E && !F) {
+            memcpy(x, a->h, (size_t)(N * D) * sizeof(float)); /* x = h */
+            continue;
+        }
         al_tr_rmsnorm_forward(a->hn, a->r2, a->h, W(AL_MP_FFN_NORM, l, 0), N, D, hp->eps);
         if (!E) {
             linear(t, a->g, a->hn, S(AL_MP_GATE, l, 0), N, F, D);
@@ -425,7 +431,7 @@ al_status al_trainer_forward(al_trainer *t, const int32_t *ids, const int32_t *l
     al_tr_rmsnorm_forward(t->xf, t->rf, x, W(AL_MP_FINAL_NORM, 0, 0), N, D, hp->eps);
     al_gemm(t->logits, V, t->xf, D, al_bmat_packed(t->packed + t->packed_at[hp->tied ? AL_MP_EMBED : AL_MP_LM_HEAD], D),
             N, V, D, 0);
-    const double ce_loss = al_tr_cross_entropy(t->logits, t->targets, N, V, 1.0f, &t->n_targets);
+    const double ce_loss = al_tr_cross_entropy(t->logits, t->targets, N, V, 1.0f, &t->n_targets, t->row_loss);
     t->aux = (float)aux_total;
     if (loss) *loss = (float)(ce_loss + aux_total);
     if (ce) *ce = (float)ce_loss;
@@ -461,12 +467,13 @@ al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
         /* 3'. FFN: x_out = h + ffn(hn)  →  dh = dx + ffn'(dx) */
         memcpy(t->dh, dx, (size_t)(N * D) * sizeof(float));
         float *dhn = t->dtmp; /* dL/dhn [N, D] */
-        if (!E) {
+        const int ffn = E || F; /* attention-only: no FFN, dh = dx */
+        if (!E && F) {
             linear_backward(t, t->da, 0, G(AL_MP_DOWN, l, 0), dx, a->a, W(AL_MP_DOWN, l, 0), N, D, F);
             al_tr_swiglu_backward(t->dg, t->du, t->da, a->g, a->u, N * F);
             linear_backward(t, dhn, 0, G(AL_MP_GATE, l, 0), t->dg, a->hn, W(AL_MP_GATE, l, 0), N, F, D);
             linear_backward(t, dhn, 1, G(AL_MP_UP, l, 0), t->du, a->hn, W(AL_MP_UP, l, 0), N, F, D);
-        } else {
+        } else if (E) {
             /* y = Σ_j w_j out_{e_j}  →  dout_e (per token, weighted), dw_j = dy · out_{e_j} */
             float *dw = t->scratch; /* [N, K] */
             memset(dhn, 0, (size_t)(N * D) * sizeof(float));
@@ -529,7 +536,7 @@ al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
             linear_backward(t, dhn, 1, G(AL_MP_ROUTER, l, 0), dp, a->hn, W(AL_MP_ROUTER, l, 0), N, E, D);
         }
         /* the FFN norm: dh += norm'(dhn) */
-        al_tr_rmsnorm_backward(t->dh, G(AL_MP_FFN_NORM, l, 0), dhn, a->h, W(AL_MP_FFN_NORM, l, 0), a->r2, N, D, 1);
+        if (ffn) al_tr_rmsnorm_backward(t->dh, G(AL_MP_FFN_NORM, l, 0), dhn, a->h, W(AL_MP_FFN_NORM, l, 0), a->r2, N, D, 1);
         /* 2'. attention: h = x_in + o(ctx)  →  dx_in = dh + attn'(dh) */
         linear_backward(t, t->dctx, 0, G(AL_MP_WO, l, 0), t->dh, a->ctx, W(AL_MP_WO, l, 0), N, D, qw);
         al_tr_attention_backward(t->dq, t->dk, t->dv, t->dctx, a->att, a->q, a->k, a->v, t->batch, t->seq, H, KV, hd,
@@ -577,4 +584,20 @@ int64_t al_trainer_moments(al_trainer *t, float **m, float **v) {
 
 void al_trainer_set_steps(al_trainer *t, int64_t steps) {
     if (t && steps >= 0) t->steps = steps;
+}
+
+/* ---- what the last forward saw ------------------------------------------------------------------------------- */
+
+int64_t al_trainer_row_losses(const al_trainer *t, float *out, int64_t cap) {
+    if (!t || !t->have_forward) return -1;
+    const int64_t n = t->batch * t->seq;
+    if (out) memcpy(out, t->row_loss, (size_t)(n < cap ? n : cap) * sizeof *out);
+    return n;
+}
+
+int64_t al_trainer_attention(const al_trainer *t, int64_t layer, float *out, int64_t cap) {
+    if (!t || !t->have_forward || layer < 0 || layer >= t->hp.n_layers) return -1;
+    const int64_t n = t->batch * t->hp.n_heads * t->seq * t->seq;
+    if (out) memcpy(out, t->layers[layer].att, (size_t)(n < cap ? n : cap) * sizeof *out);
+    return n;
 }

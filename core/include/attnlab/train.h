@@ -65,6 +65,14 @@ int64_t al_trainer_steps(const al_trainer *t); /* optimizer steps taken */
 int64_t al_trainer_moments(al_trainer *t, float **m, float **v);
 void al_trainer_set_steps(al_trainer *t, int64_t steps);
 
+/* What the last forward saw, for showing it: each row's −log p(target) [batch · seq] (NaN where
+ * a row has no target: the last of each sequence, and labels -100), and one layer's attention
+ * weights [batch, n_heads, seq, seq] (row q over keys 0..seq-1, 0 past q). Copy min(cap, count)
+ * numbers to out (may be NULL) and return the count; -1 before any forward or for a layer out
+ * of range. */
+int64_t al_trainer_row_losses(const al_trainer *t, float *out, int64_t cap);
+int64_t al_trainer_attention(const al_trainer *t, int64_t layer, float *out, int64_t cap);
+
 /* MiniMind's schedule: lr · (0.1 + 0.45 · (1 + cos(π · step / total))). */
 double al_lr_schedule(double lr, int64_t step, int64_t total);
 
