@@ -16,13 +16,14 @@
  *   resid  [n_layers + 1, C]          ‖x‖₂ of each token before layer 0 and after each layer
  */
 #include "base/internal.h"
+#include "lab/head_roles.h"
 #include "lab/thumb.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum { CHUNK = 32, ROLE_REPEAT = 24, LOCAL_WINDOW = 4 };
+enum { CHUNK = 32 };
 
 struct al_model_lab {
     al_model *model;
@@ -334,49 +335,16 @@ al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
 
 /* ---- head roles ---------------------------------------------------------------------------- */
 
-/* On [BOS] r_1 .. r_R r_1 .. r_R (R random ids, fixed seed), for each layer and head, the mean
- * over the queries after the first of:
- *   previous token  a[i, i-1]
- *   first token     a[i, 0]            (an attention sink)
- *   local window    Σ a[i, j] over the LOCAL_WINDOW keys j = i-3 .. i
- * and, over the second copy's queries (r_j again at position s + R + j), the induction score:
- * the weight on the token that followed r_j's first occurrence, at position s + j + 1. */
+/* On the probe of lab/head_roles.h, run as a prompt with every capture kept. */
 static al_status compute_roles(al_model_lab *lab, al_error *err) {
-    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
-    const int has_bos = al_tok_bos_id(lab->tok) >= 0;
-    const int64_t s = has_bos ? 1 : 0;
-    int64_t R = ROLE_REPEAT;
-    if (s + 2 * R > C) R = (C - s) / 2;
-    if (R < 2) return AL_OK; /* too short a context to measure: the scores stay 0 */
-    const int64_t T = s + 2 * R, lo = V > 8 ? 3 : 0; /* random ids past llama2.c's <unk>, BOS and EOS */
-    al_rng *rng = al_rng_create(1234);
-    if (!rng) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
-    float u[ROLE_REPEAT];
-    al_rng_uniform(rng, u, R, 0.0f, 1.0f);
-    al_rng_free(rng);
-    if (has_bos) lab->ids[0] = al_tok_bos_id(lab->tok);
-    for (int64_t j = 0; j < R; j++) {
-        int64_t id = lo + (int64_t)(u[j] * (float)(V - lo));
-        if (id >= V) id = V - 1;
-        lab->ids[s + j] = lab->ids[s + R + j] = (int32_t)id;
-    }
+    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context;
+    al_role_probe probe;
+    al_status st = al_role_probe_ids(lab->ids, lab->hp.vocab, al_tok_bos_id(lab->tok), C, &probe, err);
+    if (st != AL_OK || !probe.len) return st; /* too short a context: the scores stay 0 */
     lab->n = 0;
-    al_status st = run_tokens(lab, T, err);
-    for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++) {
-        const float *a = lab->attn + lh * C * C;
-        double prev = 0.0, sink = 0.0, local = 0.0, induction = 0.0;
-        for (int64_t i = 1; i < T; i++) {
-            prev += a[i * C + i - 1];
-            sink += a[i * C];
-            for (int64_t j = i - LOCAL_WINDOW + 1 > 0 ? i - LOCAL_WINDOW + 1 : 0; j <= i; j++) local += a[i * C + j];
-        }
-        for (int64_t j = 0; j < R; j++) induction += a[(s + R + j) * C + s + j + 1];
-        float *out = lab->roles + lh * AL_LAB_ROLES;
-        out[AL_LAB_ROLE_PREVIOUS] = (float)(prev / (double)(T - 1));
-        out[AL_LAB_ROLE_FIRST] = (float)(sink / (double)(T - 1));
-        out[AL_LAB_ROLE_LOCAL] = (float)(local / (double)(T - 1));
-        out[AL_LAB_ROLE_INDUCTION] = (float)(induction / (double)R);
-    }
+    st = run_tokens(lab, probe.len, err);
+    for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++)
+        al_head_role_scores(&probe, lab->attn + lh * C * C, C, lab->roles + lh * AL_LAB_ROLES);
     al_model_reset(lab->model);
     lab->n = 0;
     return st;
