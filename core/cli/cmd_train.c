@@ -137,23 +137,14 @@ static int checkpoint(al_trainer *t, const char *dir, const train_settings *s, i
 }
 
 /* config.json for the folder: the one the weights' shapes imply, with the run's RoPE and MoE. */
-static int write_config(al_trainer *t, const char *dir, const train_settings *s) {
-    uint8_t *image = NULL;
-    size_t size = 0;
-    al_error err = {0};
-    al_safetensors *st = NULL;
-    al_pth_flags flags = al_pth_flags_default();
-    flags.rope_theta = s->rope_theta;
-    flags.moe_top_k = s->experts ? s->top_k : 1;
+static int write_config(al_trainer *t, const char *dir) {
     char *text = NULL, *path = path_in(dir, "config.json");
-    int64_t len = -1;
-    int ok = al_trainer_export(t, NULL, 0, &image, &size, &err) == AL_OK && al_st_parse_view(image, size, &st, &err) == AL_OK &&
-             (len = al_minimind_config_from_tensors(st, &flags, NULL, 0, &err)) >= 0 && (text = malloc((size_t)len + 1)) &&
-             al_minimind_config_from_tensors(st, &flags, text, len + 1, &err) == len;
+    size_t len = 0;
+    al_error err = {0};
+    int ok = al_trainer_config_json(t, &text, &len, &err) == AL_OK;
     if (!ok) cli_error("config.json: %s", err.msg[0] ? err.msg : "out of memory");
-    ok = ok && path && cli_write_file_atomic(path, (const uint8_t *)text, (size_t)len);
-    al_st_free(st);
-    free(image), free(text), free(path);
+    ok = ok && path && cli_write_file_atomic(path, (const uint8_t *)text, len);
+    free(text), free(path);
     return ok;
 }
 
@@ -313,7 +304,7 @@ int cmd_train(int argc, char **argv) {
         al_trainer_init_weights(t, (uint64_t)s.seed, &err);
         char *tp = path_in(out, "tokenizer.json"), *lp = path_in(out, "loss.csv");
         static const char header[] = "step,loss,lr,grad_norm,tokens_per_s,held_out_loss\n";
-        if (status != EXIT_OK || !tp || !lp || !cli_write_file_atomic(tp, tok_bytes, tok_size) || !write_config(t, out, &s) ||
+        if (status != EXIT_OK || !tp || !lp || !cli_write_file_atomic(tp, tok_bytes, tok_size) || !write_config(t, out) ||
             !cli_write_file_atomic(lp, (const uint8_t *)header, sizeof header - 1))
             status = EXIT_FAILURE_ENV;
         free(tp), free(lp);

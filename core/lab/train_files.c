@@ -112,3 +112,30 @@ al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64
     if (s == AL_OK) al_trainer_set_steps(t, steps);
     return s;
 }
+
+al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, al_error *err) {
+    if (!t || !out || !len) return al_fail(err, AL_ERR_ARG, "trainer config.json: NULL argument");
+    *out = NULL, *len = 0;
+    const al_model_hparams *hp = al_trainer_hparams(t);
+    al_pth_flags flags = al_pth_flags_default();
+    flags.rope_theta = hp->rope_base;
+    flags.moe_top_k = hp->n_experts ? hp->top_k : 1;
+    uint8_t *image = NULL;
+    size_t size = 0;
+    al_safetensors *st = NULL;
+    char *text = NULL;
+    int64_t n = -1;
+    al_status s = al_trainer_export(t, NULL, 0, &image, &size, err);
+    if (s == AL_OK) s = al_st_parse_view(image, size, &st, err);
+    if (s == AL_OK && (n = al_minimind_config_from_tensors(st, &flags, NULL, 0, err)) < 0) s = err ? err->status : AL_ERR_FORMAT;
+    if (s == AL_OK && !(text = malloc((size_t)n + 1))) s = al_fail(err, AL_ERR_NOMEM, "trainer config.json: out of memory");
+    if (s == AL_OK && al_minimind_config_from_tensors(st, &flags, text, n + 1, err) != n) s = err ? err->status : AL_ERR_FORMAT;
+    al_st_free(st);
+    free(image);
+    if (s != AL_OK) {
+        free(text);
+        return s;
+    }
+    *out = text, *len = (size_t)n;
+    return AL_OK;
+}

@@ -352,6 +352,10 @@ al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int
  * nearest): a MiniMind model.safetensors (`attnlab convert`). */
 al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
                           size_t *size, al_error *err);
+/* config.json for a MiniMind folder of these weights: the one their shapes imply
+ * (al_minimind_config_from_tensors), with the trainer's RoPE base and MoE top-k. *out
+ * malloc'd (free it), *len its bytes. */
+al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, al_error *err);
 /* The weights set from a model.safetensors of this shape (every weight present, float32, f16
  * or bf16, of its shape). */
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
