@@ -25,7 +25,7 @@ export const PROGRAMS = {
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
   // The malformed .pth files are built in the program; the fixtures' .pth files must read.
   test_pth: { args: ['tests/fixtures/minimind/pth_dense_tied/model.pth', 'tests/fixtures/minimind/pth_moe_top2/model.pth',
-    'tests/fixtures/minimind/pth_shared_tied/model.pth'] },
+    'tests/fixtures/minimind/pth_shared_tied/model.pth', 'tests/fixtures/minimind/pth_attn_only/model.pth'] },
   test_tokenizer_hf: {
     args: ['models/minimind-tokenizer/tokenizer.json'],
     valgrind: ['models/minimind-tokenizer/tokenizer.json', '--no-timing'],
