@@ -1,9 +1,9 @@
 // cli-train.test.mjs — `attnlab train` as a learner runs it: the folder it writes is a MiniMind
-// folder the other commands load; the same seed gives the same losses and weights; a run
-// stopped and resumed gives, step for step, what one run gives (the same loss.csv losses and
-// the same model.safetensors bytes); Ctrl-C leaves a complete checkpoint; bad input is one line
-// and exit 2. The numbers themselves (loss, gradients, AdamW) are checked against PyTorch by
-// test_train.c.
+// folder the other commands load (an attention-only one too, with --ffn 0); the same seed gives
+// the same losses and weights; a run stopped and resumed gives, step for step, what one run
+// gives (the same loss.csv losses and the same model.safetensors bytes); Ctrl-C leaves a
+// complete checkpoint; bad input is one line and exit 2. The numbers themselves (loss,
+// gradients, AdamW) are checked against PyTorch by test_train.c.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync, readdirSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
+import { readSafetensors } from './lib/safetensors.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
 const work = mkdtempSync(join(tmpdir(), 'attnlab-train-'));
@@ -41,6 +42,7 @@ test('train: a MiniMind folder that generate and logits load, its loss falling, 
   assert.equal(config.hidden_size, 32);
   assert.equal(config.num_hidden_layers, 2);
   assert.equal(config.vocab_size, 6400);
+  assert.equal(config.intermediate_size, 128, 'MiniMind\'s width for hidden 32: ceil(32π/64)·64');
   r = run(CLI, ['generate', '--model', a, '--prompt', 'The page', '--max-new-tokens', '8', '--temperature', '0']);
   assert.equal(r.status, 0, r.stderr);
   r = run(CLI, ['logits', '--model', a, '--ids', '1 2 3', '--out', join(work, 'l.safetensors')]);
@@ -61,6 +63,30 @@ test('train: a MiniMind folder that generate and logits load, its loss falling, 
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))), 'the same seed gave other weights');
   r = train(join(work, 'c'), ['--steps', '3', '--seed', '4']);
   assert.notDeepEqual(losses(join(work, 'c')), losses(a).slice(0, 3), 'another seed gave the same losses');
+});
+
+// --ffn 0: MiniMind's attention-only shape (intermediate_size 0), its FFN weights kept, empty.
+test('train --ffn 0: an attention-only MiniMind folder that inspect, generate and logits load', () => {
+  const dir = join(work, 'attn-only');
+  let r = train(dir, ['--ffn', '0', '--steps', '3']);
+  assert.equal(r.status, 0, r.stderr);
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8'));
+  assert.equal(config.intermediate_size, 0);
+  assert.equal(config.use_moe, false);
+  const { tensors } = readSafetensors(join(dir, 'model.safetensors'));
+  for (const l of [0, 1]) {
+    assert.deepEqual(tensors[`model.layers.${l}.mlp.gate_proj.weight`].shape, [0, 32]);
+    assert.deepEqual(tensors[`model.layers.${l}.mlp.up_proj.weight`].shape, [0, 32]);
+    assert.deepEqual(tensors[`model.layers.${l}.mlp.down_proj.weight`].shape, [32, 0]);
+  }
+  r = run(CLI, ['inspect', '--model', dir]);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /\nffn none \(attention-only\), context 32768,/);
+  assert.match(r.stdout, /\n {2}model\.layers\.1\.mlp\.down_proj\.weight F32 \[32, 0\]\n/);
+  r = run(CLI, ['generate', '--model', dir, '--prompt', 'The page', '--max-new-tokens', '4', '--temperature', '0']);
+  assert.equal(r.status, 0, r.stderr);
+  r = run(CLI, ['logits', '--model', dir, '--ids', '1 2 3', '--out', join(work, 'attn-only.safetensors')]);
+  assert.equal(r.status, 0, r.stderr);
 });
 
 // Ctrl-C during a run, then --resume: every step's loss and the final weights (bytes and all)
@@ -122,6 +148,7 @@ test('train: bad input is one line and exit 2, and writes nothing', () => {
     [['--corpus', corpus, '--out', join(work, 'x3'), '--hidden', '30', '--heads', '4'], /not a multiple of --heads/],
     [['--corpus', corpus, '--out', join(work, 'x4'), '--steps', '0'], /--steps expects a whole number/],
     [['--corpus', corpus, '--out', join(work, 'x5'), '--bogus', '1'], /unknown option '--bogus'/],
+    [['--corpus', corpus, '--out', join(work, 'x7'), '--moe', '4', '--ffn', '0'], /--moe needs experts of some width: --ffn 0/],
     [['--corpus', corpus, '--out', join(work, 'nothing-here'), '--resume'], /no such folder to resume from/],
   ];
   const tiny = join(work, 'tiny.txt');

@@ -2,7 +2,8 @@
 // float32, float16, bfloat16) against an independent PyTorch reference of MiniMindForCausalLM
 // (tests/reference/minimind_model.py, itself checked against MiniMind's own code; fixtures by
 // tests/fixtures/gen_minimind.py): dense and MoE (top-1 and top-2, norm_topk_prob on and off),
-// YaRN, untied heads, GQA, MHA, MQA, a head_dim that is not hidden/heads. One pass's logits
+// YaRN, untied heads, GQA, MHA, MQA, a head_dim that is not hidden/heads, attention-only
+// (intermediate_size 0: empty FFN weights, in a folder and in a .pth). One pass's logits
 // within 1e-4 (relative to their largest value), every layer's attention within 1e-5, MoE
 // routing (experts and weights) as the reference routes, and greedy continuations of 24
 // tokens identical, with and without a repetition penalty. The pth_* cases are MiniMind's own
@@ -112,10 +113,11 @@ for (const name of cases.filter((n) => existsSync(join(FIXTURES, n, 'model.pth')
     assert.deepEqual([vocab, hidden, layers, heads, kvHeads, headDim],
       [c.vocab_size, c.hidden_size, c.num_hidden_layers, c.num_attention_heads, c.num_key_value_heads,
         c.head_dim ?? c.hidden_size / c.num_attention_heads]);
-    const [ffn, context, theta, eps, qkNorm, head] =
-      number(/ffn (\d+) \(SwiGLU\).*, context (\d+), rope_theta ([^ ]+) .*, eps ([^ ,]+), qk_norm (on|off), lm_head (tied|its own)/);
-    assert.deepEqual([ffn, context, theta, eps, qkNorm, head],
-      [c.intermediate_size, c.max_position_embeddings, c.rope_theta, c.rms_norm_eps, 'on', c.tie_word_embeddings ? 'tied' : 'its own']);
+    const [ffn, kind, context, theta, eps, qkNorm, head] =
+      number(/ffn (\d+|none) \((SwiGLU|attention-only)\).*, context (\d+), rope_theta ([^ ]+) .*, eps ([^ ,]+), qk_norm (on|off), lm_head (tied|its own)/);
+    assert.deepEqual([ffn, kind, context, theta, eps, qkNorm, head],
+      [c.intermediate_size || 'none', c.intermediate_size ? 'SwiGLU' : 'attention-only', c.max_position_embeddings, c.rope_theta,
+        c.rms_norm_eps, 'on', c.tie_word_embeddings ? 'tied' : 'its own']);
     if (c.use_moe) {
       assert.deepEqual(number(/MoE: (\d+) experts of (\d+), top-(\d+) per token, norm_topk_prob (on|off)/),
         [c.num_experts, c.moe_intermediate_size, c.num_experts_per_tok, c.norm_topk_prob ? 'on' : 'off']);
@@ -211,6 +213,11 @@ test('a MiniMind folder that does not match its config is refused with one line'
     [{ ...config, num_hidden_layers: 1 }, /tensor 'model.layers.1.[a-z_.]+' has no place in the model/],
     [{ ...config, num_key_value_heads: 3 }, /multiple of n_kv_heads/],
     [{ ...config, rms_norm_eps: 'small' }, /"rms_norm_eps" must be a finite number/],
+    // intermediate_size null is MiniMind's default for hidden 64 (256); 0 is attention-only
+    [{ ...config, intermediate_size: null }, /'model.layers.0.mlp.gate_proj.weight' has 2 dimensions \[128, 64\], config.json implies \[256, 64\]/],
+    [{ ...config, intermediate_size: 0 }, /'model.layers.0.mlp.gate_proj.weight' has 2 dimensions \[128, 64\], config.json implies \[0, 64\]/],
+    [{ ...config, use_moe: true, intermediate_size: 0, moe_intermediate_size: 0 },
+      /"moe_intermediate_size" must be at least 1 with use_moe \(absent or 0, it is intermediate_size\)/],
   ];
   for (const [c, message] of refusals) {
     writeFileSync(join(bad, 'config.json'), JSON.stringify(c));

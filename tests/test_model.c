@@ -3,8 +3,10 @@
  * the whole sequence and as passes in pieces (each query sees the same keys and every product
  * is summed in the same order, so there is nothing to round differently); the attention the
  * pass captures is causal and sums to 1; and a checkpoint that lies about itself is refused
- * with a message. The numbers themselves are checked against an independent PyTorch reference
- * by tests/llama2c.test.mjs. al_model_flops is checked against PyTorch's profiler on the
+ * with a message; an attention-only shape (ffn_hidden 0) keeps its empty FFN weights in their
+ * place and is refused where a width is needed (MoE's experts, llama2.c's files). The numbers
+ * themselves are checked against an independent PyTorch reference by tests/llama2c.test.mjs
+ * (and tests/minimind.test.mjs, attention-only included). al_model_flops is checked against PyTorch's profiler on the
  * reference model (tests/fixtures/model_flops/flops.txt). */
 #include "attnlab.h"
 #include "check.h"
@@ -121,6 +123,7 @@ static void test_refusals(const uint8_t *bytes, size_t size) {
         {4, 3, "multiple of n_kv_heads"},
         {5, -512, "implies"},
         {6, 70000, "max_seq must be between 1 and 65536"},
+        {1, 0, "header field hidden_dim is 0"}, /* llama2.c's files have an FFN */
         {2, 6, "implies"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -180,6 +183,39 @@ static void test_flops(const char *path) {
     free(text);
 }
 
+/* MiniMind's intermediate_size 0: a dense model without FFN. Its gate, up and down stay in the
+ * weight list with no numbers (MiniMind's state_dict holds them as [0, hidden] and [hidden, 0]);
+ * the model holds none of them; MoE's experts still need a width. */
+static void test_attention_only(void) {
+    al_model_hparams hp = {0};
+    hp.vocab = 50, hp.hidden = 16, hp.n_layers = 2, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 4;
+    hp.ffn_hidden = 24, hp.max_seq = 32, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    const int64_t dense_weights = al_model_weights(&hp, NULL), dense_params = al_model_param_count(&hp);
+    hp.ffn_hidden = 0;
+    al_error err = {0};
+    CHECK(al_model_hparams_check(&hp, &err) == AL_OK, "attention-only refused: %s", err.msg);
+    int64_t shape[2] = {-1, -1};
+    CHECK(al_model_param_shape(&hp, AL_MP_UP, shape) == 2 && shape[0] == 0 && shape[1] == 16, "up [%lld, %lld]",
+          (long long)shape[0], (long long)shape[1]);
+    CHECK(al_model_param_shape(&hp, AL_MP_DOWN, shape) == 2 && shape[0] == 16 && shape[1] == 0, "down [%lld, %lld]",
+          (long long)shape[0], (long long)shape[1]);
+    CHECK(al_model_weights(&hp, NULL) == dense_weights, "%lld weights, the dense model's %lld",
+          (long long)al_model_weights(&hp, NULL), (long long)dense_weights);
+    CHECK(al_model_param_count(&hp) == dense_params - 2 * 3 * 24 * 16, "%lld parameters", (long long)al_model_param_count(&hp));
+    al_model *m = NULL;
+    CHECK(al_model_create(&hp, 8, 8, &m, &err) == AL_OK, "create: %s", err.msg);
+    int64_t numel = -1;
+    CHECK(m && al_model_get_param(m, AL_MP_GATE, 1, 0, &numel) == NULL && al_model_get_param(m, AL_MP_FFN_NORM, 1, 0, &numel),
+          "the empty gate_proj held, or the FFN norm missing");
+    float logits[2 * 50];
+    const int32_t ids[2] = {1, 7};
+    CHECK(m && al_model_forward(m, ids, 2, logits, 2, 2 * 50, NULL, 0, &err) == AL_OK, "forward: %s", err.msg);
+    al_model_free(m);
+    hp.n_experts = 4, hp.top_k = 1, hp.moe_ffn_hidden = 0;
+    CHECK(al_model_hparams_check(&hp, &err) == AL_ERR_CONFIG && strstr(err.msg, "moe_ffn_hidden must be between 1 and"),
+          "experts of width 0: %s", err.msg);
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
     size_t size = 0;
@@ -190,5 +226,6 @@ int main(int argc, char **argv) {
     }
     free(bytes);
     test_flops(argc > 2 ? argv[2] : "tests/fixtures/model_flops/flops.txt");
+    test_attention_only();
     CHECK_DONE();
 }

@@ -1067,6 +1067,24 @@ static void test_config(void) {
     CHECK(al_minimind_config_from_tensors(st, NULL, NULL, 5, &err) == -1 && err.status == AL_ERR_ARG, "NULL buffer with a capacity");
     al_st_free(st);
 
+    /* Attention-only (MiniMind's intermediate_size 0): gate_proj and up_proj [0, 4], down_proj
+     * [4, 0]; intermediate_size 0, and the model it gives has no FFN. */
+    shape_entry e0[N_DENSE];
+    memcpy(e0, DENSE, sizeof DENSE);
+    e0[9].shape[0] = e0[10].shape[0] = e0[11].shape[1] = 0;
+    st = state_dict(e0, N_DENSE, 1);
+    err = (al_error){0};
+    cfg = config_for(st, NULL, &err);
+    CHECK(cfg && strstr(cfg, "\"intermediate_size\": 0,"), "attention-only config: %s", cfg ? cfg : err.msg);
+    hp.ffn_hidden = -1;
+    CHECK(cfg && al_minimind_hparams(cfg, strlen(cfg), st, &hp, &err) == AL_OK && hp.ffn_hidden == 0 && !hp.n_experts,
+          "attention-only hparams: ffn_hidden %lld, experts %lld %s", (long long)hp.ffn_hidden, (long long)hp.n_experts, err.msg);
+    al_model *m0 = NULL;
+    CHECK(cfg && al_model_from_minimind(cfg, strlen(cfg), st, 4, 4, &m0, &err) == AL_OK, "attention-only model: %s", err.msg);
+    al_model_free(m0);
+    free(cfg);
+    al_st_free(st);
+
     /* An untied head; no q_norm (heads needed); shapes that fit no head count; no embedding;
      * a layer index past the limit; MoE. */
     st = state_dict(DENSE, N_DENSE, 0);
@@ -1128,6 +1146,8 @@ static void test_config(void) {
         {"no q_proj", 1, -1, 0, {0, 0}, AL_ERR_MISSING, "'model.layers.0.self_attn.q_proj.weight' not found"},
         {"no k_proj", 2, -1, 0, {0, 0}, AL_ERR_MISSING, "'model.layers.0.self_attn.k_proj.weight' not found"},
         {"no gate_proj", 9, -1, 0, {0, 0}, AL_ERR_MISSING, "'model.layers.0.mlp.gate_proj.weight' not found"},
+        /* rows of 0 are an attention-only model; columns of 0 nothing */
+        {"gate_proj [6, 0]", -1, 9, 2, {6, 0}, AL_ERR_SHAPE, "'model.layers.0.mlp.gate_proj.weight' has a dimension of size 0"},
     };
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         int n = 0;

@@ -339,6 +339,24 @@ static void test_api_errors(void) {
     CHECK(al_st_find(st, "a", &t) == AL_OK && memcmp(t.data, "ab", 2) == 0, "gap data");
     al_st_free(st);
     free(file);
+
+    /* An attention-only MiniMind's FFN: [0, 4] and [4, 0], empty ranges between two tensors and
+     * at the very end of the data section, as torch's writer places them. */
+    hdr = "{\"a\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
+          "\"gate\":{\"dtype\":\"F32\",\"shape\":[0,4],\"data_offsets\":[4,4]},"
+          "\"b\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[4,8]},"
+          "\"down\":{\"dtype\":\"F32\",\"shape\":[4,0],\"data_offsets\":[8,8]}}";
+    file = make_file(hdr, four, 8, &size);
+    CHECK(al_st_parse(file, size, &st, &e) == AL_OK, "empty tensors: %s", e.msg);
+    free(file);
+    if (!st) return;
+    CHECK(al_st_find(st, "down", &t) == AL_OK && t.ndim == 2 && t.shape[0] == 4 && t.shape[1] == 0 && t.numel == 0 &&
+              t.nbytes == 0,
+          "empty tensor at the end of the data");
+    CHECK(al_st_find(st, "gate", &t) == AL_OK && t.shape[0] == 0 && t.numel == 0, "empty tensor between two");
+    CHECK(al_st_read_f32(st, "down", NULL, 0, &e) == AL_OK && al_st_read_f32(st, "b", out, 1, &e) == AL_OK && out[0] == 2,
+          "reads around the empty tensors");
+    al_st_free(st);
 }
 
 /* ---- f16 / bf16 ---------------------------------------------------------------------------- */

@@ -12,8 +12,12 @@ static void print_hparams(const al_model_hparams *hp, const char *kind, const ch
     printf("vocab %lld, hidden %lld, layers %lld, heads %lld, kv heads %lld (GQA x%lld), head_dim %lld\n",
            (long long)hp->vocab, (long long)hp->hidden, (long long)hp->n_layers, (long long)hp->n_heads,
            (long long)hp->n_kv_heads, (long long)(hp->n_heads / hp->n_kv_heads), (long long)hp->head_dim);
-    printf("ffn %lld (SwiGLU)%s, context %lld, rope_theta %g (%s%s), eps %g, qk_norm %s, lm_head %s\n",
-           (long long)hp->ffn_hidden, hp->n_experts ? " per dense layer; MoE below" : "", (long long)hp->max_seq,
+    char ffn[64];
+    if (hp->ffn_hidden || hp->n_experts)
+        snprintf(ffn, sizeof ffn, "%lld (SwiGLU)%s", (long long)hp->ffn_hidden, hp->n_experts ? " per dense layer; MoE below" : "");
+    else
+        snprintf(ffn, sizeof ffn, "none (attention-only)");
+    printf("ffn %s, context %lld, rope_theta %g (%s%s), eps %g, qk_norm %s, lm_head %s\n", ffn, (long long)hp->max_seq,
            hp->rope_base, hp->rope_style == AL_ROPE_INTERLEAVED ? "interleaved pairs" : "half-split",
            hp->yarn_factor != 0.0 ? ", YaRN" : "", (double)hp->eps, hp->qk_norm ? "on" : "off",
            hp->tied ? "tied to the embedding" : "its own");

@@ -107,7 +107,8 @@ static int checkpoint(al_trainer *t, const char *dir, const train_settings *s, i
              "hidden=%lld layers=%lld heads=%lld kv_heads=%lld ffn=%lld experts=%lld top_k=%lld vocab=%lld steps=%lld "
              "batch=%lld seq=%lld accum=%lld seed=%lld lr=%.17g clip=%.17g weight_decay=%.17g aux_coef=%.17g "
              "rope_theta=%.17g",
-             (long long)s->hidden, (long long)s->layers, (long long)s->heads, (long long)s->kv_heads, (long long)s->ffn,
+             (long long)s->hidden, (long long)s->layers, (long long)s->heads, (long long)s->kv_heads,
+             (long long)al_trainer_hparams(t)->ffn_hidden,
              (long long)s->experts, (long long)s->top_k, (long long)s->vocab, (long long)s->steps, (long long)s->batch,
              (long long)s->seq, (long long)s->accum, (long long)s->seed, s->lr, s->clip, s->weight_decay, s->aux_coef,
              s->rope_theta);
@@ -153,7 +154,8 @@ static int write_config(al_trainer *t, const char *dir) {
 int cmd_train(int argc, char **argv) {
     const char *corpus_path = NULL, *tokenizer_path = NULL, *out = NULL;
     int resume = 0;
-    train_settings s = {64, 2, 4, 2, 0, 0, 1, 0, 100, 8, 64, 1, 0, 0, 5e-4, 1.0, 0.01, 5e-4, 1e6};
+    /* ffn -1: MiniMind's width for the hidden size; 0: attention-only */
+    train_settings s = {64, 2, 4, 2, -1, 0, 1, 0, 100, 8, 64, 1, 0, 0, 5e-4, 1.0, 0.01, 5e-4, 1e6};
     int64_t want_vocab = 0;
     struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
         {"--hidden", &s.hidden, 8, 4096},   {"--layers", &s.layers, 1, 64},      {"--heads", &s.heads, 1, 64},
@@ -264,13 +266,17 @@ int cmd_train(int argc, char **argv) {
 
     /* 2. the model: MiniMind's shape from the flags, or the run being resumed */
     al_model_hparams hp = al_minimind_hparams_for(s.vocab, s.hidden, s.layers, s.heads, s.kv_heads);
-    if (s.ffn) hp.ffn_hidden = s.ffn;
+    if (s.ffn >= 0) hp.ffn_hidden = s.ffn;
     hp.rope_base = s.rope_theta;
     if (s.experts) hp.n_experts = s.experts, hp.top_k = s.top_k, hp.moe_ffn_hidden = hp.ffn_hidden, hp.norm_topk_prob = 1;
     al_error err = {0};
     al_trainer *t = NULL;
     if (status == EXIT_OK && s.hidden % s.heads) {
         cli_error("--hidden %lld is not a multiple of --heads %lld", (long long)s.hidden, (long long)s.heads);
+        status = EXIT_BAD_INPUT;
+    }
+    if (status == EXIT_OK && s.experts && !s.ffn) {
+        cli_error("--moe needs experts of some width: --ffn 0 (attention-only) has none");
         status = EXIT_BAD_INPUT;
     }
     if (status == EXIT_OK && al_trainer_create(&hp, s.batch, s.seq, &t, &err) != AL_OK) {

@@ -197,7 +197,8 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
                               al_model_hparams *hp, al_error *err) {
     if (!config_json || !st || !hp) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: NULL argument");
     const al_model_hparams d = defaults();
-    config_fields f = {d.hidden, d.n_layers, d.n_heads, d.n_kv_heads, 0, d.vocab, 0, d.max_seq, 4, 1, 0,
+    /* ffn -1: intermediate_size absent (or null) */
+    config_fields f = {d.hidden, d.n_layers, d.n_heads, d.n_kv_heads, 0, d.vocab, -1, d.max_seq, 4, 1, 0,
                        2048, 1e-6, 1e6, 16.0, 32.0, 1.0, 1.0, 1, 0, 1, 0};
     al_status s = read_config(config_json, config_len, &f, err);
     if (s != AL_OK) return s;
@@ -213,12 +214,16 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
     hp->tied = f.tied;
     if (f.heads < 1) return bad_value(err, "num_attention_heads", "at least 1");
     hp->head_dim = f.head_dim ? f.head_dim : f.hidden / f.heads;
-    /* intermediate_size: absent or null means MiniMind's ceil(hidden · π / 64) · 64. */
-    hp->ffn_hidden = f.ffn ? f.ffn : al_minimind_ffn_hidden(f.hidden);
+    /* intermediate_size: absent or null means MiniMind's ceil(hidden · π / 64) · 64; 0 an
+     * attention-only model (MiniMind's FeedForward of width 0 adds zeros). */
+    hp->ffn_hidden = f.ffn >= 0 ? f.ffn : al_minimind_ffn_hidden(f.hidden);
     if (f.use_moe) {
         hp->n_experts = f.experts;
         hp->top_k = f.top_k;
+        /* MiniMind's experts: FeedForward(moe_intermediate_size or intermediate_size) */
         hp->moe_ffn_hidden = f.moe_ffn ? f.moe_ffn : hp->ffn_hidden;
+        if (!hp->moe_ffn_hidden)
+            return bad_value(err, "moe_intermediate_size", "at least 1 with use_moe (absent or 0, it is intermediate_size)");
         hp->norm_topk_prob = f.norm_topk;
     }
     if (f.rope_scaling_on) {
@@ -323,17 +328,18 @@ al_pth_flags al_pth_flags_default(void) {
     return f;
 }
 
-/* The shape of tensor `name` if it has `ndim` dimensions: AL_OK, AL_ERR_MISSING (message only if
- * `required`) or AL_ERR_SHAPE. */
-static al_status shape_of(const al_safetensors *st, const char *name, int ndim, int required, int64_t shape[2],
-                          al_error *err) {
+/* The shape of tensor `name` if it has `ndim` dimensions, none of size 0 (but the first when
+ * `empty_rows`): AL_OK, AL_ERR_MISSING (message only if `required`) or AL_ERR_SHAPE. */
+static al_status shape_of(const al_safetensors *st, const char *name, int ndim, int required, int empty_rows,
+                          int64_t shape[2], al_error *err) {
     al_st_tensor t;
     if (al_st_find(st, name, &t) != AL_OK)
         return required ? al_fail(err, AL_ERR_MISSING, "tensor '%s' not found: not a MiniMind state_dict", name) : AL_ERR_MISSING;
     if (t.ndim != ndim)
         return al_fail(err, AL_ERR_SHAPE, "tensor '%s' has %d dimensions, a MiniMind state_dict %d", name, t.ndim, ndim);
     for (int d = 0; d < ndim; d++)
-        if ((shape[d] = t.shape[d]) < 1) return al_fail(err, AL_ERR_SHAPE, "tensor '%s' has a dimension of size 0", name);
+        if ((shape[d] = t.shape[d]) < (d == 0 && empty_rows ? 0 : 1))
+            return al_fail(err, AL_ERR_SHAPE, "tensor '%s' has a dimension of size 0", name);
     return AL_OK;
 }
 
@@ -381,14 +387,14 @@ int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_f
      * heads: q_proj [heads · head_dim, hidden] and k_proj [kv_heads · head_dim, hidden]. */
     int64_t embed[2] = {0, 0}, q[2] = {0, 0}, k[2] = {0, 0}, qn[2] = {0, 0}, head_dim = 0, heads = 0, kv_heads = 0;
     al_status s;
-    if ((s = shape_of(st, "model.embed_tokens.weight", 2, 1, embed, err)) != AL_OK) return -1;
+    if ((s = shape_of(st, "model.embed_tokens.weight", 2, 1, 0, embed, err)) != AL_OK) return -1;
     const int64_t layers = count_layers(st, err);
     if (layers < 0) return -1;
     if (layers == 0) return al_fail(err, AL_ERR_MISSING, "no tensor named model.layers.N.*: not a MiniMind state_dict"), -1;
-    if ((s = shape_of(st, "model.layers.0.self_attn.q_proj.weight", 2, 1, q, err)) != AL_OK ||
-        (s = shape_of(st, "model.layers.0.self_attn.k_proj.weight", 2, 1, k, err)) != AL_OK)
+    if ((s = shape_of(st, "model.layers.0.self_attn.q_proj.weight", 2, 1, 0, q, err)) != AL_OK ||
+        (s = shape_of(st, "model.layers.0.self_attn.k_proj.weight", 2, 1, 0, k, err)) != AL_OK)
         return -1;
-    s = shape_of(st, "model.layers.0.self_attn.q_norm.weight", 1, 0, qn, err);
+    s = shape_of(st, "model.layers.0.self_attn.q_norm.weight", 1, 0, 0, qn, err);
     if (s == AL_OK) {
         head_dim = qn[0];
         if (divide(q[0], head_dim, "heads", "q_proj", "q_norm's length", &heads, err) != AL_OK) return -1;
@@ -407,14 +413,14 @@ int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_f
     }
     if (divide(k[0], head_dim, "key/value heads", "k_proj", "head_dim", &kv_heads, err) != AL_OK) return -1;
 
-    /* The feed-forward: dense gate_proj [ffn, hidden], or MoE's router mlp.gate [experts,
-     * hidden] and each expert's gate_proj [moe_ffn, hidden]. */
+    /* The feed-forward: dense gate_proj [ffn, hidden] ([0, hidden]: attention-only), or MoE's
+     * router mlp.gate [experts, hidden] and each expert's gate_proj [moe_ffn, hidden]. */
     int64_t router[2] = {0, 0}, ffn[2] = {0, 0}, moe_ffn[2] = {0, 0};
-    s = shape_of(st, "model.layers.0.mlp.gate.weight", 2, 0, router, err);
+    s = shape_of(st, "model.layers.0.mlp.gate.weight", 2, 0, 0, router, err);
     const int moe = s == AL_OK;
     if (s != AL_OK && s != AL_ERR_MISSING) return -1;
-    if (moe && shape_of(st, "model.layers.0.mlp.experts.0.gate_proj.weight", 2, 1, moe_ffn, err) != AL_OK) return -1;
-    if (!moe && shape_of(st, "model.layers.0.mlp.gate_proj.weight", 2, 1, ffn, err) != AL_OK) return -1;
+    if (moe && shape_of(st, "model.layers.0.mlp.experts.0.gate_proj.weight", 2, 1, 0, moe_ffn, err) != AL_OK) return -1;
+    if (!moe && shape_of(st, "model.layers.0.mlp.gate_proj.weight", 2, 1, 1, ffn, err) != AL_OK) return -1;
     if (!moe && (f.moe_top_k != 1 || f.norm_topk_prob != 1))
         return al_fail(err, AL_ERR_CONFIG, "MoE routing given (top-k %lld, norm_topk_prob %s), but the checkpoint has no experts "
                                            "(no model.layers.0.mlp.gate.weight)",

@@ -1,7 +1,7 @@
 /* model.c — the whole decoder: token embedding, n_layers pre-norm blocks (attention with GQA,
- * optional QK-Norm, half-split or interleaved RoPE and a KV cache; SwiGLU FFN), the final
- * RMSNorm and the lm_head (tied to the embedding or not) — MiniMind's MiniMindForCausalLM and
- * Llama / llama2.c's Transformer.
+ * optional QK-Norm, half-split or interleaved RoPE and a KV cache; a SwiGLU FFN, MoE's experts
+ * or, attention-only, none), the final RMSNorm and the lm_head (tied to the embedding or not)
+ * — MiniMind's MiniMindForCausalLM and Llama / llama2.c's Transformer.
  *
  * Memory: the weights in one allocation carved into named arrays; their GEMM-packed copies in
  * a second, rebuilt only after weights were handed out for writing; one KV cache per layer for
@@ -83,7 +83,7 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err) {
     if (!hp) return al_fail(err, AL_ERR_ARG, "model: no hyper-parameters");
     CHECK_RANGE(vocab, 1, AL_MAX_VOCAB);
     CHECK_RANGE(n_layers, 1, AL_MAX_LAYERS);
-    CHECK_RANGE(ffn_hidden, 1, AL_MAX_FFN);
+    CHECK_RANGE(ffn_hidden, 0, AL_MAX_FFN); /* 0: attention-only (MiniMind's intermediate_size 0) */
     CHECK_RANGE(max_seq, 1, AL_MAX_SEQ);
     if (hp->rope_style != AL_ROPE_HALF_SPLIT && hp->rope_style != AL_ROPE_INTERLEAVED)
         return al_fail(err, AL_ERR_CONFIG, "model: unknown RoPE style %d", (int)hp->rope_style);
@@ -598,12 +598,15 @@ static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
         /* 5. h = x + o_proj(heads merged). */
         linear(m, l, PACK_O, m->tmp, m->ctx, n, E, H * D);
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
-        /* 6. The FFN's pre-norm, then SwiGLU, or the mixture of SwiGLU experts (MoE). */
-        al_rmsnorm_forward(m->xn, m->x, layer_param(m, l, AL_MP_FFN_NORM), n, E, hp->eps);
-        if (hp->n_experts) moe(m, l, m->tmp, m->xn, n);
-        else swiglu(m, l, PACK_FFN, m->tmp, m->xn, n, F);
-        /* 7. out = h + FFN(...). */
-        for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
+        /* 6. The FFN's pre-norm, then SwiGLU, or the mixture of SwiGLU experts (MoE), and
+         * 7. out = h + FFN(...). An attention-only model (ffn_hidden 0: MiniMind's empty
+         *    FeedForward, which adds zeros) has neither: out = h. */
+        if (hp->n_experts || F) {
+            al_rmsnorm_forward(m->xn, m->x, layer_param(m, l, AL_MP_FFN_NORM), n, E, hp->eps);
+            if (hp->n_experts) moe(m, l, m->tmp, m->xn, n);
+            else swiglu(m, l, PACK_FFN, m->tmp, m->xn, n, F);
+            for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
+        }
         /* 8. (captured only when asked) ‖out‖ per token, the residual stream after block l. */
         if (m->resid_norms) store_resid_norms(m, l + 1, n);
     }

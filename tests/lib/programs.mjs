@@ -20,12 +20,12 @@ export const PROGRAMS = {
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
   test_sampler: { args: [] },
-  test_train: { args: ['dense_gqa_tied', 'dense_mha_untied', 'moe_top2_norm', 'moe_top1', 'interleaved_noqk'].map((c) => `tests/fixtures/train/${c}`) },
+  test_train: { args: ['dense_gqa_tied', 'dense_mha_untied', 'moe_top2_norm', 'moe_top1', 'interleaved_noqk', 'attn_only'].map((c) => `tests/fixtures/train/${c}`) },
   // Under valgrind without the timing check (memcheck is some 30 times slower).
   test_tokenizer: { args: ['models/stories260K/tok512.bin'], valgrind: ['models/stories260K/tok512.bin', '--no-timing'] },
   // The malformed .pth files are built in the program; the fixtures' .pth files must read.
   test_pth: { args: ['tests/fixtures/minimind/pth_dense_tied/model.pth', 'tests/fixtures/minimind/pth_moe_top2/model.pth',
-    'tests/fixtures/minimind/pth_shared_tied/model.pth'] },
+    'tests/fixtures/minimind/pth_shared_tied/model.pth', 'tests/fixtures/minimind/pth_attn_only/model.pth'] },
   test_tokenizer_hf: {
     args: ['models/minimind-tokenizer/tokenizer.json'],
     valgrind: ['models/minimind-tokenizer/tokenizer.json', '--no-timing'],

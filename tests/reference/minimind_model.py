@@ -26,7 +26,7 @@ The maths, for a sequence of token ids at positions p0..p0+T-1 (all float32):
         a = softmax(q k^T / sqrt(hd) + causal mask on the last T key columns)   (float32)
         x = x + o_proj(a v)
         h = rmsnorm(x, post_attention_layernorm)
-        dense: x = x + down(silu(gate(h)) * up(h))
+        dense: x = x + down(silu(gate(h)) * up(h))   (+ 0 when intermediate_size is 0)
         MoE:   p = softmax(gate(h)); w, e = topk(p, k); w /= sum(w) + 1e-20 if norm_topk_prob;
                x = x + sum over chosen experts, in ascending expert id, of w * expert(h)
     logits = rmsnorm(x, norm) lm_head^T        (lm_head = embed_tokens when tied)
@@ -114,11 +114,15 @@ class MiniMindConfig:
 
     def check(self):
         for name in ("hidden_size", "num_hidden_layers", "vocab_size", "num_attention_heads",
-                     "num_key_value_heads", "head_dim", "intermediate_size",
-                     "max_position_embeddings"):
+                     "num_key_value_heads", "head_dim", "max_position_embeddings"):
             if not isinstance(getattr(self, name), int) or getattr(self, name) <= 0:
                 raise FormatError("config: %s = %r, must be an int > 0"
                                   % (name, getattr(self, name)))
+        # intermediate_size 0: MiniMind's FeedForward is Linear(hidden, 0) and Linear(0, hidden),
+        # which adds zeros: an attention-only model.
+        if not isinstance(self.intermediate_size, int) or self.intermediate_size < 0:
+            raise FormatError("config: intermediate_size = %r, must be an int >= 0"
+                              % (self.intermediate_size,))
         if self.num_attention_heads % self.num_key_value_heads:
             raise FormatError("config: num_attention_heads %d not a multiple of "
                               "num_key_value_heads %d"

@@ -152,8 +152,9 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
  * ------------------------------------------------------------------------------------------ */
 
 /* The hyper-parameters config.json gives (MiniMindConfig's defaults for absent keys:
- * intermediate_size ceil(hidden·π/64)·64, rope_theta 1e6, eps 1e-6, tied; MoE with use_moe;
- * YaRN with inference_rope_scaling or a rope_scaling object), QK-Norm when the tensors have it. */
+ * intermediate_size ceil(hidden·π/64)·64 (also for null; 0 is an attention-only model),
+ * rope_theta 1e6, eps 1e-6, tied; MoE with use_moe; YaRN with inference_rope_scaling or a
+ * rope_scaling object), QK-Norm when the tensors have it. */
 al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
                               al_model_hparams *hp, al_error *err);
 
@@ -210,11 +211,12 @@ al_pth_flags al_pth_flags_default(void);
 /* Writes the config.json (MiniMindConfig's keys) that a MiniMind state_dict's tensors imply,
  * for al_minimind_hparams / al_model_from_minimind: hidden_size and vocab_size from the
  * embedding, num_hidden_layers from the layer indices, head_dim, heads and kv heads from
- * q_norm, q_proj and k_proj, intermediate_size from gate_proj, MoE (num_experts,
- * moe_intermediate_size) from mlp.gate and the experts, tie_word_embeddings from lm_head's
- * absence or its equality with the embedding; the rest from flags (NULL: the defaults) and
- * max_position_embeddings 32768. Writes at most cap bytes, NUL-terminated, to buf and returns
- * the text's full length (a size query with buf NULL and cap 0), or -1 with *err set. */
+ * q_norm, q_proj and k_proj, intermediate_size from gate_proj (0, attention-only, when it has
+ * no rows), MoE (num_experts, moe_intermediate_size) from mlp.gate and the experts,
+ * tie_word_embeddings from lm_head's absence or its equality with the embedding; the rest from
+ * flags (NULL: the defaults) and max_position_embeddings 32768. Writes at most cap bytes,
+ * NUL-terminated, to buf and returns the text's full length (a size query with buf NULL and
+ * cap 0), or -1 with *err set. */
 int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_flags *flags,
                                         char *buf, int64_t cap, al_error *err);
 

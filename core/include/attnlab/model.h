@@ -212,7 +212,8 @@ void al_repeat_kv(float *out,      /* [batch, seq, n_kv_heads·n_rep, head_dim] 
 /* ------------------------------------------------------------------------------------------
  * The whole decoder: token embedding → n_layers blocks → final RMSNorm → lm_head.
  *   block: h = x + attention(RMSNorm(x)),  out = h + FFN(RMSNorm(h)),
- *   FFN(x) = down(silu(gate(x)) · up(x))   (SwiGLU; llama2.c's w1 = gate, w3 = up, w2 = down).
+ *   FFN(x) = down(silu(gate(x)) · up(x))   (SwiGLU; llama2.c's w1 = gate, w3 = up, w2 = down),
+ *   or none in an attention-only model (ffn_hidden 0): out = h.
  * MiniMind's models (half-split RoPE, QK-Norm) and Llama / llama2.c's (interleaved RoPE, no
  * QK-Norm). Weights live in one allocation and are packed once for the GEMM; each layer has a
  * KV cache for the context reserved at create; a forward call allocates nothing.
@@ -227,7 +228,9 @@ typedef struct {
     int64_t n_heads;    /* query heads */
     int64_t n_kv_heads; /* key/value heads (GQA) */
     int64_t head_dim;   /* even */
-    int64_t ffn_hidden; /* SwiGLU's inner width (MiniMind: intermediate_size) */
+    int64_t ffn_hidden; /* SwiGLU's inner width (MiniMind: intermediate_size); 0 in a dense
+                         * model: attention-only, no FFN (MiniMind's FeedForward of width 0
+                         * adds zeros) */
     int64_t max_seq;    /* positions the model was made for (MiniMind: max_position_embeddings) */
     double rope_base;   /* RoPE theta */
     float eps;          /* RMSNorm eps of every norm */
@@ -261,7 +264,7 @@ typedef enum {
     AL_MP_Q_NORM,     /* [head_dim], with qk_norm only */
     AL_MP_K_NORM,     /* [head_dim], with qk_norm only */
     AL_MP_FFN_NORM,   /* [hidden] */
-    AL_MP_GATE,       /* [ffn_hidden, hidden] */
+    AL_MP_GATE,       /* [ffn_hidden, hidden]; [0, hidden] when attention-only, as MiniMind keeps it */
     AL_MP_UP,         /* [ffn_hidden, hidden] */
     AL_MP_DOWN,       /* [hidden, ffn_hidden] */
     AL_MP_FINAL_NORM, /* [hidden], the model's */
@@ -279,7 +282,8 @@ typedef struct al_model al_model;
 al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err);
 
 /* 1 or 2 (its dimensions, in shape), 0 if the model has no such weight (q_norm without
- * QK-Norm, lm_head when tied), -1 for an invalid p. */
+ * QK-Norm, lm_head when tied), -1 for an invalid p. A weight may hold no numbers: an
+ * attention-only model's gate, up and down ([0, hidden], [hidden, 0]) keep their place. */
 int al_model_param_shape(const al_model_hparams *hp, al_model_param p, int64_t shape[2]);
 
 /* One weight of a model: which, in which layer, of which expert (0 where it does not apply). */
@@ -321,7 +325,8 @@ int64_t al_model_context(const al_model *m);                     /* -1 if m is N
 
 /* A weight of layer `layer` and, for the experts' weights, expert `expert` (each ignored where
  * it does not apply): read-only, or for writing (the model repacks before its next forward
- * call). NULL if the model has no such weight or an index is out of range. */
+ * call). NULL if the model has no such weight, it holds no numbers (an attention-only model's
+ * FFN) or an index is out of range. */
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
                                 int64_t expert, int64_t *numel);
 float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t expert,
