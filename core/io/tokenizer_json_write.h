@@ -1,6 +1,6 @@
 /* tokenizer_json_write.h — the one writer of a tokenizer.json laid out as MiniMind's (Python's
- * json.dump with indent 2 and ensure_ascii off), given its tokens and merges; the trainer's
- * (tokenizer_train.c). Internal to the core, not public API. */
+ * json.dump with indent 2 and ensure_ascii off), for a trained tokenizer (tokenizer_train.c) and
+ * a cut one (tokenizer_cut.c). Internal to the core, not public API. */
 #ifndef ATTNLAB_TOKENIZER_JSON_WRITE_H
 #define ATTNLAB_TOKENIZER_JSON_WRITE_H
 
