@@ -22,12 +22,11 @@
 //   - core/io/unicode_class.c is what tests/fixtures/gen_unicode_class.mjs writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { ROOT, VARIANTS, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, inPool, run, runAsync } from './lib/run.mjs';
 import { showPiece } from './lib/tokenizer.mjs';
 import { BYTE_OF_CHAR, small } from './lib/hf-json.mjs';
 import { generator, handTexts, randomTexts } from './lib/tok-texts.mjs';
@@ -47,35 +46,6 @@ const CLI = join(VARIANTS[0].dir, 'attnlab');
 const ASAN_CLI = VARIANTS.find((v) => v.name === 'asan') ? join(ROOT, 'build', 'asan', 'attnlab') : null;
 const work = mkdtempSync(join(tmpdir(), 'attnlab-hf-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
-
-const ENV = { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
-
-// A program run with `input` on standard input, without blocking the event loop.
-function runAsync(program, args, input) {
-  return new Promise((resolve) => {
-    const p = spawn(program, args, { cwd: ROOT, env: ENV });
-    const out = [], err = [];
-    p.stdout.on('data', (d) => out.push(d));
-    p.stderr.on('data', (d) => err.push(d));
-    p.stdin.on('error', () => {});
-    p.on('close', (status, signal) => resolve({ status, signal, stdout: Buffer.concat(out).toString('utf8'),
-      stderr: Buffer.concat(err).toString('utf8') }));
-    p.stdin.end(input);
-  });
-}
-
-// fn over items, `width` at a time; the results in order.
-async function inPool(items, width, fn) {
-  const results = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const k = next++;
-      results[k] = await fn(items[k], k);
-    }
-  }));
-  return results;
-}
 
 // ---- the texts ----------------------------------------------------------------------------------
 

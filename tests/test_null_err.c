@@ -278,6 +278,19 @@ static void test_tokenizer(void) {
     EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, NULL, &trained_len, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, &trained, &trained_len, NULL, NULL), AL_OK);
     CHECK(trained && trained_len > 0, "no tokenizer.json from training");
+
+    /* Cutting the trained file: below 292, above its size, not a tokenizer.json, then to 292. */
+    char *cut = (char *)&cut;
+    size_t cut_len = 0;
+    const uint8_t *tr = (const uint8_t *)trained;
+    EXPECT(al_tok_hf_cut(tr, trained_len, 291, &cut, &cut_len, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_hf_cut(tr, trained_len, AL_TOK_MAX_VOCAB, &cut, &cut_len, NULL), AL_ERR_ARG);
+    EXPECT(al_tok_hf_cut(tr, trained_len - 1, 292, &cut, &cut_len, NULL), AL_ERR_FORMAT);
+    EXPECT(al_tok_hf_cut(tr, trained_len, 292, NULL, &cut_len, NULL), AL_ERR_ARG);
+    CHECK(cut == NULL, "a refused cut's output is not NULL");
+    EXPECT(al_tok_hf_cut(tr, trained_len, 292, &cut, &cut_len, NULL), AL_OK);
+    CHECK(cut && cut_len > 0 && cut_len < trained_len, "no smaller tokenizer.json from the cut");
+    al_buffer_free(cut);
     al_buffer_free(trained);
 }
 

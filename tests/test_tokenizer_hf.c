@@ -4,8 +4,9 @@
  * use_regex false, merges written "a b"), then MiniMind's tokenizer.json: its pieces, no BOS
  * or EOS, size queries and short buffers, decode(encode(bytes)) == bytes for any bytes, the
  * streaming decoder writing only whole characters one id at a time, 100 KB in well under a
- * second, and every truncation and random byte changes of the file refused or read, never a
- * crash under ASan. Equality with the reference library on thousands of texts, and the refusals
+ * second, its cut to 6400, 512 and 292 ids (al_tok_hf_cut), and every truncation and random
+ * byte changes of the file refused or read (and what is read cut or refused), never a crash
+ * under ASan. Equality with the reference library on thousands of texts, and the refusals
  * of malformed files one by one, are tests/hf-tokenizer.test.mjs's.
  * Usage: test_tokenizer_hf models/minimind-tokenizer/tokenizer.json [--no-timing]
  * (--no-timing, for valgrind: no timing check, and fewer truncations and byte changes.) */
@@ -298,6 +299,53 @@ static void test_minimind_stream(const al_tokenizer *t) {
     al_tok_stream_free(s);
 }
 
+/* MiniMind's file cut to its first ids (al_tok_hf_cut): whole, it comes back byte for byte; cut
+ * to 292 and 512 it keeps the pieces of those ids and encodes as the reference library encodes
+ * with tests/lib/cut-tokenizer.mjs's cut; a size outside [292, 6400] or a cut file is refused
+ * with nothing written. */
+static void test_minimind_cut(const uint8_t *file, size_t size, const al_tokenizer *full) {
+    char *json = NULL;
+    size_t len = 0;
+    al_error err = {0};
+    CHECK(al_tok_hf_cut(file, size, 6400, &json, &len, &err) == AL_OK && len == size && !memcmp(json, file, size),
+          "the cut to 6400 is not the file: %s", err.msg);
+    al_buffer_free(json);
+    static const struct {
+        int64_t vocab;
+        int32_t chat[16], n_chat, story[16], n_story;
+    } cuts[] = {
+        {292, {1, 120, 118, 104, 117, 234, 196, 157, 290, 197, 134, 157, 2, 234}, 14,
+         {82, 113, 102, 104, 256, 120, 115, 114, 113, 256, 100, 256, 119, 108, 112, 104}, 16},
+        {512, {1, 120, 118, 311, 234, 441, 510, 157, 2, 234}, 10, {82, 113, 473, 483, 115, 310, 299, 297, 467, 104}, 10},
+    };
+    const char chat[] = "<|im_start|>user\n\xE4\xBD\xA0\xE5\xA5\xBD<|im_end|>\n", story[] = "Once upon a time";
+    for (int k = 0; k < 2; k++) {
+        al_tokenizer *t = NULL;
+        CHECK(al_tok_hf_cut(file, size, cuts[k].vocab, &json, &len, &err) == AL_OK &&
+                  al_tok_hf_create((const uint8_t *)json, len, cuts[k].vocab, &t, &err) == AL_OK,
+              "the cut to %lld: %s", (long long)cuts[k].vocab, err.msg);
+        al_buffer_free(json);
+        if (!t) continue;
+        int same = 1;
+        for (int32_t id = 0; id < cuts[k].vocab; id++) {
+            size_t la = 0, lb = 0;
+            const char *a = al_tok_piece(t, id, &la), *b = al_tok_piece(full, id, &lb);
+            same &= a && b && la == lb && !memcmp(a, b, la);
+        }
+        CHECK(same, "the cut to %lld changes a piece", (long long)cuts[k].vocab);
+        expect_ids(t, chat, sizeof chat - 1, cuts[k].chat, cuts[k].n_chat);
+        expect_ids(t, story, sizeof story - 1, cuts[k].story, cuts[k].n_story);
+        al_tok_free(t);
+    }
+    json = (char *)&json;
+    CHECK(al_tok_hf_cut(file, size, 291, &json, &len, &err) == AL_ERR_ARG && !json && len == 0, "vocab 291: %s", err.msg);
+    json = (char *)&json;
+    CHECK(al_tok_hf_cut(file, size, 6401, &json, &len, &err) == AL_ERR_ARG && !json && strstr(err.msg, "6400 tokens"),
+          "vocab 6401: %s", err.msg);
+    json = (char *)&json;
+    CHECK(al_tok_hf_cut(file, size / 2, 512, &json, &len, &err) == AL_ERR_FORMAT && !json, "half the file: %s", err.msg);
+}
+
 static void test_timing(const al_tokenizer *t) {
     const char unit[] = "Once upon a time, \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80 there was a little girl. <|im_end|>\n";
     const size_t n_unit = sizeof unit - 1, reps = 100000 / n_unit + 1;
@@ -349,6 +397,16 @@ static void test_mutations(const uint8_t *file, size_t size, int fewer) {
             int32_t ids[64];
             const int64_t n = al_tok_encode(t, text, sizeof text - 1, 0, 0, ids, 64, &err);
             CHECK(n > 0, "trial %d: a file read cannot encode: %s", trial, err.msg);
+            /* Its cut is refused (its added tokens or bytes are no longer MiniMind's) or read. */
+            char *json = NULL;
+            size_t len = 0;
+            al_tokenizer *c = NULL;
+            const al_status cs = al_tok_hf_cut(copy, size, 300, &json, &len, &err);
+            CHECK(cs == AL_OK ? al_tok_hf_create((const uint8_t *)json, len, 300, &c, &err) == AL_OK
+                              : cs == AL_ERR_FORMAT && err.msg[0] && !json,
+                  "trial %d: the cut to 300: %s %s", trial, al_status_str(cs), err.msg);
+            al_tok_free(c);
+            al_buffer_free(json);
             read_ok++;
         } else {
             refused++;
@@ -376,6 +434,7 @@ int main(int argc, char **argv) {
         test_minimind_round_trips(t);
         test_minimind_stream(t);
         if (timing) test_timing(t);
+        if (file) test_minimind_cut(file, size, t);
     }
     al_tok_free(t);
     if (file) {

@@ -16,14 +16,14 @@
 //   - the ASan build gives the same files; 1 MB trains in well under a second.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
-import { ROOT, VARIANTS, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, run, runAsync } from './lib/run.mjs';
 import { CHAR_OF_BYTE } from './lib/hf-json.mjs';
 import { handTexts, randomTexts } from './lib/tok-texts.mjs';
+import { expectRefusals } from './lib/refusals.mjs';
 import { repoCorpus, syntheticCorpus } from './lib/train-corpus.mjs';
 import { OUT as HF_MERGES, corpusText as hfCorpusText, sha256 } from './fixtures/gen_bpe_train.mjs';
 
@@ -141,16 +141,6 @@ test(`the corpus: ${Buffer.byteLength(TEXT)} bytes of English and Chinese, train
   assert.equal(MAIN.status, 0, MAIN.stderr);
   assert.match(MAIN.stdout, new RegExp(`^wrote .*: ${VOCAB} tokens \\(36 added, 256 bytes, ${VOCAB - FIRST_MERGED} merged\\)`));
   assert.equal(MAIN.stderr, '');
-});
-
-const runAsync = (program, args, input) => new Promise((resolve) => {
-  const p = spawn(program, args, { cwd: ROOT });
-  const out = [], err = [];
-  p.stdout.on('data', (d) => out.push(d));
-  p.stderr.on('data', (d) => err.push(d));
-  p.stdin.on('error', () => {});
-  p.on('close', (status) => resolve({ status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8') }));
-  p.stdin.end(input);
 });
 
 test('the reference and attnlab tokenize give the same ids with the trained tokenizer', async () => {
@@ -302,25 +292,8 @@ test('each bad input exits 2 with one line and writes nothing, an existing file 
     [['--corpus', good, '--vocab', '300', '--out', folder], /is a folder/],
     [['--corpus', good, '--vocab', '300', '--out', good], /same file as the input/],
   ];
-  for (const [args, message] of cases) {
-    const out = join(work, `refused${nextFile++}.json`);
-    writeFileSync(out, 'before');
-    const r = run(CLI, ['train-tokenizer', ...args.map((a) => (a === 'OUT' ? out : a))]);
-    const what = args.join(' ');
-    assert.equal(r.status, 2, `${what}: exit ${r.status}\n${r.stderr}`);
-    assert.match(r.stderr, /^attnlab: [^\n]*\n$/, `${what}: not one line`);
-    assert.match(r.stderr, message, what);
-    assert.equal(r.stdout, '', what);
-    assert.equal(readFileSync(out, 'utf8'), 'before', `${what}: the existing file changed`);
-    if (args.includes('OUT')) {
-      rmSync(out);
-      const again = run(CLI, ['train-tokenizer', ...args.map((a) => (a === 'OUT' ? out : a))]);
-      assert.equal(again.status, 2, what);
-      assert.ok(!existsSync(out), `${what}: wrote a file`);
-    }
-  }
+  expectRefusals(CLI, 'train-tokenizer', cases, work);
   assert.equal(readFileSync(good, 'utf8'), 'aaaa abab abc bcd', 'the corpus changed');
-  assert.deepEqual(readdirSync(work).filter((f) => f.includes('.tmp.')), [], 'a temporary file was left');
 });
 
 test('help lists train-tokenizer', () => {

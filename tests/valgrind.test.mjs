@@ -1,9 +1,9 @@
 // valgrind.test.mjs — the native build under valgrind's memcheck: no invalid reads or writes,
 // no use of uninitialised values, no leaks (definite, indirect or possible), on the CLI (both
-// demos, kv-growth, forward on good and malformed files, tokenize, train-tokenizer) and the C
-// test programs of tests/lib/programs.mjs with their valgrind arguments (the long arithmetic
-// sweeps skipped or shortened, as that list says). valgrind hides AVX-512 from the program, so
-// this also runs the AVX2 kernels.
+// demos, kv-growth, forward on good and malformed files, tokenize, train-tokenizer,
+// cut-tokenizer) and the C test programs of tests/lib/programs.mjs with their valgrind
+// arguments (the long arithmetic sweeps skipped or shortened, as that list says). valgrind
+// hides AVX-512 from the program, so this also runs the AVX2 kernels.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -59,6 +59,12 @@ test('valgrind: train-tokenizer, written and refused', () => {
   memcheck(CLI, ['train-tokenizer', '--corpus', corpus, '--vocab', '2097152', '--out', join(work, 'never.json')], 2);
   memcheck(CLI, ['train-tokenizer', '--corpus', join(ROOT, 'models', 'stories260K', 'tok512.bin'), '--vocab', '800',
     '--out', join(work, 'never.json')], 2);
+});
+
+test('valgrind: cut-tokenizer, written and refused', () => {
+  const tok = join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json');
+  memcheck(CLI, ['cut-tokenizer', '--tokenizer', tok, '--vocab', '512', '--out', join(work, 'cut.json')]);
+  memcheck(CLI, ['cut-tokenizer', '--tokenizer', tok, '--vocab', '6401', '--out', join(work, 'never.json')], 2);
 });
 
 for (const name of Object.keys(PROGRAMS)) {

@@ -40,6 +40,17 @@ int cli_hidden_char(uint32_t cp);
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);
 int cli_parse_double(const char *s, double *out); /* finite values only */
 
+/* A command's option that takes a value: "--vocab" and where the argument after it goes. */
+typedef struct {
+    const char *name;
+    const char **value;
+} cli_flag;
+
+/* Reads argv[0, argc) as "--name value" pairs, each name one of flags[0, n), its value into
+ * *flags[k].value (a name given twice: the last value). 0 after printing why: a name that is
+ * not one of them (the message names the command, cmd) or one with no value after it. */
+int cli_parse_flags(int argc, char **argv, const char *cmd, const cli_flag *flags, int n);
+
 /* Token ids written "1 2 3" (or with commas) into ids[cap]: their count, or -1 after printing
  * why (not a whole number >= 0, more than cap of them). */
 int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap);
@@ -114,6 +125,8 @@ char *cli_model_tokenizer(const char *path);
 /* 1 if path names a regular file (following links), else 0; nothing printed. */
 int cli_is_file(const char *path);
 
+#define CLI_MAX_TOKENIZER_BYTES ((size_t)64 << 20) /* Llama 3's 128K-token vocabulary is ~2 MiB */
+
 /* The tokenizer in the file at path (vocab_size 0: as many tokens as it holds), or NULL after
  * printing why. */
 al_tokenizer *cli_load_tokenizer(const char *path, int64_t vocab_size);
@@ -134,5 +147,6 @@ int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_train_tokenizer(int argc, char **argv);
+int cmd_cut_tokenizer(int argc, char **argv);
 
 #endif

@@ -131,6 +131,25 @@ int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap) {
     return n;
 }
 
+/* ---- flags --------------------------------------------------------------------------------- */
+
+int cli_parse_flags(int argc, char **argv, const char *cmd, const cli_flag *flags, int n) {
+    for (int i = 0; i < argc; i += 2) {
+        int k = 0;
+        while (k < n && strcmp(argv[i], flags[k].name) != 0) k++;
+        if (k == n) {
+            cli_error("unknown option '%s' for %s (see 'attnlab help')", cli_show(argv[i]), cmd);
+            return 0;
+        }
+        if (i + 1 >= argc) {
+            cli_error("%s expects a value", flags[k].name);
+            return 0;
+        }
+        *flags[k].value = argv[i + 1];
+    }
+    return 1;
+}
+
 /* ---- reading -------------------------------------------------------------------------------- */
 
 /* Reads exactly n bytes (fewer only at end of file); returns the count, or -1 on error. */

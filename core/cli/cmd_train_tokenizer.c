@@ -8,27 +8,12 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 int cmd_train_tokenizer(int argc, char **argv) {
     const char *corpus = NULL, *vocab_text = NULL, *out = NULL, *min_text = NULL;
-    for (int i = 0; i < argc; i += 2) {
-        const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **slot = !strcmp(flag, "--corpus")          ? &corpus
-                            : !strcmp(flag, "--vocab")         ? &vocab_text
-                            : !strcmp(flag, "--out")           ? &out
-                            : !strcmp(flag, "--min-frequency") ? &min_text
-                                                               : NULL;
-        if (!slot) {
-            cli_error("unknown option '%s' for train-tokenizer (see 'attnlab help')", cli_show(flag));
-            return EXIT_BAD_INPUT;
-        }
-        if (!value) {
-            cli_error("%s expects a value", flag);
-            return EXIT_BAD_INPUT;
-        }
-        *slot = value;
-    }
+    const cli_flag flags[] = {{"--corpus", &corpus}, {"--vocab", &vocab_text}, {"--out", &out},
+                              {"--min-frequency", &min_text}};
+    if (!cli_parse_flags(argc, argv, "train-tokenizer", flags, 4)) return EXIT_BAD_INPUT;
     if (!corpus || !vocab_text || !out) {
         cli_error("train-tokenizer needs --corpus, --vocab and --out");
         return EXIT_BAD_INPUT;

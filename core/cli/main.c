@@ -1,8 +1,9 @@
 /* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
  * as PyTorch prints them), `forward` (one attention layer from safetensors weights), `bench`
  * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows),
- * `tokenize` (text to token ids and back with a tokenizer file) and `train-tokenizer` (a
- * byte-level BPE tokenizer.json trained on a text file, as MiniMind trains its own). */
+ * `tokenize` (text to token ids and back with a tokenizer file), `train-tokenizer` (a
+ * byte-level BPE tokenizer.json trained on a text file, as MiniMind trains its own) and
+ * `cut-tokenizer` (a tokenizer.json cut to its first N ids). */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -79,10 +80,15 @@ static const char USAGE[] =
     "      merges of the most frequent pair, ties to the lowest ids, until N tokens; pairs\n"
     "      seen fewer than F times, default 1, never merge) and write its tokenizer.json;\n"
     "      a corpus that runs out of pairs first writes nothing and says how far it got\n"
+    "  attnlab cut-tokenizer --tokenizer T --vocab N --out tokenizer.json\n"
+    "      MiniMind's tokenizer.json T (or one train-tokenizer wrote) cut to its first N ids\n"
+    "      (N from 292: its 36 added tokens and the 256 bytes), with the merges whose halves\n"
+    "      and result are among them, for a model with a vocabulary of N; laid out as\n"
+    "      train-tokenizer writes (N of T's size gives MiniMind's file back byte for byte)\n"
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train|train-tokenizer ... "
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train|train-tokenizer|cut-tokenizer ... "
     "(attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
@@ -107,6 +113,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "convert")) return cmd_convert(argc - 2, argv + 2);
     if (!strcmp(cmd, "eval")) return cmd_eval(argc - 2, argv + 2);
     if (!strcmp(cmd, "train-tokenizer")) return cmd_train_tokenizer(argc - 2, argv + 2);
+    if (!strcmp(cmd, "cut-tokenizer")) return cmd_cut_tokenizer(argc - 2, argv + 2);
     cli_error("unknown command '%s' (try 'attnlab help')", cli_show(cmd));
     return EXIT_BAD_INPUT;
 }

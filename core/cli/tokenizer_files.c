@@ -6,8 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_TOKENIZER_BYTES ((size_t)64 << 20) /* Llama 3's 128K-token vocabulary is ~2 MiB */
-
 /* A JSON object: '{' first after white space, and no NUL byte near the start. A tokenizer.bin
  * starts with its max_token_length (at most 4096, little-endian), so its third byte is 0 even
  * when the first is '{' (max_token_length 123). */
@@ -31,7 +29,7 @@ static const struct {
 
 al_tokenizer *cli_load_tokenizer(const char *path, int64_t vocab_size) {
     size_t size = 0;
-    uint8_t *bytes = cli_read_file(path, MAX_TOKENIZER_BYTES, &size);
+    uint8_t *bytes = cli_read_file(path, CLI_MAX_TOKENIZER_BYTES, &size);
     if (!bytes) return NULL;
     size_t k = 0;
     while (!KINDS[k].sniff(bytes, size)) k++;

@@ -3,29 +3,16 @@
  * tokenizer.h), written as a tokenizer.json laid out as MiniMind's. The words come from the
  * same split as encoding (byte_level.c). Each pair of tokens keeps its count and the list of
  * words it occurs in, and a heap orders the pairs: a merge rewrites only the words on its
- * pair's list, and only the counts of the pairs around each merge change. */
+ * pair's list, and only the counts of the pairs around each merge change. The file is written
+ * by tokenizer_json_write.c. */
 #include "base/internal.h"
 #include "io/byte_level.h"
 #include "io/json.h"
+#include "io/tokenizer_json_write.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* MiniMind's added tokens (train_tokenizer.py): special_tokens_list, then additional_tokens_list
- * and the <|bufferN|> tokens up to SPECIAL_TOKENS_NUM = 36, which its script marks as not
- * special in the file it writes. */
-static const char *const SPECIALS[AL_TOK_TRAIN_SPECIALS] = {
-    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
-    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
-    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<|audio_start|>",
-    "<|audio_end|>", "<|audio_pad|>", "<tts_pad>", "<tts_text_bos>", "<tts_text_eod>",
-    "<tts_text_bos_single>",
-    "<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>",
-    "<|buffer1|>", "<|buffer2|>", "<|buffer3|>", "<|buffer4|>", "<|buffer5|>", "<|buffer6|>",
-    "<|buffer7|>", "<|buffer8|>", "<|buffer9|>",
-};
-#define N_SPECIAL_TRUE 21 /* the first 21 are "special": true */
 
 /* ---- the state of one training ------------------------------------------------------------- */
 
@@ -76,7 +63,7 @@ typedef struct {
     uint32_t n_pair_table;
     int32_t *heap;        /* [n_heap] pair indices, the most frequent first */
     int32_t n_heap, cap_heap;
-    int32_t (*merges)[3]; /* [n_merges] a, b and the id they make, in order */
+    int32_t (*merges)[2]; /* [n_merges] a and b, in order */
     int32_t n_merges, cap_merges;
     int failed;           /* memory ran out */
 } trainer;
@@ -386,7 +373,7 @@ static al_status learn(trainer *t, int64_t vocab_size, int64_t min_count, int64_
         free(joined);
         if (id < 0 || grow(t, (void **)&t->merges, &t->cap_merges, (int64_t)t->n_merges + 1, sizeof *t->merges) != 0)
             return al_fail(err, AL_ERR_NOMEM, "out of memory for the merges");
-        t->merges[t->n_merges][0] = a, t->merges[t->n_merges][1] = b, t->merges[t->n_merges][2] = id;
+        t->merges[t->n_merges][0] = a, t->merges[t->n_merges][1] = b;
         t->n_merges++;
         heap_remove(t, p);
         t->pairs[p].done = 1;
@@ -405,107 +392,19 @@ static al_status learn(trainer *t, int64_t vocab_size, int64_t min_count, int64_
 
 /* ---- writing the tokenizer.json ------------------------------------------------------------- */
 
-typedef struct {
-    char *p;
-    size_t len, cap;
-    int failed;
-} text_out;
-
-static void put(text_out *o, const char *s, size_t n) {
-    if (o->failed) return;
-    if (o->len + n > o->cap) {
-        size_t want = o->cap ? 2 * o->cap : 1 << 16;
-        while (want < o->len + n) want *= 2;
-        char *q = realloc(o->p, want);
-        if (!q) {
-            o->failed = 1;
-            return;
-        }
-        o->p = q, o->cap = want;
+/* The writer takes each token's bytes by id: here, places in the pool. */
+static al_status write_json(const trainer *t, char **out, size_t *out_len, al_error *err) {
+    const char **piece = malloc((size_t)t->n_tok * sizeof *piece);
+    int32_t *len = malloc((size_t)t->n_tok * sizeof *len);
+    al_status st = piece && len ? AL_OK : al_fail(err, AL_ERR_NOMEM, "out of memory for the tokenizer.json");
+    for (int32_t id = 0; st == AL_OK && id < t->n_tok; id++) {
+        piece[id] = (const char *)t->tok_bytes + t->tok[id].at;
+        len[id] = t->tok[id].len;
     }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-}
-
-static void puts_(text_out *o, const char *s) { put(o, s, strlen(s)); }
-
-static void put_int(text_out *o, int64_t v) {
-    char buf[24];
-    put(o, buf, (size_t)al_snprintf(buf, sizeof buf, "%" PRId64, v));
-}
-
-/* A JSON string as Python's json.dump writes it with ensure_ascii off: " and \ escaped, the
- * control characters as \n, \r, \t, \b, \f or \u00XX, everything else as it is. */
-static void put_string(text_out *o, const char *s, size_t n) {
-    put(o, "\"", 1);
-    for (size_t i = 0; i < n; i++) {
-        const unsigned char c = (unsigned char)s[i];
-        const char *esc = c == '"' ? "\\\"" : c == '\\' ? "\\\\" : c == '\n' ? "\\n" : c == '\r' ? "\\r"
-                          : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-        if (esc) {
-            puts_(o, esc);
-        } else if (c < 0x20) {
-            char buf[8];
-            put(o, buf, (size_t)al_snprintf(buf, sizeof buf, "\\u%04x", c));
-        } else {
-            put(o, s + i, 1);
-        }
-    }
-    put(o, "\"", 1);
-}
-
-/* Token id's text in the file: an added token's content, any other's bytes as ByteLevel's
- * characters (none of which JSON escapes but " and \). */
-static void put_token(text_out *o, const trainer *t, int32_t id) {
-    if (id < AL_TOK_TRAIN_SPECIALS) {
-        put_string(o, SPECIALS[id], strlen(SPECIALS[id]));
-        return;
-    }
-    char *chars = malloc(2 * (size_t)t->tok[id].len);
-    if (!chars) {
-        o->failed = 1;
-        return;
-    }
-    size_t n = 0;
-    for (int32_t k = 0; k < t->tok[id].len; k++) n += al_byte_level_utf8(t->tok_bytes[t->tok[id].at + k], chars + n);
-    put_string(o, chars, n);
-    free(chars);
-}
-
-static void write_json(text_out *o, const trainer *t) {
-    puts_(o, "{\n  \"version\": \"1.0\",\n  \"truncation\": null,\n  \"padding\": null,\n  \"added_tokens\": [");
-    for (int32_t id = 0; id < AL_TOK_TRAIN_SPECIALS; id++) {
-        puts_(o, id ? ",\n    {\n      \"id\": " : "\n    {\n      \"id\": ");
-        put_int(o, id);
-        puts_(o, ",\n      \"content\": ");
-        put_string(o, SPECIALS[id], strlen(SPECIALS[id]));
-        puts_(o, ",\n      \"single_word\": false,\n      \"lstrip\": false,\n      \"rstrip\": false,\n"
-                 "      \"normalized\": false,\n      \"special\": ");
-        puts_(o, id < N_SPECIAL_TRUE ? "true\n    }" : "false\n    }");
-    }
-    puts_(o, "\n  ],\n  \"normalizer\": null,\n  \"pre_tokenizer\": {\n    \"type\": \"ByteLevel\",\n"
-             "    \"add_prefix_space\": false,\n    \"trim_offsets\": true,\n    \"use_regex\": true\n  },\n"
-             "  \"post_processor\": null,\n  \"decoder\": {\n    \"type\": \"ByteLevel\",\n"
-             "    \"add_prefix_space\": true,\n    \"trim_offsets\": true,\n    \"use_regex\": true\n  },\n"
-             "  \"model\": {\n    \"type\": \"BPE\",\n    \"dropout\": null,\n    \"unk_token\": null,\n"
-             "    \"continuing_subword_prefix\": null,\n    \"end_of_word_suffix\": null,\n"
-             "    \"fuse_unk\": false,\n    \"byte_fallback\": false,\n    \"ignore_merges\": false,\n"
-             "    \"vocab\": {");
-    for (int32_t id = 0; id < t->n_tok; id++) {
-        puts_(o, id ? ",\n      " : "\n      ");
-        put_token(o, t, id);
-        puts_(o, ": ");
-        put_int(o, id);
-    }
-    puts_(o, "\n    },\n    \"merges\": [");
-    for (int32_t m = 0; m < t->n_merges; m++) {
-        puts_(o, m ? ",\n      [\n        " : "\n      [\n        ");
-        put_token(o, t, t->merges[m][0]);
-        puts_(o, ",\n        ");
-        put_token(o, t, t->merges[m][1]);
-        puts_(o, "\n      ]");
-    }
-    puts_(o, t->n_merges ? "\n    ]\n  }\n}" : "]\n  }\n}");
+    if (st == AL_OK)
+        st = al_tok_json_write(piece, len, t->n_tok, (const int32_t *)t->merges, t->n_merges, out, out_len, err);
+    free(piece), free(len);
+    return st;
 }
 
 /* ---- the call --------------------------------------------------------------------------------- */
@@ -540,7 +439,7 @@ al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int
      *    188 printable bytes (which are their own characters), then the other 68 (U+0100 on). */
     int32_t byte_id[256];
     for (int32_t id = 0; id < AL_TOK_TRAIN_SPECIALS; id++)
-        token_id(&t, (const unsigned char *)SPECIALS[id], strlen(SPECIALS[id]));
+        token_id(&t, (const unsigned char *)al_tok_minimind_added[id], strlen(al_tok_minimind_added[id]));
     for (int pass = 0; pass < 2; pass++)
         for (unsigned b = 0; b < 256; b++) {
             const unsigned char byte = (unsigned char)b;
@@ -551,21 +450,14 @@ al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int
     int64_t last = 0;
     if (st == AL_OK) st = start(&t, len, byte_id, err);
     if (st == AL_OK) st = learn(&t, vocab_size, min_frequency > 1 ? min_frequency : 1, &last, err);
-    text_out o = {NULL, 0, 0, 0};
+    if (st == AL_OK) st = write_json(&t, json_out, json_len, err);
     if (st == AL_OK) {
-        write_json(&o, &t);
-        if (o.failed) st = al_fail(err, AL_ERR_NOMEM, "out of memory for the tokenizer.json");
-    }
-    if (st == AL_OK) {
-        *json_out = o.p, *json_len = o.len;
         if (summary) {
             int64_t words = 0;
             for (int32_t w = 0; w < t.n_words; w++) words += t.words[w].count;
             *summary = (al_tok_train_summary){t.n_tok, t.n_merges, words, t.n_words, last};
         }
         if (err) err->status = AL_OK, err->msg[0] = '\0';
-    } else {
-        free(o.p);
     }
     trainer_free(&t);
     return st;

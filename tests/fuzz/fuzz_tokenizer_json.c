@@ -5,7 +5,9 @@
  *   - a tokenizer read encodes the text: the size query and the encode agree, at most two ids
  *     per byte, every id in the vocabulary, ids exactly when there is text;
  *   - the text's bytes, taken two at a time as ids, go through the streaming decoder, whose
- *     output is always well-formed UTF-8.
+ *     output is always well-formed UTF-8;
+ *   - the file cut to its first 292 + k ids (al_tok_hf_cut) is refused with a message and no
+ *     output, or gives a tokenizer.json that al_tok_hf_create reads with exactly that many.
  * Any crash, leak, sanitizer report or timeout is a bug; a broken invariant aborts.
  * Build: bash build.sh fuzz. Run: npm run fuzz -- SECONDS. */
 #include "attnlab.h"
@@ -62,6 +64,22 @@ static void fuzz_stream(const al_tokenizer *t, const uint8_t *b, size_t len) {
     al_tok_stream_free(s);
 }
 
+static void fuzz_cut(const uint8_t *json, size_t size, int64_t vocab) {
+    char *out = (char *)&out;
+    size_t len = 0;
+    al_error err;
+    const al_status st = al_tok_hf_cut(json, size, vocab, &out, &len, &err);
+    if (st != AL_OK) {
+        if (!err.msg[0] || out || (st != AL_ERR_FORMAT && st != AL_ERR_ARG && st != AL_ERR_NOMEM)) abort();
+        return;
+    }
+    al_tokenizer *t = NULL;
+    const al_status back = al_tok_hf_create((const uint8_t *)out, len, vocab, &t, &err);
+    if (back != AL_OK && back != AL_ERR_NOMEM) abort();
+    al_tok_free(t);
+    al_buffer_free(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 1) return 0;
     size_t text_len = data[0];
@@ -79,5 +97,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_encode(t, text, text_len);
     fuzz_stream(t, (const uint8_t *)text, text_len);
     al_tok_free(t);
+    fuzz_cut(json, json_size, AL_TOK_TRAIN_MIN_VOCAB + (int64_t)text_len);
     return 0;
 }

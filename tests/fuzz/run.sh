@@ -9,7 +9,8 @@
 #   fuzz_pth          the .pth reader (zip, pickle, tensors) and the model built from what it
 #                     reads, from the fixtures' .pth files (tests/fixtures/minimind/pth_*);
 #   fuzz_tokenizer_json  the tokenizer.json reader and what a tokenizer it reads does with text
-#                     and ids, from tests/fuzz/seeds_tokenizer (MiniMind's file and small ones).
+#                     and ids, and the file's cut to its first ids, from tests/fuzz/seeds_tokenizer
+#                     (MiniMind's file and small ones).
 # New inputs go to build/fuzz/corpus*, failing inputs to build/fuzz/crashes (each one belongs in
 # tests/malformed/fuzz once fixed). Exits non-zero if a fuzzer found anything.
 set -euo pipefail

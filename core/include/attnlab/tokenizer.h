@@ -153,8 +153,8 @@ int64_t al_tok_stream_finish(al_tok_stream *s, char *out, int64_t cap, al_error 
 
 /* ------------------------------------------------------------------------------------------
  * Training a byte-level BPE tokenizer as MiniMind trains its own (trainer/train_tokenizer.py:
- * Hugging Face's BpeTrainer behind a ByteLevel pre-tokenizer), written as a tokenizer.json that
- * al_tok_hf_create and the `tokenizers` library read.
+ * Hugging Face's BpeTrainer behind a ByteLevel pre-tokenizer), or cutting one to its first ids,
+ * written as a tokenizer.json that al_tok_hf_create and the `tokenizers` library read.
  * ------------------------------------------------------------------------------------------ */
 
 #define AL_TOK_TRAIN_SPECIALS 36                           /* MiniMind's added tokens, ids 0..35 */
@@ -204,6 +204,23 @@ typedef struct {
 al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int64_t min_frequency,
                            char **json_out, size_t *json_len, al_tok_train_summary *summary,
                            al_error *err);
+
+/* MiniMind's tokenizer.json (or one trained above) cut to its first `vocab` ids, for a model
+ * with a smaller vocabulary: the tokens 0..vocab-1, and the merges whose two halves and result
+ * are all among them, in their rank order; written as al_tok_train_bpe writes its file, to a
+ * malloc'd *json_out of *json_len bytes, to release with al_buffer_free. The file is read with
+ * al_tok_hf_create's checks (each failure its status and message), and must then be of the kind
+ * the writer writes: MiniMind's 36 added tokens with their contents at ids 0..35 and no other
+ * added token, the 256 bytes' tokens at ids 36..291, a pre-tokenizer with add_prefix_space
+ * false and use_regex true; anything else is AL_ERR_FORMAT. What the writer sets whatever the
+ * file says (none of it changes an encoding): the added tokens' "special" flags as MiniMind's
+ * (the first 21), a ByteLevel pre-tokenizer alone rather than in a Sequence, the post-processor
+ * null, the merges as pairs of strings. vocab equal to the file's size gives a file that
+ * encodes every text as the file does (MiniMind's tokenizer.json comes back byte for byte).
+ * AL_ERR_ARG: a NULL pointer, vocab below AL_TOK_TRAIN_MIN_VOCAB or above the file's size;
+ * AL_ERR_NOMEM. On failure *json_out is NULL. */
+al_status al_tok_hf_cut(const uint8_t *json, size_t size, int64_t vocab, char **json_out, size_t *json_len,
+                        al_error *err);
 
 #ifdef __cplusplus
 }
