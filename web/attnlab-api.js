@@ -687,6 +687,134 @@
     }
   }
 
+  // --- the train lab (al_train_lab_*): a small MiniMind trained from scratch --------------
+  // The core's default settings, keyed by al_train_lab_config's field names, data as a name.
+  Core.prototype.trainDefaults = function trainDefaults() {
+    const size = this.sizeOf('train_lab_config');
+    return this.withAllocs([size], (p) => {
+      this.m._al_train_lab_config_default(p);
+      const c = this.readStruct(p, 'train_lab_config');
+      return { ...c, data: enumNames(this.abi.enums.train_data)[c.data] };
+    });
+  };
+  // config: al_train_lab_config's fields (data: 'repeat' or 'text'); tokenizer: MiniMind's
+  // tokenizer.json bytes; text: the training text (data 'text').
+  Core.prototype.createTrainLab = function createTrainLab(config, tokenizer, text = '') {
+    if (!(tokenizer instanceof Uint8Array) || !tokenizer.length) throw new AttnLabError('tokenizer must be a non-empty Uint8Array', ARG_ERROR);
+    if (typeof text !== 'string') throw new AttnLabError('text must be a string', ARG_ERROR);
+    const data = this.abi.enums.train_data[config.data];
+    if (data === undefined) throw new AttnLabError(`unknown training data '${config.data}'`, ARG_ERROR);
+    const values = { ...config, data };
+    for (const [k, v] of Object.entries(values)) checkNumber(k, v);
+    const bytes = new TextEncoder().encode(text);
+    const size = this.sizeOf('train_lab_config');
+    return this.withAllocs([size, tokenizer.length, bytes.length + 1, 4], (pc, pt, px, pout) => this.withError((err) => {
+      this.writeStruct(pc, 'train_lab_config', values);
+      this.m.HEAPU8.set(tokenizer, pt);
+      this.m.HEAPU8.set(bytes, px);
+      this.m.HEAP32[pout >> 2] = 0;
+      this.throwIf(this.m._al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
+      return new TrainLab(this, this.m.HEAP32[pout >> 2], config);
+    }));
+  };
+
+  class TrainLab {
+    constructor(core, ptr, config) {
+      this.core = core;
+      this.ptr = ptr;
+      this.config = { ...config };
+      const m = core.m;
+      this.hparams = core.readStruct(m._al_train_lab_hparams(ptr), 'model_hparams');
+      this.paramCount = Number(m._al_train_lab_param_count(ptr));
+      this.columns = enumNames(core.abi.enums.train_column).filter((n) => n !== 'count');
+      this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
+      this.evalWidth = 1 + this.hparams.n_layers * this.hparams.n_heads * this.roleNames.length;
+      this.probeLen = Number(m._al_train_lab_probe(ptr, 0, 0n));
+    }
+    live() {
+      if (!this.ptr) throw new AttnLabError('train lab already freed', ARG_ERROR);
+      return this.ptr;
+    }
+    free() {
+      if (this.ptr) this.core.m._al_train_lab_free(this.ptr);
+      this.ptr = 0;
+    }
+    get stepsDone() { return Number(this.core.m._al_train_lab_steps_done(this.live())); }
+    get tokensDone() { return Number(this.core.m._al_train_lab_tokens_done(this.live())); }
+    get inductionMax() { return this.core.m._al_train_lab_induction_max(this.live()); }
+    // al_train_lab_step: up to n more steps; the steps done
+    step(n) {
+      checkInt('steps', n, 0, 1e6);
+      const c = this.core;
+      return c.withError((err) => {
+        const done = Number(c.m._al_train_lab_step(this.live(), BigInt(n), err));
+        if (done < 0) c.throwIf(c.readStruct(err, 'error').status || c.status.arg, err);
+        return done;
+      });
+    }
+    // Rows from.. of al_train_lab_history ([steps, columns]) or al_train_lab_evals ([evals, width]).
+    rows(fn, from, width) {
+      const c = this.core;
+      checkInt('from', from, 0, Number.MAX_SAFE_INTEGER);
+      const n = Number(fn(this.live(), BigInt(from), 0, 0n));
+      if (n < 0) throw new AttnLabError(`no rows from ${from}`, ARG_ERROR);
+      return c.withAllocs([4 * Math.max(1, n * width)], (p) => {
+        fn(this.live(), BigInt(from), p, BigInt(n * width));
+        return c.floatsFrom(p, n * width);
+      });
+    }
+    history(from = 0) { return this.rows(this.core.m._al_train_lab_history, from, this.columns.length); }
+    evals(from = 0) { return this.rows(this.core.m._al_train_lab_evals, from, this.evalWidth); }
+    // al_train_lab_last_batch: the last step's ids [batch, seq] (empty before any step)
+    lastBatch() {
+      const c = this.core, n = Number(c.m._al_train_lab_last_batch(this.live(), 0, 0n));
+      if (n < 0) return new Int32Array(0);
+      return c.withAllocs([4 * n], (p) => {
+        c.m._al_train_lab_last_batch(this.live(), p, BigInt(n));
+        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+      });
+    }
+    probe() {
+      const c = this.core, n = this.probeLen;
+      return c.withAllocs([4 * Math.max(1, n)], (p) => {
+        c.m._al_train_lab_probe(this.live(), p, BigInt(n));
+        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+      });
+    }
+    // al_train_lab_pattern: [T, T] of one head over the probe
+    pattern(layer, head) {
+      checkInt('layer', layer, 0, this.hparams.n_layers - 1);
+      checkInt('head', head, 0, this.hparams.n_heads - 1);
+      const c = this.core, n = this.probeLen * this.probeLen;
+      return c.withAllocs([4 * Math.max(1, n)], (p) => c.withError((err) => {
+        c.throwIf(c.m._al_train_lab_pattern(this.live(), BigInt(layer), BigInt(head), p, BigInt(n), err), err);
+        return c.floatsFrom(p, n);
+      }));
+    }
+    piece(id) {
+      const c = this.core;
+      const n = Number(c.m._al_train_lab_piece(this.live(), id, 0, 0n));
+      if (n < 0) throw new AttnLabError(`no token ${id}`, ARG_ERROR);
+      return c.withAllocs([Math.max(1, n)], (p) => {
+        c.m._al_train_lab_piece(this.live(), id, p, BigInt(n));
+        return c.m.HEAPU8.slice(p, p + n);
+      });
+    }
+    // al_train_lab_file: 'config' | 'model' | 'tokenizer' → bytes
+    file(which) {
+      const kind = this.core.abi.enums.train_lab_file_kind[which];
+      if (kind === undefined) throw new AttnLabError(`unknown file '${which}'`, ARG_ERROR);
+      const c = this.core;
+      return c.withAllocs([4, 8], (pp, ps) => c.withError((err) => {
+        c.throwIf(c.m._al_train_lab_file(this.live(), kind, pp, ps, err), err);
+        const p = c.m.HEAP32[pp >> 2], n = c.m.HEAP32[ps >> 2];
+        const out = c.m.HEAPU8.slice(p, p + n);
+        c.m._free(p);
+        return out;
+      }));
+    }
+  }
+
   // Loads the module: in a browser from the script-provided factory, in Node with the wasm
   // bytes passed in: the page fetches them (or decodes them from the single-file page).
   async function load(options = {}) {

@@ -2,6 +2,7 @@
 // and the WebAssembly as base64) that works when opened from disk, where Chromium refuses ES
 // modules and fetch() of files. The page's scripts are classic scripts for that reason.
 import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,17 +31,26 @@ html = html.replace(/<!-- PRELOAD:[^>]*-->\n(<link rel="preload"[^>]*>\n)*/, '')
 if (html.includes('rel="preload"')) throw new Error('bundle: a preload link was left in the single-file page');
 const wasm = readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64');
 // The model view's worker runs from a blob: its three scripts in one text.
-const workerSource = ['wasm-loader.js', 'attnlab-api.js', 'model/worker.js'].map((f) => readFileSync(join(WEB, f), 'utf8')).join('\n');
+const sources = (worker) => ['wasm-loader.js', 'attnlab-api.js', worker].map((f) => readFileSync(join(WEB, f), 'utf8')).join('\n');
+const workerSource = sources('model/worker.js');
+const trainWorkerSource = sources('train/worker.js');
+const asScript = (text) => JSON.stringify(text).replace(/<\//g, '<\\/');
 // The shipped model, as model/client.js looks for it.
 const b64 = (f) => readFileSync(join(WEB, 'gen', 'models', f)).toString('base64');
 const stories = { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') };
+// The Train tab's tokenizer (MiniMind's) and built-in text, gzip-compressed (model/client.js's
+// trainBytes inflates them).
+const gz = (f) => gzipSync(readFileSync(join(WEB, 'gen', 'models', f)), { level: 9 }).toString('base64');
 let first = true;
 html = html.replace(/<script defer src="([^"]+)"><\/script>/g, (_m, src) => {
   const code = readFileSync(join(WEB, src), 'utf8');
   // The wasm, the worker and the model travel with the first script, before anything loads.
   const prefix = first ? inlineScript(`window.ATTNLAB_WASM_BASE64 = "${wasm}";\n` +
-    `window.ATTNLAB_WORKER_SOURCE = ${JSON.stringify(workerSource).replace(/<\//g, '<\\/')};\n` +
-    `window.ATTNLAB_STORIES260K = ${JSON.stringify(stories)};`) + '\n' : '';
+    `window.ATTNLAB_WORKER_SOURCE = ${asScript(workerSource)};\n` +
+    `window.ATTNLAB_TRAIN_WORKER_SOURCE = ${asScript(trainWorkerSource)};\n` +
+    `window.ATTNLAB_STORIES260K = ${JSON.stringify(stories)};\n` +
+    `window.ATTNLAB_TRAIN_TOKENIZER_GZ = "${gz('minimind-fortunes/tokenizer.json')}";\n` +
+    `window.ATTNLAB_TRAIN_SAMPLE_GZ = "${gz('minimind-fortunes/train-sample.txt')}";`) + '\n' : '';
   first = false;
   return prefix + inlineScript(code);
 });

@@ -38,6 +38,15 @@
     layer: [0, 0, 255, 'int'],
     mhead: [0, 0, 255, 'int'],
     log: [0, 0, 1, 'int'],
+    // the Train tab (tab=train): the preset, the data (0 the repeated task, 1 the built-in
+    // sample, 2 pasted text), the shape and learning rate, the role the heatmap shows
+    tpreset: [0, 0, 3, 'int'],
+    tdata: [0, 0, 2, 'int'],
+    tlayers: [2, 1, 8, 'int'],
+    theads: [2, 1, 16, 'int'],
+    thidden: [64, 16, 512, 'int'],
+    tlr: [0.003, 0.00001, 0.1, 'number'],
+    trole: [3, 0, 3, 'int'],
   };
   const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];
   const MAX_TEXT = 400; // characters of prompt text a hash may carry
@@ -56,7 +65,7 @@
   // value was below min) or 'upper' (above max).
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
-    if (kind === 'tab') return raw === 'model' || raw === 'layer' ? [raw, true] : ['model', false];
+    if (kind === 'tab') return raw === 'model' || raw === 'layer' || raw === 'train' ? [raw, true] : ['model', false];
     if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
     let v = Number(raw);
@@ -86,6 +95,7 @@
     if (s.head >= s.heads) fix('head', 0);
     if (s.pair >= s.hd / 2) fix('pair', 0);
     if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
+    if (s.thidden % s.theads !== 0 || (s.thidden / s.theads) % 2 !== 0) fix('theads', 2); // heads of an even size
   }
 
   // Returns {state, problems: [{key, value, used, limit?, bound?} or {key, value, kind}]}: a value

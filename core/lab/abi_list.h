@@ -75,7 +75,15 @@
     F(al_model_hparams, yarn_beta_slow, f64) F(al_model_hparams, attention_factor, f64)        \
     S(sampler_params, al_sampler_params)                                                       \
     F(al_sampler_params, temperature, f64) F(al_sampler_params, top_k, i64)                    \
-    F(al_sampler_params, top_p, f64) F(al_sampler_params, repetition_penalty, f64)
+    F(al_sampler_params, top_p, f64) F(al_sampler_params, repetition_penalty, f64)           \
+    S(train_lab_config, al_train_lab_config)                                                   \
+    F(al_train_lab_config, vocab, i64) F(al_train_lab_config, layers, i64)                     \
+    F(al_train_lab_config, heads, i64) F(al_train_lab_config, kv_heads, i64)                   \
+    F(al_train_lab_config, hidden, i64) F(al_train_lab_config, ffn, i64)                       \
+    F(al_train_lab_config, rope_theta, f64) F(al_train_lab_config, batch, i64)                 \
+    F(al_train_lab_config, seq, i64) F(al_train_lab_config, steps, i64)                        \
+    F(al_train_lab_config, lr, f64) F(al_train_lab_config, seed, i64)                          \
+    F(al_train_lab_config, eval_every, i64) F(al_train_lab_config, data, i32)
 
 #define AL_ABI_ENUMS(E, V)                                                                     \
     E(status)                                                                                  \
@@ -104,7 +112,14 @@
     V(AL_ROPE_HALF_SPLIT, half_split) V(AL_ROPE_INTERLEAVED, interleaved)                      \
     E(lab_role)                                                                                \
     V(AL_LAB_ROLE_PREVIOUS, previous) V(AL_LAB_ROLE_FIRST, first) V(AL_LAB_ROLE_LOCAL, local)  \
-    V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)
+    V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)                                  \
+    E(train_data)                                                                              \
+    V(AL_TRAIN_DATA_REPEAT, repeat) V(AL_TRAIN_DATA_TEXT, text)                                \
+    E(train_column)                                                                            \
+    V(AL_TRAIN_LOSS, loss) V(AL_TRAIN_FIRST_HALF, first_half)                                  \
+    V(AL_TRAIN_REPEATED_HALF, repeated_half) V(AL_TRAIN_LR, lr) V(AL_TRAIN_COLUMNS, count)     \
+    E(train_lab_file_kind)                                                                     \
+    V(AL_TRAIN_FILE_CONFIG, config) V(AL_TRAIN_FILE_MODEL, model) V(AL_TRAIN_FILE_TOKENIZER, tokenizer)
 
 #define AL_ABI_LIMITS(L)                                                                       \
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \

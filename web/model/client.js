@@ -1,7 +1,8 @@
-// model/client.js — the page's side of the model worker (model/worker.js): starts it (from its
-// own file when served, from the sources the single-file page carries otherwise), sends it
-// requests and returns their answers as promises; and reads the shipped models' bytes (fetched
-// when served, decoded from the single-file page).
+// model/client.js — the page's side of the workers (model/worker.js, train/worker.js): starts
+// them (from their own files when served, from the sources the single-file page carries
+// otherwise), sends them requests and returns their answers as promises; and reads the shipped
+// models' bytes and the Train tab's inputs (fetched when served, decoded from the single-file
+// page).
 (function (root) {
   'use strict';
 
@@ -42,33 +43,53 @@
     return { ...base, model, tokenizer, config };
   }
 
-  function startWorker() {
-    if (root.ATTNLAB_WORKER_SOURCE) {
-      const url = URL.createObjectURL(new Blob([root.ATTNLAB_WORKER_SOURCE], { type: 'text/javascript' }));
+  // The Train tab's inputs: MiniMind's tokenizer and the built-in text (fetched when served;
+  // in the single-file page gzip-compressed, base64 text).
+  const TRAIN_FILES = { tokenizer: ['gen/models/minimind-fortunes/tokenizer.json', 'ATTNLAB_TRAIN_TOKENIZER_GZ'],
+    sample: ['gen/models/minimind-fortunes/train-sample.txt', 'ATTNLAB_TRAIN_SAMPLE_GZ'] };
+  async function trainBytes(which) {
+    const [url, embedded] = TRAIN_FILES[which];
+    if (!root[embedded]) return fetchBytes(url);
+    const stream = new Blob([base64Bytes(root[embedded])]).stream().pipeThrough(new DecompressionStream('gzip'));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+
+  // A worker: the model view's (model/worker.js) or the Train tab's (train/worker.js); the
+  // single-file page carries each one's scripts as one text.
+  const WORKERS = { model: ['model/worker.js', 'ATTNLAB_WORKER_SOURCE'], train: ['train/worker.js', 'ATTNLAB_TRAIN_WORKER_SOURCE'] };
+  function startWorker(kind = 'model') {
+    const [file, source] = WORKERS[kind];
+    if (root[source]) {
+      const url = URL.createObjectURL(new Blob([root[source]], { type: 'text/javascript' }));
       const worker = new Worker(url);
       URL.revokeObjectURL(url);
       return worker;
     }
-    return new Worker('model/worker.js');
+    return new Worker(file);
   }
 
   // The worker is started as soon as this script runs, so that it starts up while the rest of
   // the page loads; the first client takes it.
   let early = null;
   try {
-    if (typeof Worker === 'function' && typeof document !== 'undefined') early = startWorker();
+    if (typeof Worker === 'function' && typeof document !== 'undefined') early = startWorker('model');
   } catch (_e) {
     early = null; // started again (and its error shown) by the client
   }
 
-  class ModelClient {
-    constructor() {
-      this.worker = early || startWorker();
-      early = null;
+  // Requests to a worker as promises; anything else it sends goes to onEvent.
+  class WorkerClient {
+    constructor(worker) {
+      this.worker = worker;
+      this.onEvent = null;
       this.pending = new Map();
       this.next = 1;
       this.worker.onmessage = (e) => {
         const { id, ok, result, error } = e.data;
+        if (id === undefined) {
+          if (this.onEvent) this.onEvent(e.data);
+          return;
+        }
         const p = this.pending.get(id);
         if (!p) return;
         this.pending.delete(id);
@@ -76,7 +97,7 @@
         else p.reject(new Error(error));
       };
       this.worker.onerror = (e) => {
-        for (const p of this.pending.values()) p.reject(new Error(e.message || 'the model worker stopped'));
+        for (const p of this.pending.values()) p.reject(new Error(e.message || 'the worker stopped'));
         this.pending.clear();
       };
     }
@@ -88,13 +109,24 @@
       });
     }
     init(wasm) { const copy = wasm.slice(); return this.request('init', { wasm: copy }, [copy.buffer]); }
+  }
+
+  class ModelClient extends WorkerClient {
+    constructor() {
+      super(early || startWorker('model'));
+      early = null;
+    }
     load(files) {
       const list = [files.model, files.config, files.tokenizer].filter(Boolean).map((b) => b.buffer);
       return this.request('load', files, list);
     }
   }
 
-  const api = { ModelClient, SHIPPED, shippedBytes, available };
+  class TrainClient extends WorkerClient {
+    constructor() { super(startWorker('train')); }
+  }
+
+  const api = { ModelClient, TrainClient, SHIPPED, shippedBytes, available, trainBytes };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabModelClient = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

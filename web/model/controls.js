@@ -111,12 +111,20 @@
     // The name says what the file is: a .pth is read as a .pth even if it is not a zip (and then
     // the message says so), a .bin as a llama2.c checkpoint.
     const kind = /\.pth$/.test(lower(model)) ? 'pth' : /\.safetensors$/.test(lower(model)) ? 'safetensors' : 'llama2c';
-    const ok = await loadFiles({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer), kind }, model.name);
+    await openModel({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer), kind }, model.name);
+  }
+
+  // A model given as bytes (the learner's files, or the Train tab's model): loaded and its
+  // prompt run from the start. The view boots first if it has not yet.
+  async function openModel(files, name) {
+    if (m.boot) await m.boot();
+    const ok = await loadFiles(files, name);
     if (ok) {
       P.state.gen = 0;
       $('model-select').value = '';
       await replay().catch(() => {});
     }
+    return ok;
   }
 
   // ---------------------------------------------------------------- controls from the state
@@ -206,17 +214,15 @@
   }
 
   // ---------------------------------------------------------------- tabs
+  const TABS = ['model', 'layer', 'train'];
   function showTab(tab) {
     P.state.tab = tab;
-    for (const [name, other] of [['model', 'layer'], ['layer', 'model']]) {
-      if (name !== tab) continue;
-      $(`view-${name}`).hidden = false;
-      $(`view-${other}`).hidden = true;
-      $(`tab-${name}`).setAttribute('aria-selected', 'true');
-      $(`tab-${other}`).setAttribute('aria-selected', 'false');
-      $(`tab-${name}`).tabIndex = 0;
-      $(`tab-${other}`).tabIndex = -1;
+    for (const name of TABS) {
+      $(`view-${name}`).hidden = name !== tab;
+      $(`tab-${name}`).setAttribute('aria-selected', String(name === tab));
+      $(`tab-${name}`).tabIndex = name === tab ? 0 : -1;
     }
+    if (tab === 'train') root.AttnLabTrainControls.boot();
     if (tab === 'model' && m.boot) m.boot().catch((e) => modelMessage(P.t.errorPrefix + e.message));
     if (tab === 'layer' && !m.layerBuilt) {
       m.layerBuilt = true;
@@ -231,6 +237,7 @@
   }
 
   function onLanguage() {
+    root.AttnLabTrainControls.onLanguage();
     if (m.info) {
       V().renderModel(m.info);
       fillExamples($('examples').dataset.which || 'stories');
@@ -240,17 +247,16 @@
 
   // ---------------------------------------------------------------- wiring
   function wire() {
-    $('tab-model').addEventListener('click', () => showTab('model'));
-    $('tab-layer').addEventListener('click', () => showTab('layer'));
-    for (const id of ['tab-model', 'tab-layer']) {
-      $(id).addEventListener('keydown', (e) => {
+    TABS.forEach((name, i) => {
+      $(`tab-${name}`).addEventListener('click', () => showTab(name));
+      $(`tab-${name}`).addEventListener('keydown', (e) => {
         if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
         e.preventDefault();
-        const next = id === 'tab-model' ? 'layer' : 'model';
+        const next = TABS[(i + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
         showTab(next);
         $(`tab-${next}`).focus();
       });
-    }
+    });
     $('model-select').addEventListener('change', async () => {
       if ($('model-select').value === '') return;
       stopPlay();
@@ -346,9 +352,10 @@
     };
     syncControls();
     wire();
+    root.AttnLabTrainControls.start(wasm);
     showTab(P.state.tab);
     if (P.state.tab === 'model') await m.boot();
   }
 
-  root.AttnLabModelControls = { start, showTab, onLanguage, syncControls, replay, SHIPPED };
+  root.AttnLabModelControls = { start, showTab, onLanguage, syncControls, replay, openModel, SHIPPED };
 })(typeof globalThis !== 'undefined' ? globalThis : this);

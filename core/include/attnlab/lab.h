@@ -338,6 +338,76 @@ int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t
 al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * The train lab: what the page's Train tab runs. A small MiniMind trained from scratch on the
+ * learner's text or on the repeated task (random ids, the same ids again, then fresh ones: only
+ * an induction head predicts the second copy), each head's roles (al_model_lab_roles' probe and
+ * scores) measured every eval_every steps. Everything is allocated at create.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_train_lab al_train_lab;
+
+typedef enum { AL_TRAIN_DATA_REPEAT = 0, AL_TRAIN_DATA_TEXT = 1 } al_train_data;
+
+typedef struct {
+    int64_t vocab;            /* MiniMind's tokenizer cut to its first vocab ids (>= 292) */
+    int64_t layers, heads, kv_heads, hidden;
+    int64_t ffn;              /* 0: attention-only; -1: MiniMind's ceil(hidden·π/64)·64 */
+    double rope_theta;
+    int64_t batch, seq;       /* sequences per step, tokens per sequence */
+    int64_t steps;            /* the run's length (the schedule's) */
+    double lr;                /* peak learning rate of MiniMind's cosine schedule */
+    uint64_t seed;            /* weights (and seed + 1: batches) */
+    int64_t eval_every;       /* steps between role measurements */
+    al_train_data data;
+} al_train_lab_config;
+
+/* The Train tab's default into *c: a 2-layer attention-only model on the repeated task. */
+void al_train_lab_config_default(al_train_lab_config *c);
+
+/* tokenizer: MiniMind's tokenizer.json (cut to cfg->vocab ids); text: the training text (UTF-8;
+ * only for AL_TRAIN_DATA_TEXT, which needs at least seq + 1 tokens of it). Every setting out of
+ * range is an error naming it; *out stays NULL. */
+al_status al_train_lab_create(const al_train_lab_config *cfg, const uint8_t *tokenizer, size_t tokenizer_size,
+                              const char *text, size_t text_len, al_train_lab **out, al_error *err);
+void al_train_lab_free(al_train_lab *lab);
+
+/* Up to n more steps (none past cfg->steps); returns the steps done so far, -1 with *err set. */
+int64_t al_train_lab_step(al_train_lab *lab, int64_t n, al_error *err);
+
+const al_model_hparams *al_train_lab_hparams(const al_train_lab *lab);
+int64_t al_train_lab_steps_done(const al_train_lab *lab);
+int64_t al_train_lab_tokens_done(const al_train_lab *lab); /* steps · batch · seq */
+int64_t al_train_lab_param_count(const al_train_lab *lab);
+
+/* Per step, these columns: the loss, the mean loss of the repeated task's first copies
+ * (targets r_2..r_R) and of its second copies (NaN on text), the learning rate. */
+typedef enum { AL_TRAIN_LOSS, AL_TRAIN_FIRST_HALF, AL_TRAIN_REPEATED_HALF, AL_TRAIN_LR, AL_TRAIN_COLUMNS } al_train_column;
+/* Steps from..done-1 as rows [count, AL_TRAIN_COLUMNS] (as many whole rows as cap holds);
+ * returns the rows written (out NULL and cap 0: the rows there are), -1 for from out of range. */
+int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+/* Evaluations from..n-1 as rows [count, 1 + n_layers · n_heads · AL_LAB_ROLES]: the step, then
+ * each head's role scores (layer by layer); the first is step 0. Same returns. */
+int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+/* The highest induction score of any head at the last evaluation. */
+float al_train_lab_induction_max(const al_train_lab *lab);
+/* The last step's batch [batch, seq] (what the model saw); returns batch · seq, -1 before any
+ * step. */
+int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap);
+/* The probe's ids (the roles' repeated sequence); returns its length T. */
+int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap);
+/* One head's attention [T, T] over the probe at the last evaluation. */
+al_status al_train_lab_pattern(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                               al_error *err);
+/* The bytes id stands for (al_tok_piece of the cut tokenizer): written to out[cap], its length
+ * returned, -1 out of range. */
+int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+
+/* The trained model as a MiniMind folder's files, each malloc'd (al_buffer_free). */
+typedef enum { AL_TRAIN_FILE_CONFIG, AL_TRAIN_FILE_MODEL, AL_TRAIN_FILE_TOKENIZER } al_train_lab_file_kind;
+al_status al_train_lab_file(const al_train_lab *lab, al_train_lab_file_kind which, uint8_t **out, size_t *size,
+                            al_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * A trainer's weights and MiniMind's files (the CLI's `attnlab train`).
  * ------------------------------------------------------------------------------------------ */
 

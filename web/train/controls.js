@@ -1,0 +1,282 @@
+// train/controls.js — the Train tab's controls and events: the preset, the data, the model's
+// shape and learning rate (kept in the URL hash), Start / Pause / Reset, the status line, the
+// role shown and the head clicked, the exports, and the trained model opened in the model view
+// or downloaded as a MiniMind folder's files. The training runs in its own worker
+// (train/worker.js), started the first time the tab is shown.
+(function (root) {
+  'use strict';
+  const P = root.AttnLabPage;
+  const $ = (id) => document.getElementById(id);
+  const V = () => root.AttnLabTrainView;
+  const { TrainClient, trainBytes } = root.AttnLabModelClient;
+
+  // The presets: the first is the core's default (al_train_lab_config_default); the others
+  // change what they name.
+  const PRESETS = [
+    { key: 'attnOnly2' },
+    { key: 'attnOnly1', layers: 1 },
+    { key: 'tinyMiniMind', heads: 4, kv_heads: 2, ffn: -1 },
+    { key: 'smallMiniMind', layers: 4, heads: 4, kv_heads: 2, hidden: 128, ffn: -1, vocab: 6400, seq: 128, batch: 8, lr: 0.001,
+      rope_theta: 1e6, steps: 5000 },
+  ];
+  const DATA = ['repeat', 'sample', 'text'];
+
+  const tr = {
+    client: null,
+    defaults: null,
+    booted: null,     // the worker's start (a promise), once
+    made: null,       // the settings the current lab was made with (a JSON string), or null
+    running: false,
+    done: false,
+    head: { layer: 0, head: 0 },
+    wasm: null,
+  };
+
+  function message(text) {
+    $('train-message').textContent = text || '';
+    $('train-message').hidden = !text;
+  }
+
+  // ---------------------------------------------------------------- settings
+  function presetConfig(i) {
+    const { key: _key, ...changes } = PRESETS[i];
+    return { ...tr.defaults, ...changes };
+  }
+
+  // The lab's settings: the preset's, with the shape and rate the controls give.
+  function settings() {
+    const s = P.state, c = presetConfig(s.tpreset);
+    c.layers = s.tlayers;
+    c.heads = s.theads;
+    c.hidden = s.thidden;
+    c.lr = s.tlr;
+    if (c.heads % c.kv_heads !== 0 || c.kv_heads > c.heads) c.kv_heads = c.heads;
+    c.data = DATA[s.tdata] === 'repeat' ? 'repeat' : 'text';
+    return c;
+  }
+
+  function syncControls() {
+    const s = P.state, { t } = P;
+    $('train-preset').replaceChildren(...PRESETS.map((p, i) => new Option(t.trainPresets[p.key], String(i))));
+    $('train-preset').value = String(s.tpreset);
+    $('train-data').replaceChildren(...DATA.map((d, i) => new Option(t.trainDataNames[d], String(i))));
+    $('train-data').value = String(s.tdata);
+    $('train-layers').value = String(s.tlayers);
+    $('train-heads').value = String(s.theads);
+    $('train-hidden').value = String(s.thidden);
+    $('train-lr').value = String(s.tlr);
+    $('train-text-label').hidden = DATA[s.tdata] !== 'text';
+    const roles = tr.defaults ? ['previous', 'first', 'local', 'induction'] : [];
+    $('train-role').replaceChildren(...roles.map((r, i) => new Option(t.roleNames[r], String(i))));
+    $('train-role').value = String(s.trole);
+  }
+
+  // The controls read back through the hash's validation.
+  function readControls() {
+    const parts = [`tpreset=${$('train-preset').value}`, `tdata=${$('train-data').value}`, `tlayers=${$('train-layers').value}`,
+      `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`];
+    const { state, problems } = root.AttnLabState.parseHash(parts.join('&'));
+    for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole']) P.state[k] = state[k];
+    if (problems.length) P.showProblems(problems);
+    syncControls();
+    P.writeHash();
+  }
+
+  // A preset sets the shape and rate to its own.
+  function choosePreset() {
+    readControls();
+    const c = presetConfig(P.state.tpreset);
+    Object.assign(P.state, { tlayers: c.layers, theads: c.heads, thidden: c.hidden, tlr: c.lr });
+    syncControls();
+    P.writeHash();
+  }
+
+  // ---------------------------------------------------------------- status
+  function renderStatus(p) {
+    const { t } = P, f = V().view.facts;
+    const last = V().view.history[V().view.history.length - 1];
+    const rate = p && p.ms > 0 ? Math.round(p.tokens / (p.ms / 1000)) : 0;
+    $('train-status').textContent = f ? t.trainStatus(p ? p.steps : 0, f.config.steps, last ? last[0] : NaN, rate, tr.running, tr.done) : '';
+    $('induction-max').textContent = p && Number.isFinite(p.inductionMax) ? p.inductionMax.toFixed(3) : '–';
+    $('btn-train-start').disabled = tr.running || tr.done;
+    $('btn-train-pause').disabled = !tr.running;
+    $('btn-train-open').disabled = !f;
+    for (const b of document.querySelectorAll('[data-train-file]')) b.disabled = !f;
+    tr.last = p;
+  }
+
+  function renderFacts() {
+    const f = V().view.facts;
+    $('train-facts').textContent = f ? P.t.trainFacts(f.hparams, f.params, f.config) : '';
+  }
+
+  function onProgress(e) {
+    const p = e.progress;
+    if (!p) return;
+    V().add(p);
+    tr.running = p.running;
+    tr.done = p.done;
+    if (p.error) message(P.t.errorPrefix + p.error);
+    renderStatus(p);
+    V().render();
+    // the clicked head's pattern follows the evaluations
+    if (p.evals.length) requestPattern();
+  }
+
+  function requestPattern() {
+    return tr.client.request('pattern', tr.head).then((r) => {
+      V().view.pattern = r;
+      V().renderPattern();
+    }).catch((e) => message(P.t.errorPrefix + e.message));
+  }
+
+  // ---------------------------------------------------------------- actions
+  async function trainingText() {
+    const data = DATA[P.state.tdata];
+    if (data === 'sample') return new TextDecoder().decode(await trainBytes('sample'));
+    if (data === 'text') return $('train-text').value;
+    return '';
+  }
+
+  async function start() {
+    message('');
+    await boot();
+    const c = settings();
+    const key = JSON.stringify([c, DATA[P.state.tdata], DATA[P.state.tdata] === 'text' ? $('train-text').value : '']);
+    try {
+      if (tr.made !== key) {
+        const [tokenizer, text] = await Promise.all([trainBytes('tokenizer'), trainingText()]);
+        const facts = await tr.client.request('create', { config: c, tokenizer, text });
+        tr.made = key;
+        tr.done = false;
+        tr.head = { layer: Math.min(tr.head.layer, facts.hparams.n_layers - 1), head: Math.min(tr.head.head, facts.hparams.n_heads - 1) };
+        V().reset(facts);
+        V().add(facts.progress);
+        renderFacts();
+        await requestPattern();
+      }
+      await tr.client.request('start');
+      tr.running = true;
+      renderStatus(tr.last);
+    } catch (e) {
+      message(P.t.errorPrefix + e.message);
+    }
+  }
+
+  async function pause() {
+    await tr.client.request('pause');
+    tr.running = false;
+    renderStatus(tr.last);
+  }
+
+  async function reset() {
+    if (tr.client) await tr.client.request('pause');
+    tr.running = false;
+    tr.done = false;
+    tr.made = null;
+    tr.last = null;
+    V().reset(null);
+    for (const chart of Object.values(V().charts)) chart.destroy();
+    for (const k of Object.keys(V().charts)) delete V().charts[k];
+    $('train-head-title').textContent = '';
+    renderFacts();
+    renderStatus(null);
+  }
+
+  async function files() {
+    const f = await tr.client.request('files');
+    return f;
+  }
+
+  // One of the folder's files, as the model is now.
+  async function download(which) {
+    const NAMES = { config: 'config.json', model: 'model.safetensors', tokenizer: 'tokenizer.json' };
+    try {
+      const f = await files();
+      const a = document.createElement('a');
+      a.href = URL.createObjectURL(new Blob([f[which]], { type: which === 'model' ? 'application/octet-stream' : 'application/json' }));
+      a.download = NAMES[which];
+      document.body.appendChild(a);
+      a.click();
+      a.remove();
+    } catch (e) {
+      message(P.t.errorPrefix + e.message);
+    }
+  }
+
+  async function openInModelView() {
+    try {
+      const f = await files();
+      const models = root.AttnLabModelControls;
+      models.showTab('model');
+      await models.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
+        P.t.trainedName(tr.last ? tr.last.steps : 0));
+    } catch (e) {
+      message(P.t.errorPrefix + e.message);
+    }
+  }
+
+  // ---------------------------------------------------------------- start
+  function boot() {
+    if (!tr.booted) {
+      tr.booted = (async () => {
+        tr.client = new TrainClient();
+        tr.client.onEvent = onProgress;
+        const r = await tr.client.init(tr.wasm);
+        tr.defaults = r.defaults;
+        syncControls();
+      })().catch((e) => message(P.t.errorPrefix + e.message));
+    }
+    return tr.booted;
+  }
+
+  function wire() {
+    $('train-preset').addEventListener('change', choosePreset);
+    for (const id of ['train-data', 'train-layers', 'train-heads', 'train-hidden', 'train-lr']) $(id).addEventListener('change', readControls);
+    $('train-role').addEventListener('change', () => { readControls(); if (V().view.facts) V().renderRoles(); });
+    $('btn-train-start').addEventListener('click', start);
+    $('btn-train-pause').addEventListener('click', pause);
+    $('btn-train-reset').addEventListener('click', reset);
+    for (const b of document.querySelectorAll('[data-train-file]')) b.addEventListener('click', () => download(b.dataset.trainFile));
+    $('btn-train-open').addEventListener('click', openInModelView);
+    $('chart-roles-grid').addEventListener('click', (e) => {
+      const chart = root.Chart.getChart($('chart-roles-grid'));
+      const f = V().view.facts;
+      if (!chart || !f) return;
+      const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
+      const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
+      if (layer < 0 || head < 0 || layer >= f.hparams.n_layers || head >= f.hparams.n_heads) return;
+      tr.head = { layer, head };
+      requestPattern();
+    });
+    for (const button of document.querySelectorAll('[data-train-export]')) {
+      button.addEventListener('click', () => {
+        if (!V().view.facts) return;
+        const [chart, kind] = button.dataset.trainExport.split(':');
+        const file = V().exportFile(chart, kind);
+        const a = document.createElement('a');
+        a.href = file.url;
+        a.download = file.name;
+        document.body.appendChild(a);
+        a.click();
+        a.remove();
+      });
+    }
+  }
+
+  function onLanguage() {
+    syncControls();
+    renderFacts();
+    renderStatus(tr.last);
+    V().render();
+  }
+
+  // wasm: the module's bytes, for the worker.
+  function startTab(wasm) {
+    tr.wasm = wasm;
+    wire();
+    syncControls();
+  }
+
+  root.AttnLabTrainControls = { start: startTab, boot, onLanguage, syncControls };
+})(typeof globalThis !== 'undefined' ? globalThis : this);

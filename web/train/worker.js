@@ -1,0 +1,119 @@
+// train/worker.js — the Train tab's compute, off the page's thread: a Web Worker that holds the
+// WebAssembly core and one train lab (attnlab-api.js's TrainLab) and trains it in slices of
+// about SLICE_MS, answering the page's requests between them, so Pause is heard at once and
+// the page never waits.
+//
+// Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}, and while
+// it runs {progress} after each slice.
+//   init     {wasm}                       start the core; the defaults
+//   create   {config, tokenizer, text}    a new lab (the old one freed); its facts
+//   start    {}                           train until paused or done (progress as it goes)
+//   pause    {}                           stop after the current slice
+//   pattern  {layer, head}                one head's attention over the probe, now
+//   files    {}                           config.json, model.safetensors, tokenizer.json bytes
+// progress: {steps, tokens, ms, history (rows since the last), evals (rows since the last),
+// inductionMax, running, done}.
+/* global importScripts */
+(function (self) {
+  'use strict';
+  if (typeof self.AttnLab === 'undefined') importScripts('../wasm-loader.js', '../attnlab-api.js');
+
+  const SLICE_MS = 120;
+  let core = null;
+  let lab = null;
+  let running = false;
+  let sent = { steps: 0, evals: 0 }; // rows already sent
+  let trainMs = 0; // time spent training (the speed shown)
+  let perStepMs = 50; // measured, to size the slices
+
+  function facts(l) {
+    return { hparams: l.hparams, params: l.paramCount, probe: Array.from(l.probe()), config: l.config,
+      columns: l.columns, roleNames: l.roleNames, probeText: Array.from(l.probe(), (id) => new TextDecoder().decode(l.piece(id))) };
+  }
+
+  function progress() {
+    const history = lab.history(sent.steps);
+    const evals = lab.evals(sent.evals);
+    sent = { steps: lab.stepsDone, evals: sent.evals + evals.length / lab.evalWidth };
+    const done = lab.stepsDone >= lab.config.steps;
+    return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, history, evals,
+      inductionMax: lab.inductionMax, running: running && !done, done };
+  }
+
+  function post(p) { self.postMessage({ progress: p }, [p.history.buffer, p.evals.buffer]); }
+
+  // One slice of steps, then the next after any waiting message has been heard.
+  function slice() {
+    if (!running || !lab) return;
+    const n = Math.max(1, Math.round(SLICE_MS / perStepMs));
+    const t0 = performance.now();
+    let failed = null;
+    try {
+      const before = lab.stepsDone;
+      const after = lab.step(n);
+      const ms = performance.now() - t0;
+      trainMs += ms;
+      if (after > before) perStepMs = Math.max(0.5, ms / (after - before));
+    } catch (e) {
+      failed = e.message || String(e);
+    }
+    if (failed || lab.stepsDone >= lab.config.steps) running = false;
+    const p = progress();
+    if (failed) p.error = failed;
+    post(p);
+    if (running) setTimeout(slice, 0);
+  }
+
+  const ops = {
+    async init({ wasm }) {
+      core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
+      return { defaults: core.trainDefaults() };
+    },
+    create({ config, tokenizer, text = '' }) {
+      running = false;
+      const next = core.createTrainLab(config, tokenizer, text);
+      if (lab) lab.free();
+      lab = next;
+      sent = { steps: 0, evals: 0 };
+      trainMs = 0;
+      const f = facts(lab);
+      f.progress = progress();
+      return f;
+    },
+    start() {
+      need();
+      if (!running) {
+        running = true;
+        setTimeout(slice, 0);
+      }
+      return { running: true };
+    },
+    pause() {
+      running = false;
+      return { running: false };
+    },
+    pattern({ layer, head }) {
+      need();
+      return { layer, head, data: lab.pattern(layer, head) };
+    },
+    files() {
+      need();
+      return { config: lab.file('config'), model: lab.file('model'), tokenizer: lab.file('tokenizer') };
+    },
+  };
+
+  function need() {
+    if (!lab) throw new Error('no model to train: press Start');
+  }
+
+  self.onmessage = async (event) => {
+    const { id, op, args } = event.data;
+    try {
+      if (!ops[op]) throw new Error(`unknown request '${op}'`);
+      const result = await ops[op](args || {});
+      self.postMessage({ id, ok: true, result });
+    } catch (e) {
+      self.postMessage({ id, ok: false, error: e.message || String(e) });
+    }
+  };
+})(self);
