@@ -718,6 +718,19 @@
     }));
   };
 
+  // al_train_bench_run: MiniMind's training step timed on a model of shape hparams (a
+  // model_hparams struct's fields, as TrainLab.hparams gives them); the median step in ms.
+  Core.prototype.trainBench = function trainBench(hparams, batch, seq, steps) {
+    checkInt('batch', batch, 1, this.limits.AL_MAX_BATCH);
+    checkInt('seq', seq, 2, this.limits.AL_MAX_SEQ);
+    checkInt('steps', steps, 1, 1000);
+    return this.withAllocs([this.sizeOf('model_hparams'), 8], (ph, pms) => this.withError((err) => {
+      this.writeStruct(ph, 'model_hparams', hparams);
+      this.throwIf(this.m._al_train_bench_run(ph, BigInt(batch), BigInt(seq), BigInt(steps), pms, err), err);
+      return new DataView(this.m.HEAPU8.buffer).getFloat64(pms, true);
+    }));
+  };
+
   class TrainLab {
     constructor(core, ptr, config) {
       this.core = core;

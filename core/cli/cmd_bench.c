@@ -74,11 +74,11 @@ static int bench_model(int argc, char **argv) {
 
 /* `attnlab bench --train`: MiniMind's training step on a model of the given shape. */
 static int bench_train(int argc, char **argv) {
-    int64_t hidden = 128, layers = 4, heads = 4, kv = 2, vocab = 6400, batch = 8, seq = 128, steps = 5;
+    int64_t hidden = 128, layers = 4, heads = 4, kv = 2, vocab = 6400, batch = 8, seq = 128, steps = 5, ffn = -1;
     struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
         {"--hidden", &hidden, 8, 4096}, {"--layers", &layers, 1, 64}, {"--heads", &heads, 1, 64},
         {"--kv-heads", &kv, 1, 64},     {"--vocab", &vocab, 8, AL_MAX_VOCAB}, {"--batch", &batch, 1, 64},
-        {"--seq", &seq, 2, 4096},       {"--steps", &steps, 1, 1000},
+        {"--seq", &seq, 2, 4096},       {"--steps", &steps, 1, 1000},         {"--ffn", &ffn, 0, 16384},
     };
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--train")) continue;
@@ -97,17 +97,18 @@ static int bench_train(int argc, char **argv) {
             return EXIT_BAD_INPUT;
         }
     }
-    const al_model_hparams hp = al_minimind_hparams_for(vocab, hidden, layers, heads, kv);
+    al_model_hparams hp = al_minimind_hparams_for(vocab, hidden, layers, heads, kv);
+    if (ffn >= 0) hp.ffn_hidden = ffn; /* 0: attention-only */
     double ms = 0.0;
     al_error err = {0};
     if (hidden % heads || al_train_bench_run(&hp, batch, seq, steps, &ms, &err) != AL_OK) {
         cli_error("%s", hidden % heads ? "--hidden must be a multiple of --heads" : err.msg);
         return EXIT_BAD_INPUT;
     }
-    printf("{\"hidden\": %lld, \"layers\": %lld, \"heads\": %lld, \"kv_heads\": %lld, \"vocab\": %lld, \"batch\": %lld, "
-           "\"seq\": %lld, \"step_ms\": %.3f, \"tokens_per_s\": %.1f}\n",
-           (long long)hidden, (long long)layers, (long long)heads, (long long)kv, (long long)vocab, (long long)batch,
-           (long long)seq, ms, 1e3 * (double)(batch * seq) / ms);
+    printf("{\"hidden\": %lld, \"layers\": %lld, \"heads\": %lld, \"kv_heads\": %lld, \"ffn\": %lld, \"vocab\": %lld, "
+           "\"batch\": %lld, \"seq\": %lld, \"step_ms\": %.3f, \"tokens_per_s\": %.1f}\n",
+           (long long)hidden, (long long)layers, (long long)heads, (long long)kv, (long long)hp.ffn_hidden, (long long)vocab,
+           (long long)batch, (long long)seq, ms, 1e3 * (double)(batch * seq) / ms);
     return EXIT_OK;
 }
 

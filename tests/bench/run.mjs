@@ -219,6 +219,21 @@ function trainBench() {
   return { work, ours, torch };
 }
 
+// The Train tab's default preset (al_train_lab_config_default: a 2-layer attention-only MiniMind,
+// vocabulary 512, batch 16 × 64): the same training step (al_train_bench_run) natively and in
+// WebAssembly under Node.
+function trainLabBench(core) {
+  const d = core.trainDefaults();
+  const lab = core.createTrainLab(d, new Uint8Array(readFileSync(join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'))));
+  const hp = lab.hparams;
+  lab.free();
+  const steps = quick ? 5 : 15;
+  const wasmMs = core.trainBench(hp, d.batch, d.seq, steps);
+  const ours = JSON.parse(execFileSync(CLI, ['bench', '--train', '--hidden', hp.hidden, '--layers', hp.n_layers, '--heads', hp.n_heads,
+    '--kv-heads', hp.n_kv_heads, '--ffn', hp.ffn_hidden, '--vocab', hp.vocab, '--batch', d.batch, '--seq', d.seq, '--steps', steps].map(String), { encoding: 'utf8' }));
+  return { work: { ...d, steps }, native_tokens_per_s: ours.tokens_per_s, wasm_tokens_per_s: (1e3 * d.batch * d.seq) / wasmMs };
+}
+
 async function main() {
   mkdirSync(OUT, { recursive: true });
   const cpu = (readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/) || [])[1] || 'unknown CPU';
@@ -242,6 +257,7 @@ async function main() {
   const mm3model = minimind3Model();
   console.error('training…');
   const training = trainBench();
+  const trainLab = trainLabBench(core);
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
@@ -290,10 +306,11 @@ async function main() {
     ['model view: a step drawn during Play ≤ 50 ms at 512 tokens (median)', median(page.model.step[512]), (v) => v <= 50, (v) => `${fmt(v)} ms`],
     ['dist/attnlab.html with stories260K ≤ 2.5 MB', sizes.single_file / 2 ** 20, (v) => v <= 2.5, (v) => `${fmt(v)} MB`],
     ['training tokens/s ≥ PyTorch\'s (MiniMind, hidden 128, 4 layers, batch 8 × 128)', training.torch.tokens_per_s && training.ours.tokens_per_s / training.torch.tokens_per_s, (v) => v >= 1, (v) => `${fmt(v)}×`],
+    ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_tokens_per_s / trainLab.native_tokens_per_s, (v) => v >= 0.2, (v) => `${fmt(v)}×`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab }, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -322,6 +339,7 @@ async function main() {
   md.push(`| stories260K | greedy generation, 250 tokens from BOS | ${tps(stories.ours_tokens_per_s)} | ${tps(stories.run_c.tokens_per_s)} | ${stories.run_c.note || 'llama2.c run.c, -Ofast -march=native'} |`);
   md.push(`| MiniMind, hidden 128, 4 layers, random ids | a training step (batch 8 × 128 tokens) | ${tps(training.ours.tokens_per_s)} | ${tps(training.torch.tokens_per_s)} | ${training.torch.note || `PyTorch ${training.torch.torch}, eager: forward, backward, clipping, AdamW`} |`);
   md.push(`| stories260K | the same in WebAssembly (Node, the page's model lab, charts off) | ${tps(stories.wasm_tokens_per_s)} | | |`);
+  md.push(`| the Train tab's default: 2 layers, attention only, hidden 64, vocabulary 512 | a training step (batch 16 × 64 tokens) | ${tps(trainLab.native_tokens_per_s)} | ${tps(trainLab.wasm_tokens_per_s)} | the same step in WebAssembly (Node) |`);
   md.push(`| MiniMind-3 shape, random fp32 | prefill of ${mm3model.work.seq} | ${tps(mm3model.ours.prefill_tokens_per_s)} | ${tps(mm3model.torch.prefill_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
   md.push(`| MiniMind-3 shape, random fp32 | decode step with logits | ${tps(mm3model.ours.decode_tokens_per_s)} | ${tps(mm3model.torch.decode_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
   md.push(`| MiniMind-3 shape, random fp32 | memory-bandwidth bound of a decode step | ${tps(mm3model.ours.bandwidth_bound_tokens_per_s)} | | ${(mm3model.ours.weight_bytes_per_token / 2 ** 20).toFixed(1)} MiB of weights read at ${fmt(mm3model.ours.read_gb_per_s)} GB/s |`);
