@@ -1,5 +1,6 @@
 // a11y.test.mjs — the axe-core audit of the served page and of dist/attnlab.html (from
-// file://), once the charts are drawn and again after the language switch: no violations.
+// file://), in each view (the model view, the layer lab, the Train tab after a few steps) once
+// its charts are drawn, in both languages: no violations.
 // Each violation found is printed with its impact and first elements. The walkthrough's
 // listings, which axe asks to be focusable, must then also scroll by keyboard.
 import { after, before, test } from 'node:test';
@@ -7,7 +8,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { launch, modelViewDrawn, openPage, showLayerLab } from './lib/browser.mjs';
+import { launch, modelViewDrawn, openPage, showLayerLab, trainTabDrawn } from './lib/browser.mjs';
 import { axeViolations, describeViolations } from './lib/axe.mjs';
 import { startServer } from '../web/serve.mjs';
 
@@ -41,7 +42,7 @@ const PAGES = [
   ['dist/attnlab.html from file://', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`],
 ];
 for (const [label, url] of PAGES) {
-  test(`${label}: axe finds no violations in either view, in English and in Chinese`, async () => {
+  test(`${label}: axe finds no violations in every view, in English and in Chinese`, async () => {
     const { page, problems } = await openPage(browser.context, url());
     await modelViewDrawn(page);
     let found = await audit(page, `${label}, model view, English`);
@@ -57,6 +58,12 @@ for (const [label, url] of PAGES) {
     await page.click('#tab-model');
     await modelViewDrawn(page);
     found += await audit(page, `${label}, model view, Chinese`);
+    await trainTabDrawn(page);
+    found += await audit(page, `${label}, Train tab, Chinese`);
+    await page.selectOption('#lang', 'en');
+    await page.dispatchEvent('#lang', 'change');
+    await page.waitForFunction(() => document.documentElement.lang === 'en');
+    found += await audit(page, `${label}, Train tab, English`);
 
     assert.ok(!found, `axe violations:\n${found}`);
     assert.deepEqual(problems, []);

@@ -54,3 +54,16 @@ export async function modelViewDrawn(page) {
   await page.waitForFunction(() => document.querySelectorAll('#tokens .chip').length > 0 &&
     document.querySelectorAll('#chart-heads button.cell').length > 0 && window.Chart.getChart(document.getElementById('chart-next')));
 }
+
+// The Train tab shown, its default run started and paused once a few steps and an evaluation
+// are drawn (the loss, the roles' curves and grid, the head over the probe).
+export async function trainTabDrawn(page) {
+  if (await page.$eval('#view-train', (v) => v.hidden)) await page.click('#tab-train');
+  await page.waitForFunction(() => !document.getElementById('btn-train-start').disabled);
+  await page.click('#btn-train-start');
+  await page.waitForFunction(() => ['chart-loss', 'chart-roles-train', 'chart-roles-grid', 'chart-train-head']
+    .every((id) => window.Chart.getChart(document.getElementById(id))) && !document.getElementById('btn-train-pause').disabled,
+  null, { timeout: 30000 });
+  await page.click('#btn-train-pause');
+  await page.waitForFunction(() => /paused|已暂停/.test(document.getElementById('train-status').textContent));
+}

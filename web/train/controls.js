@@ -178,7 +178,7 @@
     V().reset(null);
     for (const chart of Object.values(V().charts)) chart.destroy();
     for (const k of Object.keys(V().charts)) delete V().charts[k];
-    $('train-head-title').textContent = '';
+    $('train-head-title').textContent = P.t.trainHeadNone;
     renderFacts();
     renderStatus(null);
   }
