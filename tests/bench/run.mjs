@@ -219,6 +219,42 @@ function trainBench() {
   return { work, ours, torch };
 }
 
+// The Train tab's default run in headless Chromium (served), for two minutes: when some head's
+// induction score first passes 0.5, and when the loss of the repeated copies first falls below
+// half of the first copies' (each the mean over the last 50 steps), in seconds and steps; and
+// the highest induction score and the two losses at the end.
+async function trainTabRun() {
+  const { launch, openPage } = await import('../lib/browser.mjs');
+  const { startServer } = await import('../../web/serve.mjs');
+  const server = await startServer(0);
+  const browser = await launch();
+  const out = { seconds: 120, induction_at: null, halves_at: null };
+  try {
+    const { page } = await openPage(browser.context, `http://127.0.0.1:${server.address().port}/#tab=train&lang=en`);
+    await page.click('#btn-train-start');
+    const t0 = Date.now();
+    while (Date.now() - t0 < out.seconds * 1000) {
+      await page.waitForTimeout(2000);
+      const s = await page.evaluate(() => {
+        const h = window.AttnLabTrainView.view.history.slice(-50);
+        const mean = (c) => h.reduce((a, r) => a + r[c], 0) / Math.max(1, h.length);
+        return { steps: window.AttnLabTrainView.view.history.length, first: mean(1), repeated: mean(2),
+          induction: Number(document.getElementById('induction-max').textContent) };
+      });
+      const at = { s: (Date.now() - t0) / 1000, steps: s.steps };
+      if (out.induction_at === null && s.induction > 0.5) out.induction_at = at;
+      if (out.halves_at === null && s.steps >= 50 && s.repeated < s.first / 2) out.halves_at = at;
+      Object.assign(out, { steps: s.steps, induction_max: s.induction, first_half: s.first, repeated_half: s.repeated });
+      if (s.steps >= 3000) break;
+    }
+    await page.close();
+  } finally {
+    await browser.close();
+    server.close();
+  }
+  return out;
+}
+
 // The Train tab's default preset (al_train_lab_config_default: a 2-layer attention-only MiniMind,
 // vocabulary 512, batch 16 × 64): the same training step (al_train_bench_run) natively and in
 // WebAssembly under Node.
@@ -258,6 +294,8 @@ async function main() {
   console.error('training…');
   const training = trainBench();
   const trainLab = trainLabBench(core);
+  console.error('the Train tab, two minutes…');
+  const trainTab = await trainTabRun();
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
@@ -306,11 +344,13 @@ async function main() {
     ['model view: a step drawn during Play ≤ 50 ms at 512 tokens (median)', median(page.model.step[512]), (v) => v <= 50, (v) => `${fmt(v)} ms`],
     ['dist/attnlab.html with stories260K ≤ 2.5 MB', sizes.single_file / 2 ** 20, (v) => v <= 2.5, (v) => `${fmt(v)} MB`],
     ['training tokens/s ≥ PyTorch\'s (MiniMind, hidden 128, 4 layers, batch 8 × 128)', training.torch.tokens_per_s && training.ours.tokens_per_s / training.torch.tokens_per_s, (v) => v >= 1, (v) => `${fmt(v)}×`],
+    ['Train tab, default run, headless Chromium: some head\'s induction score > 0.5 within 2 minutes', trainTab.induction_at ? trainTab.induction_at.s : trainTab.induction_max, () => trainTab.induction_at !== null, (v) => (trainTab.induction_at ? `${fmt(v)} s (step ${trainTab.induction_at.steps})` : `not in ${trainTab.seconds} s: highest ${fmt(v)} at step ${trainTab.steps}`)],
+    ['Train tab, default run: repeated copies\' loss < half the first copies\' within 2 minutes', trainTab.halves_at ? trainTab.halves_at.s : trainTab.repeated_half / trainTab.first_half, () => trainTab.halves_at !== null, (v) => (trainTab.halves_at ? `${fmt(v)} s (step ${trainTab.halves_at.steps})` : `not in ${trainTab.seconds} s: ratio ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_tokens_per_s / trainLab.native_tokens_per_s, (v) => v >= 0.2, (v) => `${fmt(v)}×`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
