@@ -582,10 +582,42 @@ static void test_trainer(void) {
     EXPECT(al_train_bench_run(NULL, 1, 4, 1, &ms, NULL), AL_ERR_ARG);
     EXPECT(al_train_bench_run(&hp, 1, 4, 0, &ms, NULL), AL_ERR_ARG);
     EXPECT(al_train_bench_run(&hp, 1, 4, 1, &ms, NULL), AL_OK);
+    char *config = NULL;
+    size_t config_len = 0;
+    EXPECT(al_trainer_config_json(NULL, &config, &config_len, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_config_json(t, &config, &config_len, NULL), AL_OK);
+    CHECK(config && strstr(config, "\"intermediate_size\""), "no config.json from the trainer");
+    free(config);
     al_trainer_free(t);
 }
 
 /* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
+
+/* The Train tab's lab on a tokenizer trained here: a refused shape, then a run, a refused head
+ * and file, one that is there. */
+static void test_train_lab(void) {
+    char *tj = NULL;
+    size_t tj_len = 0;
+    EXPECT(al_tok_train_bpe("ab ab ab cd", 11, 300, 0, &tj, &tj_len, NULL, NULL), AL_OK);
+    al_train_lab_config c;
+    al_train_lab_config_default(&c);
+    c.vocab = 292, c.batch = 1, c.seq = 8, c.steps = 2, c.eval_every = 1, c.heads = 3;
+    al_train_lab *lab = NULL;
+    EXPECT(al_train_lab_create(&c, (const uint8_t *)tj, tj_len, NULL, 0, &lab, NULL), AL_ERR_ARG);
+    c.heads = 2;
+    EXPECT(al_train_lab_create(&c, (const uint8_t *)tj, tj_len, NULL, 0, &lab, NULL), AL_OK);
+    CHECK(al_train_lab_step(lab, -1, NULL) == -1 && al_train_lab_step(lab, 5, NULL) == 2, "steps");
+    float pattern[64];
+    EXPECT(al_train_lab_pattern(lab, 5, 0, pattern, 64, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_pattern(lab, 0, 0, pattern, 64, NULL), AL_OK);
+    uint8_t *file = NULL;
+    size_t file_len = 0;
+    EXPECT(al_train_lab_file(lab, (al_train_lab_file_kind)9, &file, &file_len, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_file(lab, AL_TRAIN_FILE_CONFIG, &file, &file_len, NULL), AL_OK);
+    al_buffer_free(file);
+    al_train_lab_free(lab);
+    al_buffer_free(tj);
+}
 
 static void test_demos(void) {
     CHECK(al_demo_run((al_demo)7, AL_LANG_EN, -1, NULL, 0, NULL) == -1, "unknown demo accepted");
@@ -605,6 +637,7 @@ static void test_demos(void) {
 }
 
 int main(void) {
+    test_train_lab();
     test_model();
     test_io();
     test_tokenizer();

@@ -120,6 +120,7 @@ al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, a
     al_pth_flags flags = al_pth_flags_default();
     flags.rope_theta = hp->rope_base;
     flags.moe_top_k = hp->n_experts ? hp->top_k : 1;
+    flags.n_heads = hp->qk_norm ? 0 : hp->n_heads; /* without QK-Norm the shapes cannot say it */
     uint8_t *image = NULL;
     size_t size = 0;
     al_safetensors *st = NULL;
