@@ -38,7 +38,7 @@ function writeFolder(lab, name) {
 
 test('the defaults are the Train tab\'s first preset: a 2-layer attention-only MiniMind on the repeated task', () => {
   const d = core.trainDefaults();
-  assert.deepEqual({ layers: d.layers, ffn: d.ffn, data: d.data, vocab: d.vocab }, { layers: 2, ffn: 0, data: 'repeat', vocab: 512 });
+  assert.deepEqual({ layers: d.layers, ffn: d.ffn, data: d.data, vocab: d.vocab }, { layers: 2, ffn: 0, data: 'repeat', vocab: 292 });
   const lab = core.createTrainLab(d, TOKENIZER);
   assert.equal(lab.hparams.ffn_hidden, 0);
   assert.equal(lab.hparams.n_layers, 2);
@@ -70,7 +70,7 @@ test('the downloaded folder: the CLI loads it; its attention over the probe is t
   const dir = writeFolder(lab, 'repeat');
   const inspect = cli(['inspect', '--model', dir]);
   assert.match(inspect, /ffn none \(attention-only\)/);
-  assert.match(inspect, /vocab 512/);
+  assert.match(inspect, /vocab 292/);
   const probe = lab.probe();
   const out = join(work, 'probe.safetensors');
   cli(['logits', '--model', dir, '--ids', Array.from(probe).join(' '), '--out', out]);
@@ -92,7 +92,7 @@ test('the downloaded folder: the CLI loads it; its attention over the probe is t
   view.free();
   // the tokenizer is MiniMind's cut to the vocabulary, as `attnlab cut-tokenizer` cuts it
   const cut = join(work, 'cut.json');
-  cli(['cut-tokenizer', '--tokenizer', join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), '--vocab', '512', '--out', cut]);
+  cli(['cut-tokenizer', '--tokenizer', join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), '--vocab', '292', '--out', cut]);
   assert.deepEqual(Buffer.from(lab.file('tokenizer')), readFileSync(cut));
   lab.free();
 });

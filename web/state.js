@@ -45,7 +45,7 @@
     tlayers: [2, 1, 8, 'int'],
     theads: [2, 1, 16, 'int'],
     thidden: [64, 16, 512, 'int'],
-    tlr: [0.003, 0.00001, 0.1, 'number'],
+    tlr: [0.001, 0.00001, 0.1, 'number'],
     trole: [3, 0, 3, 'int'],
   };
   const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];

@@ -54,9 +54,9 @@ static int64_t eval_width(const al_model_hparams *hp) { return 1 + hp->n_layers 
 void al_train_lab_config_default(al_train_lab_config *c) {
     if (!c) return;
     memset(c, 0, sizeof *c);
-    c->vocab = 512, c->layers = 2, c->heads = 2, c->kv_heads = 2, c->hidden = 64, c->ffn = 0;
+    c->vocab = 292, c->layers = 2, c->heads = 2, c->kv_heads = 2, c->hidden = 64, c->ffn = 0;
     c->rope_theta = 1e6;
-    c->batch = 16, c->seq = 64, c->steps = 3000, c->lr = 3e-3, c->seed = 42, c->eval_every = 25;
+    c->batch = 16, c->seq = 64, c->steps = 3000, c->lr = 1e-3, c->seed = 42, c->eval_every = 25;
     c->data = AL_TRAIN_DATA_REPEAT;
 }
 

@@ -15,7 +15,7 @@
   const PRESETS = [
     { key: 'attnOnly2' },
     { key: 'attnOnly1', layers: 1 },
-    { key: 'tinyMiniMind', heads: 4, kv_heads: 2, ffn: -1 },
+    { key: 'tinyMiniMind', heads: 4, kv_heads: 2, ffn: -1, vocab: 512 },
     { key: 'smallMiniMind', layers: 4, heads: 4, kv_heads: 2, hidden: 128, ffn: -1, vocab: 6400, seq: 128, batch: 8, lr: 0.001,
       rope_theta: 1e6, steps: 5000 },
   ];
