@@ -136,7 +136,7 @@ WASM_EXPORTS := \
     al_session_verify al_session_hparams al_session_rope_relative \
     al_attn_flops al_kv_cache_bytes_for al_kv_growth \
     al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots \
-    al_gqa_map al_gqa_kv_choices al_attn_files_run al_buffer_free al_bench_run al_train_bench_run \
+    al_gqa_map al_gqa_kv_choices al_attn_files_run al_buffer_free al_bench_run al_train_bench_run al_gemm_bench_run al_bench_fma_peak_gflops \
     al_model_lab_create al_model_lab_free al_model_lab_hparams al_model_lab_kind al_model_lab_context \
     al_model_lab_len al_model_lab_prompt_len al_model_lab_finished al_model_lab_chosen \
     al_model_lab_prompt al_model_lab_prompt_ids al_model_lab_step al_model_lab_ids \
@@ -156,7 +156,7 @@ WASM_EXPORTS := \
 # forward pass (attention, norm, rope, kv_cache) at -Os, which costs a few percent on tiny
 # layers and nothing measurable at MiniMind sizes, and saves 7 KB; everything else (loaders,
 # demos, text, checks) at -Oz. The download stays under 100 KB.
-WASM_SPEED := gemm softmax
+WASM_SPEED := gemm softmax fma_peak
 WASM_FORWARD := attention norm rope kv_cache
 wasm_opt = $(if $(filter $(1),$(WASM_FORWARD)),-Os,$(if $(filter $(1),$(WASM_SPEED)),-O2,-Oz))
 WASM_CFLAGS = -std=c11 $(1) -msimd128 -ffp-contract=off -DNDEBUG $(WARN) -Icore -Icore/include

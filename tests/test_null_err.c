@@ -480,6 +480,12 @@ static void test_bench(void) {
     EXPECT(al_bench_run(&cfg, &res, NULL), AL_ERR_CONFIG);
     cfg.hp.n_kv_heads = 2;
     EXPECT(al_bench_run(&cfg, &res, NULL), AL_OK);
+    double gflops = -1.0;
+    EXPECT(al_gemm_bench_run(0, 16, 16, 1, &gflops, NULL), AL_ERR_ARG);
+    EXPECT(al_gemm_bench_run(4, 16, 16, 0, &gflops, NULL), AL_ERR_ARG);
+    EXPECT(al_gemm_bench_run(4, 16, 16, 1, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_gemm_bench_run(4, 16, 16, 1, &gflops, NULL), AL_OK);
+    CHECK(gflops > 0.0, "gemm bench: %g GFLOP/s", gflops);
 }
 
 /* The model lab with no model: every call refused without an error to fill. */

@@ -172,3 +172,16 @@ test('wasm: memory growth keeps the binding\'s views valid', () => {
     s.free();
   }
 });
+
+// The bench's measures of WebAssembly's own ceiling: SIMD128's four lanes, a speed that is a
+// speed (a loop the engine could fold away would claim thousands of GFLOP/s), and the kernel's
+// GFLOP/s below it; bad shapes refused.
+test('wasm: the SIMD128 ceiling and the matrix kernel\'s speed under it', () => {
+  const peak = core.fmaPeak();
+  assert.equal(peak.lanes, 4);
+  assert.ok(peak.gflops > 1 && peak.gflops < 1000, `SIMD128 peak ${peak.gflops} GFLOP/s`);
+  const g = core.gemmBench(64, 256, 256, 3);
+  assert.ok(g > 0.1 && g < peak.gflops * 1.2, `the kernel at ${g} GFLOP/s against a ceiling of ${peak.gflops}`);
+  assert.throws(() => core.gemmBench(0, 16, 16, 1), /m must be/);
+  assert.throws(() => core.gemmBench(4, 16, 16, 0), /repeats/);
+});

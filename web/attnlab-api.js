@@ -731,6 +731,23 @@
     }));
   };
 
+  // al_gemm_bench_run: the matrix kernel's GFLOP/s on C[m, n] = A[m, k] · Wᵀ (W packed)
+  Core.prototype.gemmBench = function gemmBench(m, n, k, repeats) {
+    for (const [name, v] of [['m', m], ['n', n], ['k', k]]) checkInt(name, v, 1, 65536);
+    checkInt('repeats', repeats, 1, 1000);
+    return this.withAllocs([8], (pg) => this.withError((err) => {
+      this.throwIf(this.m._al_gemm_bench_run(BigInt(m), BigInt(n), BigInt(k), BigInt(repeats), pg, err), err);
+      return new DataView(this.m.HEAPU8.buffer).getFloat64(pg, true);
+    }));
+  };
+  // al_bench_fma_peak_gflops: {gflops, lanes} of independent multiply-adds (SIMD128 here)
+  Core.prototype.fmaPeak = function fmaPeak() {
+    return this.withAllocs([4], (pl) => {
+      const gflops = this.m._al_bench_fma_peak_gflops(pl);
+      return { gflops, lanes: this.m.HEAP32[pl >> 2] };
+    });
+  };
+
   class TrainLab {
     constructor(core, ptr, config) {
       this.core = core;

@@ -1,8 +1,9 @@
-/* fma_peak.c — how many fused multiply-adds per second one core can issue: twelve independent
+/* fma_peak.c — how many multiply-adds per second one core can issue: twelve independent
  * accumulators (more than the FMA latency × issue width of current x86 cores), each updated
  *     acc[i] = acc[i] · x + y
- * in a loop whose loads and stores are nothing but registers. A matrix kernel can only approach
- * this number; the bench reports prefill speed against it. */
+ * in a loop whose loads and stores are nothing but registers — fused on x86 (AVX-512, AVX2),
+ * a SIMD128 multiply then add in WebAssembly. A matrix kernel can only approach this number;
+ * the bench reports prefill speed against it. */
 #define _POSIX_C_SOURCE 199309L
 #include "kernels/fma_peak.h"
 
@@ -10,7 +11,9 @@
 #include <stdint.h>
 #include <time.h>
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__wasm__)
+#if defined(__wasm_simd128__)
+#include <wasm_simd128.h>
+#elif defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define AL_X86_DISPATCH 1
 #endif
@@ -34,6 +37,27 @@ static float chain_portable(int64_t iters) {
     for (int i = 0; i < ACCUMULATORS; i++) s += acc[i];
     return s;
 }
+
+#if defined(__wasm_simd128__)
+/* WebAssembly SIMD128: four lanes, and no fused form — acc = acc · x + y is a multiply then an
+ * add, the two operations the GEMM's inner step issues (counted as the 2 flops of one
+ * multiply-add). A function of its own, called again and again: an engine compiles a function
+ * first with a quick baseline compiler and optimises it only between calls (V8: Liftoff, then
+ * TurboFan), so inlined into its caller the loop would be timed unoptimised. */
+static volatile float wasm_x = 0.9999999f, wasm_y = 1e-7f;
+__attribute__((noinline)) static float chain_wasm(int64_t iters) {
+    v128_t acc[ACCUMULATORS];
+    for (int i = 0; i < ACCUMULATORS; i++) acc[i] = wasm_f32x4_splat((float)i);
+    const v128_t x = wasm_f32x4_splat(wasm_x), y = wasm_f32x4_splat(wasm_y);
+    for (int64_t it = 0; it < iters; it++)
+        for (int i = 0; i < ACCUMULATORS; i++) acc[i] = wasm_f32x4_add(wasm_f32x4_mul(acc[i], x), y);
+    v128_t s = acc[0];
+    for (int i = 1; i < ACCUMULATORS; i++) s = wasm_f32x4_add(s, acc[i]);
+    /* every lane into the result, or the compiler keeps only the lane read */
+    return wasm_f32x4_extract_lane(s, 0) + wasm_f32x4_extract_lane(s, 1) + wasm_f32x4_extract_lane(s, 2) +
+           wasm_f32x4_extract_lane(s, 3);
+}
+#endif
 
 #if defined(AL_X86_DISPATCH)
 __attribute__((target("avx2,fma"))) static float chain_avx2(int64_t iters) {
@@ -64,6 +88,9 @@ __attribute__((target("avx512f"))) static float chain_avx512(int64_t iters) {
 double al_fma_peak_gflops(int *lanes) {
     float (*chain)(int64_t) = chain_portable;
     int width = 1;
+#if defined(__wasm_simd128__)
+    chain = chain_wasm, width = 4;
+#endif
 #if defined(AL_X86_DISPATCH)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) chain = chain_avx512, width = 16;

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 199309L
 #include "base/internal.h"
 #include "kernels/fma_peak.h"
+#include "kernels/gemm.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -275,5 +276,51 @@ al_status al_train_bench_run(const al_model_hparams *hp, int64_t batch, int64_t 
     if (st == AL_OK) *step_ms = median(times + 2, steps);
     free(ids);
     al_trainer_free(t);
+    return st;
+}
+
+/* ---- the kernel alone --------------------------------------------------------------------- */
+
+double al_bench_fma_peak_gflops(int32_t *lanes) {
+    int width = 0;
+    const double g = al_fma_peak_gflops(&width);
+    if (lanes) *lanes = width;
+    return g;
+}
+
+al_status al_gemm_bench_run(int64_t m, int64_t n, int64_t k, int64_t repeats, double *gflops, al_error *err) {
+    if (!gflops) return al_fail(err, AL_ERR_ARG, "gemm bench: NULL argument");
+    *gflops = 0.0;
+    if (m < 1 || n < 1 || k < 1 || m > AL_MAX_SEQ || n > 65536 || k > 65536)
+        return al_fail(err, AL_ERR_ARG, "gemm bench: m, n, k must be between 1 and %d, 65536, 65536", AL_MAX_SEQ);
+    if (repeats < 1 || repeats > BENCH_MAX_REPEATS)
+        return al_fail(err, AL_ERR_ARG, "gemm bench: repeats must be between 1 and %d", BENCH_MAX_REPEATS);
+    if (2.0 * (double)m * (double)n * (double)k * (double)(repeats + 1) > BENCH_MAX_FLOPS)
+        return al_fail(err, AL_ERR_LIMIT, "gemm bench: too much work asked");
+    /* A [m, k] and W [n, k] from N(0, 1) (PyTorch's generator, seed 0), W packed as the model
+     * packs its weights; C [m, n] = A · Wᵀ, as a projection of m tokens. */
+    float *a = malloc((size_t)(m * k) * sizeof *a), *w = malloc((size_t)(n * k) * sizeof *w);
+    float *packed = malloc((size_t)al_pack_panels_size(n, k) * sizeof *packed), *c = malloc((size_t)(m * n) * sizeof *c);
+    double *times = malloc((size_t)repeats * sizeof *times);
+    al_rng *rng = al_rng_create(0);
+    al_status st = a && w && packed && c && times && rng ? AL_OK : al_fail(err, AL_ERR_NOMEM, "gemm bench: out of memory");
+    if (st == AL_OK) {
+        al_rng_normal(rng, a, m * k, 0.0f, 1.0f);
+        al_rng_normal(rng, w, n * k, 0.0f, 1.0f);
+        al_pack_panels(packed, w, n, k);
+        const al_bmat b = al_bmat_packed(packed, k);
+        const double start = now_ms();
+        for (int runs = 0; runs < WARMUP_MAX_RUNS && (runs < 1 || now_ms() - start < WARMUP_MS); runs++)
+            al_gemm(c, n, a, k, b, m, n, k, 0);
+        for (int64_t r = 0; r < repeats; r++) {
+            const double t0 = now_ms();
+            al_gemm(c, n, a, k, b, m, n, k, 0);
+            times[r] = now_ms() - t0;
+        }
+        const double ms = median(times, repeats);
+        *gflops = ms > 0.0 ? 2.0 * (double)m * (double)n * (double)k / (ms * 1e6) : 0.0;
+    }
+    free(a), free(w), free(packed), free(c), free(times);
+    al_rng_free(rng);
     return st;
 }

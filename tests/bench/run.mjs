@@ -219,6 +219,17 @@ function trainBench() {
   return { work, ours, torch };
 }
 
+// WebAssembly's own ceiling, in the same run: independent SIMD128 multiply-adds with no memory
+// traffic (al_bench_fma_peak_gflops), and the matrix kernel at MiniMind-3's prefill shapes (512
+// tokens through q/o, k/v and the FFN's projections) as a fraction of it.
+function simdCeiling(core) {
+  const peak = Math.max(...Array.from({ length: 3 }, () => core.fmaPeak().gflops));
+  const shapes = [['q_proj, o_proj', 512, 768, 768], ['k_proj, v_proj', 512, 384, 768], ['gate_proj, up_proj', 512, 2432, 768],
+    ['down_proj', 512, 768, 2432]];
+  const gemm = shapes.map(([name, m, n, k]) => ({ name, m, n, k, gflops: core.gemmBench(m, n, k, quick ? 3 : 9) }));
+  return { peak_gflops: peak, gemm, fraction: median(gemm.map((g) => g.gflops)) / peak };
+}
+
 // The Train tab's default run in headless Chromium (served), for two minutes: when some head's
 // induction score first passes 0.5, and when the loss of the repeated copies first falls below
 // half of the first copies' (each the mean over the last 50 steps), in seconds and steps; and
@@ -294,6 +305,8 @@ async function main() {
   console.error('training…');
   const training = trainBench();
   const trainLab = trainLabBench(core);
+  console.error('SIMD128 ceiling…');
+  const simd = simdCeiling(core);
   console.error('the Train tab, two minutes…');
   const trainTab = await trainTabRun();
   console.error('page…');
@@ -347,10 +360,11 @@ async function main() {
     ['Train tab, default run, headless Chromium: some head\'s induction score > 0.5 within 2 minutes', trainTab.induction_at ? trainTab.induction_at.s : trainTab.induction_max, () => trainTab.induction_at !== null, (v) => (trainTab.induction_at ? `${fmt(v)} s (step ${trainTab.induction_at.steps})` : `not in ${trainTab.seconds} s: highest ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab, default run: repeated copies\' loss < half the first copies\' within 2 minutes', trainTab.halves_at ? trainTab.halves_at.s : trainTab.repeated_half / trainTab.first_half, () => trainTab.halves_at !== null, (v) => (trainTab.halves_at ? `${fmt(v)} s (step ${trainTab.halves_at.steps})` : `not in ${trainTab.seconds} s: ratio ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_tokens_per_s / trainLab.native_tokens_per_s, (v) => v >= 0.2, (v) => `${fmt(v)}×`],
+    ['WebAssembly GEMM ≥ 80% of the measured SIMD128 ceiling (MiniMind-3 prefill shapes, median)', simd.fraction, (v) => v >= 0.8, (v) => `${fmt(100 * v)}% (${fmt(median(simd.gemm.map((g) => g.gflops)))} of ${fmt(simd.peak_gflops)} GFLOP/s)`],
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -384,6 +398,10 @@ async function main() {
   md.push(`| MiniMind-3 shape, random fp32 | decode step with logits | ${tps(mm3model.ours.decode_tokens_per_s)} | ${tps(mm3model.torch.decode_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
   md.push(`| MiniMind-3 shape, random fp32 | memory-bandwidth bound of a decode step | ${tps(mm3model.ours.bandwidth_bound_tokens_per_s)} | | ${(mm3model.ours.weight_bytes_per_token / 2 ** 20).toFixed(1)} MiB of weights read at ${fmt(mm3model.ours.read_gb_per_s)} GB/s |`);
   md.push(`| MiniMind-3 shape, random fp32 | compute bound of the prefill of ${mm3model.work.seq} | ${tps(mm3model.ours.compute_bound_prefill_tokens_per_s)} | | ${fmt(mm3model.ours.prefill_flops / 1e9)} GFLOP at the measured fused multiply-add ceiling of ${fmt(mm3model.ours.fma_peak_gflops)} GFLOP/s; AttnLab's prefill runs at ${fmt(100 * mm3model.ours.prefill_tokens_per_s / mm3model.ours.compute_bound_prefill_tokens_per_s)}% of it |`, '');
+  md.push(`WebAssembly's ceiling (Node): independent SIMD128 multiply-adds (a multiply then an add, 4 lanes, no memory traffic) reach ${fmt(simd.peak_gflops)} GFLOP/s; the matrix kernel at MiniMind-3's prefill shapes (512 tokens):`, '');
+  md.push('| projection | m × n × k | GFLOP/s | of the ceiling |', '|---|---|---:|---:|');
+  for (const g of simd.gemm) md.push(`| ${g.name} | ${g.m} × ${g.n} × ${g.k} | ${fmt(g.gflops)} | ${fmt(100 * g.gflops / simd.peak_gflops)}% |`);
+  md.push('');
   md.push('| target | measured | met |', '|---|---:|:---:|');
   for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');

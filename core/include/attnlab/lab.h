@@ -206,6 +206,15 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
 al_status al_train_bench_run(const al_model_hparams *hp, int64_t batch, int64_t seq, int64_t steps, double *step_ms,
                              al_error *err);
 
+/* The matrix kernel alone, and the ceiling it runs under. al_gemm_bench_run: C[m, n] = A[m, k]
+ * · Wᵀ, W [n, k] packed as the model packs its weights (a projection of m tokens), the median
+ * of `repeats` runs after a warm-up, in GFLOP/s (2·m·n·k per run). al_bench_fma_peak_gflops:
+ * independent multiply-adds on the vectors the kernel uses, no memory traffic (AVX-512 or AVX2
+ * fused natively; SIMD128's multiply then add in WebAssembly), the best of five ~20 ms runs;
+ * the lanes used in *lanes (may be NULL). */
+al_status al_gemm_bench_run(int64_t m, int64_t n, int64_t k, int64_t repeats, double *gflops, al_error *err);
+double al_bench_fma_peak_gflops(int32_t *lanes);
+
 /* Every weight matrix of the model drawn from N(0, 0.02²) with PyTorch's generator (norms stay
  * 1): a model of a given shape to time, or to look at. */
 al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
