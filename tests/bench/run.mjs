@@ -2,7 +2,8 @@
 // tests/out/bench.json and tests/out/bench.md (and printed):
 //   - the native core against PyTorch (the tutorial's SimpleAttention, one thread) on the same
 //     weights and inputs: prefill and one decode step at the seeds' size and MiniMind's;
-//   - the WebAssembly build under Node against the native build on the same work;
+//   - the WebAssembly build under Node against the native build on the same work, and against
+//     onnxruntime-web and TensorFlow.js's WebAssembly backend (tests/bench/peers.mjs);
 //   - a decode step's cost as the cache grows, with the cache and by recomputing without it;
 //   - the page in headless Chromium: control change to painted charts, and load to first chart;
 //   - sizes of the .wasm, its JS glue and the page;
@@ -17,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
 import { loadCore } from '../lib/wasm.mjs';
+import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -283,6 +285,8 @@ async function main() {
     const r = core.bench({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq: c.seq, decodeAt: c.decode_at, repeats: Math.max(3, Math.min(c.repeats, 50)) });
     return { ...c, prefill_ms: r.prefillMs, decode_ms: r.decodeMs };
   });
+  console.error('browser engines…');
+  const peers = await peersBench(core, { quick });
   console.error('decode curve…');
   const curve = [64, 128, 256, 512, 1024, 2048].map((at) => {
     const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
@@ -347,10 +351,11 @@ async function main() {
     ['Train tab, default run, headless Chromium: some head\'s induction score > 0.5 within 2 minutes', trainTab.induction_at ? trainTab.induction_at.s : trainTab.induction_max, () => trainTab.induction_at !== null, (v) => (trainTab.induction_at ? `${fmt(v)} s (step ${trainTab.induction_at.steps})` : `not in ${trainTab.seconds} s: highest ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab, default run: repeated copies\' loss < half the first copies\' within 2 minutes', trainTab.halves_at ? trainTab.halves_at.s : trainTab.repeated_half / trainTab.first_half, () => trainTab.halves_at !== null, (v) => (trainTab.halves_at ? `${fmt(v)} s (step ${trainTab.halves_at.steps})` : `not in ${trainTab.seconds} s: ratio ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_tokens_per_s / trainLab.native_tokens_per_s, (v) => v >= 0.2, (v) => `${fmt(v)}×`],
+    ...peersTargets(peers, fmt),
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, peers, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -384,6 +389,7 @@ async function main() {
   md.push(`| MiniMind-3 shape, random fp32 | decode step with logits | ${tps(mm3model.ours.decode_tokens_per_s)} | ${tps(mm3model.torch.decode_tokens_per_s)} | ${mm3model.torch.note || `PyTorch ${mm3model.torch.torch}, eager, KV cache`} |`);
   md.push(`| MiniMind-3 shape, random fp32 | memory-bandwidth bound of a decode step | ${tps(mm3model.ours.bandwidth_bound_tokens_per_s)} | | ${(mm3model.ours.weight_bytes_per_token / 2 ** 20).toFixed(1)} MiB of weights read at ${fmt(mm3model.ours.read_gb_per_s)} GB/s |`);
   md.push(`| MiniMind-3 shape, random fp32 | compute bound of the prefill of ${mm3model.work.seq} | ${tps(mm3model.ours.compute_bound_prefill_tokens_per_s)} | | ${fmt(mm3model.ours.prefill_flops / 1e9)} GFLOP at the measured fused multiply-add ceiling of ${fmt(mm3model.ours.fma_peak_gflops)} GFLOP/s; AttnLab's prefill runs at ${fmt(100 * mm3model.ours.prefill_tokens_per_s / mm3model.ours.compute_bound_prefill_tokens_per_s)}% of it |`, '');
+  md.push(...peersMarkdown(peers, fmt));
   md.push('| target | measured | met |', '|---|---:|:---:|');
   for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');
