@@ -6,7 +6,7 @@
 // Weights, inputs and graphs come from tests/bench/gen_onnx.py (PyTorch's draw for the bench's
 // seed, so the same numbers as Core.bench's). Every case is first checked against AttnLab's own
 // output, max |peer − AttnLab| / max(1, |AttnLab|) ≤ 1e-4; one that disagrees is reported, not
-// timed. Times are medians of repeated runs after a warm-up of at least 0.1 s (as al_bench_run).
+// timed. Times are medians of repeated runs after a warm-up (see medianMs).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -39,10 +39,14 @@ function maxDiff(got, want) {
   return worst;
 }
 
-// Median ms of fn (sync or async) over `repeats` runs after ≥ 0.1 s of warm-up runs.
+// Median ms of fn (sync or async) over `repeats` runs after a warm-up of at least 1 s and 5
+// runs. Longer than al_bench_run's because V8 compiles a WebAssembly function with its
+// optimising tier only once it has been called often enough, in the background: a large module
+// such as onnxruntime-web's runs up to ten times slower for its first second or so (measured
+// here: the seeds' layer at 128 tokens, 20–38 ms a run for 1.2 s, then 3 ms).
 async function medianMs(fn, repeats) {
-  const until = performance.now() + 100;
-  do await fn(); while (performance.now() < until);
+  const until = performance.now() + 1000;
+  for (let w = 0; w < 5 || performance.now() < until; w++) await fn();
   const times = [];
   for (let r = 0; r < repeats; r++) {
     const t0 = performance.now();
@@ -141,7 +145,12 @@ async function layerRows(core, peers, quick) {
         }
         drawDiff = Math.max(drawDiff, benchDraw);
         const repeats = quick ? (c.hidden > 64 ? 5 : 15) : (c.hidden > 64 ? 15 : 101);
-        const attnlabMs = core.bench({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq, seed: SEED, repeats }).prefillMs;
+        const benchCfg = { hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq, seed: SEED };
+        // The same warm-up for AttnLab's module: Core.bench warms the core for 0.1 s inside one
+        // call, still in V8's first tier until the calls around it have been made often enough.
+        const until = performance.now() + 1000;
+        for (let w = 0; w < 2 || performance.now() < until; w++) core.bench({ ...benchCfg, repeats: 1 });
+        const attnlabMs = core.bench({ ...benchCfg, repeats }).prefillMs;
         const base = { case: `${c.name} prefill`, tokens: seq, attnlab_ms: attnlabMs };
         const sameWeights = benchDraw <= 1e-5 ? null : `the files' weights are not the bench's: the bench's own draw differs from them by ${benchDraw.toExponential(2)}`;
 
