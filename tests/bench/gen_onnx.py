@@ -5,6 +5,12 @@ weights and inputs the peers and AttnLab share:
                                      exported by torch.onnx.export: inputs x [1, seq, hidden],
                                      cos, sin [seq, head_dim]; output y [1, seq, hidden]; seq
                                      is a dynamic axis
+  <out>/<size>/layer_add.onnx        the same layer with its one in-place line
+                                     `scores[:, :, :, -seq_len:] += mask` written
+                                     `scores = scores + mask` (the same numbers without a cache,
+                                     where the slice is every key): the exporter turns the
+                                     in-place slice into ScatterND over index tensors built by
+                                     Concat and Expand, and this graph has a plain Add instead
   <out>/<size>/weights.safetensors   its state_dict (q_proj, k_proj, v_proj, o_proj, q_norm,
                                      k_norm), drawn as `attnlab bench` draws them:
                                      torch.manual_seed(seed), then the layer's init
@@ -41,8 +47,12 @@ from safetensors_io import write_safetensors  # noqa: E402
 from llama2c import Llama2c, rmsnorm, rope_interleaved  # noqa: E402
 
 SRC = open(os.path.join(HERE, "..", "reference", "03-attention-demo.py"), encoding="utf-8").read()
-ns = {}
-exec(SRC[:SRC.index("\ntorch.manual_seed(42)")], ns)
+SRC = SRC[:SRC.index("\ntorch.manual_seed(42)")]
+IN_PLACE_MASK = "scores[:, :, :, -seq_len:] += mask"
+assert SRC.count(IN_PLACE_MASK) == 1, "03-attention-demo.py's mask line has changed"
+ns, ns_add = {}, {}
+exec(SRC, ns)
+exec(SRC.replace(IN_PLACE_MASK, "scores = scores + mask"), ns_add)
 SimpleAttention, precompute = ns["SimpleAttention"], ns["precompute_freqs_cis"]
 OPSET = 17
 
@@ -81,10 +91,13 @@ def layer_files(out, c, seed):
                           [("x", x), ("cos", cos), ("sin", sin)])
     write_safetensors(os.path.join(folder, "weights.safetensors"), list(attn.state_dict().items()),
                       {"rope_base": float(c["rope_base"]), "eps": attn.q_norm.eps})
+    attn_add = ns_add["SimpleAttention"](c["hidden"], c["heads"], c["kv_heads"], c["head_dim"]).eval()
+    attn_add.load_state_dict(attn.state_dict())
     n = 6  # traced at the seeds' prefill; seq stays symbolic in the graph
     args = (torch.randn(1, n, c["hidden"]),) + precompute(c["head_dim"], n, float(c["rope_base"]))
-    export(LayerOutput(attn), args, os.path.join(folder, "layer.onnx"), ["x", "cos", "sin"], ["y"],
-           {"x": {1: "seq"}, "cos": {0: "seq"}, "sin": {0: "seq"}, "y": {1: "seq"}})
+    for layer, name in ((attn, "layer.onnx"), (attn_add, "layer_add.onnx")):
+        export(LayerOutput(layer), args, os.path.join(folder, name), ["x", "cos", "sin"], ["y"],
+               {"x": {1: "seq"}, "cos": {0: "seq"}, "sin": {0: "seq"}, "y": {1: "seq"}})
 
 
 class Llama2cStep(torch.nn.Module):
