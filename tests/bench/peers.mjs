@@ -343,8 +343,11 @@ export function peersTargets({ rows }, fmt) {
     const timed = mine.filter((r) => r.ratio !== undefined);
     const worst = timed.reduce((w, r) => (!w || r.ratio < w.ratio ? r : w), null);
     const untimed = mine.length - timed.length;
-    return [name, worst ? worst.ratio : undefined, (v) => v >= least && untimed === 0,
-      (v) => `${fmt(v)}× at worst (${worst.engine}: ${worst.case}, ${worst.tokens} tokens)${untimed ? `; ${untimed} of ${mine.length} cases not timed` : ''}`];
+    // Nothing timed: not measured ('—') when nothing was run, not met when the peer disagreed.
+    const checked = mine.some((r) => r.max_diff !== undefined);
+    const value = worst ? worst.ratio : checked ? NaN : undefined;
+    return [name, value, (v) => v >= least && untimed === 0,
+      (v) => (worst ? `${fmt(v)}× at worst (${worst.engine}: ${worst.case}, ${worst.tokens} tokens)${untimed ? `; ${untimed} of ${mine.length} cases not timed` : ''}` : `no case timed: ${untimed} of ${mine.length} disagree with AttnLab or did not run`)];
   };
   return [
     target('onnxruntime-web', 'AttnLab\'s WebAssembly ≥ 3× onnxruntime-web (WebAssembly, one thread) on every case', 3),
