@@ -50,9 +50,11 @@ deps() {
     fi
     # npm packages (Chart.js for the page, playwright-core for the browser tests, axe-core for
     # the accessibility audit in tests/a11y.test.mjs, the reference tokenizer
-    # @huggingface/tokenizers for tests/hf-tokenizer.test.mjs).
+    # @huggingface/tokenizers for tests/hf-tokenizer.test.mjs, onnxruntime-web and TensorFlow.js
+    # for the bench's peers in tests/bench/peers.mjs).
     [ -d node_modules/chart.js ] && [ -d node_modules/playwright-core ] && [ -d node_modules/axe-core ] &&
-        [ -d node_modules/@huggingface/tokenizers ] || npm ci --no-audit --no-fund
+        [ -d node_modules/@huggingface/tokenizers ] && [ -d node_modules/onnxruntime-web ] &&
+        [ -d node_modules/@tensorflow/tfjs-backend-wasm ] || npm ci --no-audit --no-fund
 }
 
 case "${1:-all}" in

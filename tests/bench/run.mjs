@@ -2,7 +2,8 @@
 // tests/out/bench.json and tests/out/bench.md (and printed):
 //   - the native core against PyTorch (the tutorial's SimpleAttention, one thread) on the same
 //     weights and inputs: prefill and one decode step at the seeds' size and MiniMind's;
-//   - the WebAssembly build under Node against the native build on the same work;
+//   - the WebAssembly build under Node against the native build on the same work, and against
+//     onnxruntime-web and TensorFlow.js's WebAssembly backend (tests/bench/peers.mjs);
 //   - a decode step's cost as the cache grows, with the cache and by recomputing without it;
 //   - the page in headless Chromium: control change to painted charts, and load to first chart;
 //   - sizes of the .wasm, its JS glue and the page;
@@ -17,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
 import { loadCore } from '../lib/wasm.mjs';
+import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -294,6 +296,8 @@ async function main() {
     const r = core.bench({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq: c.seq, decodeAt: c.decode_at, repeats: Math.max(3, Math.min(c.repeats, 50)) });
     return { ...c, prefill_ms: r.prefillMs, decode_ms: r.decodeMs };
   });
+  console.error('browser engines…');
+  const peers = await peersBench(core, { quick });
   console.error('decode curve…');
   const curve = [64, 128, 256, 512, 1024, 2048].map((at) => {
     const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
@@ -361,10 +365,11 @@ async function main() {
     ['Train tab, default run: repeated copies\' loss < half the first copies\' within 2 minutes', trainTab.halves_at ? trainTab.halves_at.s : trainTab.repeated_half / trainTab.first_half, () => trainTab.halves_at !== null, (v) => (trainTab.halves_at ? `${fmt(v)} s (step ${trainTab.halves_at.steps})` : `not in ${trainTab.seconds} s: ratio ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_tokens_per_s / trainLab.native_tokens_per_s, (v) => v >= 0.2, (v) => `${fmt(v)}×`],
     ['WebAssembly GEMM ≥ 80% of the measured SIMD128 ceiling (MiniMind-3 prefill shapes, median)', simd.fraction, (v) => v >= 0.8, (v) => `${fmt(100 * v)}% (${fmt(median(simd.gemm.map((g) => g.gflops)))} of ${fmt(simd.peak_gflops)} GFLOP/s)`],
+    ...peersTargets(peers, fmt),
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model }, sizes, models: { stories260K: stories, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, peers, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -402,6 +407,15 @@ async function main() {
   md.push('| projection | m × n × k | GFLOP/s | of the ceiling |', '|---|---|---:|---:|');
   for (const g of simd.gemm) md.push(`| ${g.name} | ${g.m} × ${g.n} × ${g.k} | ${fmt(g.gflops)} | ${fmt(100 * g.gflops / simd.peak_gflops)}% |`);
   md.push('');
+  md.push(...peersMarkdown(peers, fmt));
+  // What 3× a peer asks of the MiniMind-3 layer: its FLOPs (the native row's GFLOP/s × ms) in a
+  // third of the peer's time, against the ceiling measured above.
+  const needs = (peers.rows || []).filter((r) => /^minimind-3/.test(r.case) && r.peer_ms && /^onnxruntime-web/.test(r.engine)).map((r) => {
+    const n = find('minimind-3', 'prefill', r.tokens);
+    const flops = n && n.native_gflops * n.native_ms * 1e6;
+    return flops ? `${r.engine}, ${r.tokens} tokens: 3× its ${fmt(r.peer_ms)} ms is ${fmt(r.peer_ms / 3)} ms, ${fmt(flops / (r.peer_ms / 3) / 1e6)} GFLOP/s` : null;
+  }).filter(Boolean);
+  if (needs.length) md.push(`3× onnxruntime-web on MiniMind-3's layer would take (the SIMD128 ceiling above: ${fmt(simd.peak_gflops)} GFLOP/s): ${needs.join('; ')}.`, '');
   md.push('| target | measured | met |', '|---|---:|:---:|');
   for (const t of targets) md.push(`| ${t.name} | ${t.shown} | ${t.met === null ? '—' : t.met ? 'yes' : '**no**'} |`);
   writeFileSync(join(OUT, 'bench.md'), md.join('\n') + '\n');

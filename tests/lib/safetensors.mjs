@@ -4,7 +4,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 
 export function readSafetensors(path) {
-  const buf = readFileSync(path);
+  return parseSafetensors(readFileSync(path), path);
+}
+
+// The same from the file's bytes (a Buffer or Uint8Array, e.g. what Core.forward returns);
+// source names them in errors.
+export function parseSafetensors(file, source = 'safetensors') {
+  const buf = Buffer.from(file.buffer, file.byteOffset, file.byteLength);
   const headerLen = Number(buf.readBigUInt64LE(0));
   const header = JSON.parse(buf.subarray(8, 8 + headerLen).toString('utf8'));
   const dataStart = 8 + headerLen;
@@ -16,7 +22,7 @@ export function readSafetensors(path) {
     let data;
     if (info.dtype === 'F32') data = new Float32Array(bytes.buffer);
     else if (info.dtype === 'I64') data = Float64Array.from(new BigInt64Array(bytes.buffer), Number); // ids, as numbers
-    else throw new Error(`${path}: ${name} is ${info.dtype}, expected F32 or I64`);
+    else throw new Error(`${source}: ${name} is ${info.dtype}, expected F32 or I64`);
     tensors[name] = { shape: info.shape, data };
   }
   return { metadata: header.__metadata__ || {}, tensors };
