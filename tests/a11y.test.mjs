@@ -3,25 +3,16 @@
 // its charts are drawn, in both languages: no violations.
 // Each violation found is printed with its impact and first elements. The walkthrough's
 // listings, which axe asks to be focusable, must then also scroll by keyboard.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { launch, modelViewDrawn, openPage, showLayerLab, trainTabDrawn } from './lib/browser.mjs';
+import { modelViewDrawn, openPage, showLayerLab, trainTabDrawn, servedBrowser } from './lib/browser.mjs';
 import { axeViolations, describeViolations } from './lib/axe.mjs';
-import { startServer } from '../web/serve.mjs';
 
-let browser, server, served;
-before(async () => {
-  server = await startServer(0);
-  served = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
 
 // Every chart of the page exists and the checks table is filled: what axe sees is the page
 // a reader sees, not one still loading.

@@ -3,25 +3,16 @@
 // all four charts draw data; Step grows the KV chart and the mask by one token; heads / KV
 // heads update the GQA map; the language switch changes the text; the hash round-trips. A
 // screenshot goes to tests/out/ for people to look at.
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { launch, openPage, showLayerLab } from './lib/browser.mjs';
-import { startServer } from '../web/serve.mjs';
+import { openPage, showLayerLab, servedBrowser } from './lib/browser.mjs';
 
-let browser, server, served;
-before(async () => {
-  server = await startServer(0);
-  served = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
 
 // What each chart currently shows, read from Chart.js and the heatmap plugin.
 function chartState(page) {

@@ -7,7 +7,7 @@
 // exported are `logits`' over the chips' ids, a refused file is refused for the problem
 // `inspect` finds in it. Load → first attention is printed, not asserted (timing targets belong
 // to the bench).
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,8 +15,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, run } from './lib/run.mjs';
 import { readSafetensors } from './lib/safetensors.mjs';
-import { launch, modelViewDrawn, openPage } from './lib/browser.mjs';
-import { startServer } from '../web/serve.mjs';
+import { modelViewDrawn, openPage, servedBrowser } from './lib/browser.mjs';
 import { cutTokenizer, MM_TOKENIZER } from './lib/cut-tokenizer.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -31,15 +30,9 @@ const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
 const WASM_VS_NATIVE = 1e-5;
 
 const work = mkdtempSync(join(tmpdir(), 'attnlab-model-view-'));
-let browser, server, served;
-before(async () => {
-  server = await startServer(0);
-  served = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
+after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 

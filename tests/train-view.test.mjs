@@ -7,7 +7,7 @@
 // never from the numbers being checked. And the point of the tab: on the default preset and the
 // repeated task, within two minutes, some head's induction score passes 0.5 and the repeated
 // copies' loss falls below half of the first copies' (both read from the exported CSVs).
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,21 +15,14 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, run } from './lib/run.mjs';
 import { readSafetensors } from './lib/safetensors.mjs';
-import { launch, openPage, trainTabDrawn } from './lib/browser.mjs';
-import { startServer } from '../web/serve.mjs';
+import { openPage, trainTabDrawn, servedBrowser } from './lib/browser.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
 const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
 const work = mkdtempSync(join(tmpdir(), 'attnlab-train-view-'));
-let browser, server, served;
-before(async () => {
-  server = await startServer(0);
-  served = `http://127.0.0.1:${server.address().port}/`;
-  browser = await launch();
-});
-after(async () => {
-  await browser?.close();
-  server?.close();
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
+after(() => {
   rmSync(work, { recursive: true, force: true });
 });
 

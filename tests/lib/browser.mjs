@@ -4,7 +4,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
+import { startServer } from '../../web/serve.mjs';
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
@@ -21,6 +23,21 @@ export async function launch() {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+// For a test file: the page served on a free port and a browser, started before its tests and
+// closed after them; ready(browser, url) receives both once they are up.
+export function servedBrowser(ready) {
+  let browser, server;
+  before(async () => {
+    server = await startServer(0);
+    browser = await launch();
+    ready(browser, `http://127.0.0.1:${server.address().port}/`);
+  });
+  after(async () => {
+    await browser?.close();
+    server?.close();
+  });
 }
 
 // Opens url in a new page and records problems: console errors/warnings, uncaught errors,
