@@ -56,18 +56,40 @@ void al_softmax_forward(float *y, const float *x, int64_t rows, int64_t cols) {
     for (int64_t r = 0; r < rows; r++) {
         const float *xr = x + r * cols;
         float *yr = y + r * cols;
+        /* The maximum and whether a NaN is there, in LANES lanes folded after (the maximum is
+         * exact whatever the order: the same value as one pass; the lanes let it vectorise). */
+        float lane_max[LANES];
+        int lane_nan[LANES];
+        for (int l = 0; l < LANES; l++) lane_max[l] = -INFINITY, lane_nan[l] = 0;
+        int64_t j0 = 0;
+        for (; j0 + LANES <= cols; j0 += LANES)
+            for (int l = 0; l < LANES; l++) {
+                const float v = xr[j0 + l];
+                lane_max[l] = v > lane_max[l] ? v : lane_max[l];
+                lane_nan[l] |= v != v;
+            }
+        for (int l = 0; j0 < cols; j0++, l++) {
+            lane_max[l] = xr[j0] > lane_max[l] ? xr[j0] : lane_max[l];
+            lane_nan[l] |= xr[j0] != xr[j0];
+        }
         float max = -INFINITY;
         int has_nan = 0;
-        for (int64_t j = 0; j < cols; j++) {
-            max = xr[j] > max ? xr[j] : max;
-            has_nan |= xr[j] != xr[j];
+        for (int l = 0; l < LANES; l++) {
+            max = lane_max[l] > max ? lane_max[l] : max;
+            has_nan |= lane_nan[l];
         }
         /* A NaN score, or a row with nothing visible (max −inf): NaN weights. */
         if (has_nan || max == -INFINITY) {
             for (int64_t j = 0; j < cols; j++) yr[j] = NAN;
             continue;
         }
-        for (int64_t j = 0; j < cols; j++) yr[j] = exp_poly(xr[j] - max);
+        /* In place (the attention's rows are), one pointer: the compiler then vectorises the
+         * loop without a run-time overlap check, which y == x would fail (every element is
+         * read before it is written, so the two loops give the same bits). */
+        if (yr == xr)
+            for (int64_t j = 0; j < cols; j++) yr[j] = exp_poly(yr[j] - max);
+        else
+            for (int64_t j = 0; j < cols; j++) yr[j] = exp_poly(xr[j] - max);
         /* The sum in 8 lanes, folded in a fixed order. Trailing masked entries are exact
          * zeros, so a row padded with them sums to the same bits. */
         float lanes[LANES] = {0};
