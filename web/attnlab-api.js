@@ -380,20 +380,37 @@
     }
   }
 
-  class Session {
-    constructor(core, ptr, cfg) {
+  // What the three handles (Session, ModelLab, TrainLab) share: the pointer of a C object that
+  // must not be used once freed, its free (freeFn), and arrays of floats one of its calls fills.
+  class Handle {
+    constructor(core, ptr, what, freeFn) {
       this.core = core;
       this.ptr = ptr;
-      this.cfg = { ...cfg };
+      this.what = what;
+      this.freeFn = freeFn;
     }
     live() {
-      if (!this.ptr) throw new AttnLabError('session already freed', ARG_ERROR);
+      if (!this.ptr) throw new AttnLabError(`${this.what} already freed`, ARG_ERROR);
       return this.ptr;
     }
-    // al_session_free
     free() {
-      if (this.ptr) this.core.m._al_session_free(this.ptr);
+      if (this.ptr) this.freeFn(this.ptr);
       this.ptr = 0;
+    }
+    // Calls fill(ptr, cap, err) for a fresh buffer of count floats and returns them.
+    floats(count, fill) {
+      const c = this.core;
+      return c.withAllocs([4 * Math.max(1, count)], (p) => c.withError((err) => {
+        c.throwIf(fill(p, BigInt(count), err), err);
+        return c.floatsFrom(p, count);
+      }));
+    }
+  }
+
+  class Session extends Handle {
+    constructor(core, ptr, cfg) {
+      super(core, ptr, 'session', core.m._al_session_free);
+      this.cfg = { ...cfg };
     }
     // al_session_prefill / al_session_step
     prefill() { this.callWithError(this.core.m._al_session_prefill); }
@@ -414,14 +431,6 @@
     // al_session_len / al_session_total
     get length() { return Number(this.core.m._al_session_len(this.live())); }
     get total() { return Number(this.core.m._al_session_total(this.live())); }
-    // Calls fill(ptr, count, err) for a fresh buffer of count floats and returns them.
-    floats(count, fill) {
-      const c = this.core;
-      return c.withAllocs([4 * count], (p) => c.withError((err) => {
-        c.throwIf(fill(p, BigInt(count), err), err);
-        return c.floatsFrom(p, count);
-      }));
-    }
     // al_session_outputs
     outputs() {
       return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.m._al_session_outputs(this.live(), p, n, err));
@@ -500,10 +509,9 @@
   };
 
   const ROLE_COUNT = 4;
-  class ModelLab {
+  class ModelLab extends Handle {
     constructor(core, ptr) {
-      this.core = core;
-      this.ptr = ptr;
+      super(core, ptr, 'model lab', core.m._al_model_lab_free);
       const m = core.m;
       this.hparams = core.readStruct(m._al_model_lab_hparams(ptr), 'model_hparams');
       this.kind = enumNames(core.abi.enums.model_file_kind)[m._al_model_lab_kind(ptr)];
@@ -514,14 +522,6 @@
       if (this.roleNames.length !== core.limits.AL_LAB_ROLES || ROLE_COUNT !== this.roleNames.length) {
         throw new AttnLabError('attnlab.wasm describes another set of head roles', ARG_ERROR);
       }
-    }
-    live() {
-      if (!this.ptr) throw new AttnLabError('model lab already freed', ARG_ERROR);
-      return this.ptr;
-    }
-    free() {
-      if (this.ptr) this.core.m._al_model_lab_free(this.ptr);
-      this.ptr = 0;
     }
     get len() { return Number(this.core.m._al_model_lab_len(this.live())); }
     get promptLen() { return Number(this.core.m._al_model_lab_prompt_len(this.live())); }
@@ -607,14 +607,6 @@
     piece(id) {
       checkInt('token id', id, 0, this.hparams.vocab - 1);
       return this.bytesOf((p, cap) => this.core.m._al_model_lab_piece(this.live(), id, p, cap));
-    }
-    // Calls fill(ptr, cap, err) for a fresh buffer of count floats and returns them.
-    floats(count, fill) {
-      const c = this.core;
-      return c.withAllocs([4 * Math.max(1, count)], (p) => c.withError((err) => {
-        c.throwIf(fill(p, BigInt(count), err), err);
-        return c.floatsFrom(p, count);
-      }));
     }
     // al_model_lab_attention: [len, len] of one layer's head
     attention(layer, head) {
@@ -748,10 +740,9 @@
     });
   };
 
-  class TrainLab {
+  class TrainLab extends Handle {
     constructor(core, ptr, config) {
-      this.core = core;
-      this.ptr = ptr;
+      super(core, ptr, 'train lab', core.m._al_train_lab_free);
       this.config = { ...config };
       const m = core.m;
       this.hparams = core.readStruct(m._al_train_lab_hparams(ptr), 'model_hparams');
@@ -760,14 +751,6 @@
       this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
       this.evalWidth = 1 + this.hparams.n_layers * this.hparams.n_heads * this.roleNames.length;
       this.probeLen = Number(m._al_train_lab_probe(ptr, 0, 0n));
-    }
-    live() {
-      if (!this.ptr) throw new AttnLabError('train lab already freed', ARG_ERROR);
-      return this.ptr;
-    }
-    free() {
-      if (this.ptr) this.core.m._al_train_lab_free(this.ptr);
-      this.ptr = 0;
     }
     get stepsDone() { return Number(this.core.m._al_train_lab_steps_done(this.live())); }
     get tokensDone() { return Number(this.core.m._al_train_lab_tokens_done(this.live())); }
@@ -815,11 +798,8 @@
     pattern(layer, head) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
-      const c = this.core, n = this.probeLen * this.probeLen;
-      return c.withAllocs([4 * Math.max(1, n)], (p) => c.withError((err) => {
-        c.throwIf(c.m._al_train_lab_pattern(this.live(), BigInt(layer), BigInt(head), p, BigInt(n), err), err);
-        return c.floatsFrom(p, n);
-      }));
+      const n = this.probeLen * this.probeLen;
+      return this.floats(n, (p, cap, err) => this.core.m._al_train_lab_pattern(this.live(), BigInt(layer), BigInt(head), p, cap, err));
     }
     piece(id) {
       const c = this.core;

@@ -307,13 +307,7 @@
     for (const button of document.querySelectorAll('[data-model-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.modelExport.split(':');
-        const file = V().exportFile(chart, kind);
-        const a = document.createElement('a');
-        a.href = file.url;
-        a.download = file.name;
-        document.body.appendChild(a);
-        a.click();
-        a.remove();
+        P.download(V().exportFile(chart, kind));
       });
     }
     document.addEventListener('keydown', (e) => {

@@ -55,6 +55,9 @@
     }).join(',');
   }
 
+  // A CSV file's text: one line per row, each cell as text.
+  function csvRows(rows) { return rows.map((r) => csvLine(r.map(String))).join('\n') + '\n'; }
+
   // The x label of an id: its text quoted, whitespace visible, then the id; the id alone when
   // there is no text.
   function tokenLabel(text, id) {
@@ -139,7 +142,7 @@
     return lines.join('\n') + '\n';
   }
 
-  const api = { nextConfig, csv, visibleText, csvLine, STRINGS };
+  const api = { nextConfig, csv, visibleText, csvLine, csvRows, STRINGS };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabNextChart = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -243,7 +243,7 @@
 
   // ---------------------------------------------------------------- exports
   // CSV rows, each cell quoted where it must be (a token may hold a comma, a quote or a newline).
-  function csvOf(rows) { return rows.map((r) => root.AttnLabNextChart.csvLine(r.map(String))).join('\n') + '\n'; }
+  const csvOf = (rows) => root.AttnLabNextChart.csvRows(rows);
   function matrixCsv(values, rows, cols, names) {
     const out = [['query\\key', ...Array.from({ length: cols }, (_, j) => j)]];
     for (let i = 0; i < rows; i++) out.push([names ? `${i} ${names[i]}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);

@@ -61,15 +61,6 @@
     requestAnimationFrame(() => setTimeout(fn, 0));
   }
 
-  function download({ name, url }) {
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    document.body.appendChild(a);
-    a.click();
-    a.remove();
-  }
-
   function wire() {
     // The inputs' ranges are the state's own (state.js), not a second copy in the HTML.
     for (const [id, key] of Object.entries(NUMERIC)) {
@@ -97,7 +88,7 @@
     for (const button of document.querySelectorAll('[data-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.export.split(':');
-        download(root.AttnLabRender.exportFile(chart, kind));
+        P.download(root.AttnLabRender.exportFile(chart, kind));
       });
     }
     // The arrows and space step and play, except where they have a use of their own: in a

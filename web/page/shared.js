@@ -36,6 +36,17 @@
     return charts[canvasId];
   };
 
+  // ---------------------------------------------------------------- files
+  // Saves {name, url} (a data: or blob: URL) as a download, as a click on a link does.
+  page.download = ({ name, url }) => {
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  };
+
   // ---------------------------------------------------------------- the message line
   page.showMessage = (text, isError) => {
     const box = $('message');

@@ -183,22 +183,13 @@
     renderStatus(null);
   }
 
-  async function files() {
-    const f = await tr.client.request('files');
-    return f;
-  }
-
   // One of the folder's files, as the model is now.
   async function download(which) {
     const NAMES = { config: 'config.json', model: 'model.safetensors', tokenizer: 'tokenizer.json' };
     try {
-      const f = await files();
-      const a = document.createElement('a');
-      a.href = URL.createObjectURL(new Blob([f[which]], { type: which === 'model' ? 'application/octet-stream' : 'application/json' }));
-      a.download = NAMES[which];
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
+      const f = await tr.client.request('files');
+      const type = which === 'model' ? 'application/octet-stream' : 'application/json';
+      P.download({ name: NAMES[which], url: URL.createObjectURL(new Blob([f[which]], { type })) });
     } catch (e) {
       message(P.t.errorPrefix + e.message);
     }
@@ -206,7 +197,7 @@
 
   async function openInModelView() {
     try {
-      const f = await files();
+      const f = await tr.client.request('files');
       const models = root.AttnLabModelControls;
       models.showTab('model');
       await models.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
@@ -253,13 +244,7 @@
       button.addEventListener('click', () => {
         if (!V().view.facts) return;
         const [chart, kind] = button.dataset.trainExport.split(':');
-        const file = V().exportFile(chart, kind);
-        const a = document.createElement('a');
-        a.href = file.url;
-        a.download = file.name;
-        document.body.appendChild(a);
-        a.click();
-        a.remove();
+        P.download(V().exportFile(chart, kind));
       });
     }
   }

@@ -114,7 +114,7 @@
   }
 
   // ---------------------------------------------------------------- exports
-  function csvOf(rows) { return rows.map((r) => root.AttnLabNextChart.csvLine(r.map(String))).join('\n') + '\n'; }
+  const csvOf = (rows) => root.AttnLabNextChart.csvRows(rows);
   function exportFile(chart, kind) {
     const f = view.facts;
     const png = { loss: 'chart-loss', roles: 'chart-roles-train', head: 'chart-train-head' };

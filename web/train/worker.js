@@ -27,8 +27,9 @@
   let perStepMs = 50; // measured, to size the slices
 
   function facts(l) {
-    return { hparams: l.hparams, params: l.paramCount, probe: Array.from(l.probe()), config: l.config,
-      columns: l.columns, roleNames: l.roleNames, probeText: Array.from(l.probe(), (id) => new TextDecoder().decode(l.piece(id))) };
+    const probe = Array.from(l.probe());
+    return { hparams: l.hparams, params: l.paramCount, probe, config: l.config, columns: l.columns, roleNames: l.roleNames,
+      probeText: probe.map((id) => new TextDecoder().decode(l.piece(id))) };
   }
 
   function progress() {
