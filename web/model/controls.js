@@ -196,7 +196,9 @@
   }
 
   async function play() {
-    if (m.playing) { stopPlay(); return; }
+    // Pause: no step after the one in flight, whose token still comes; the button reads Play
+    // once it has (the loop below ends and draws it), so no token arrives after it does.
+    if (m.playing) { m.playing = false; return; }
     m.playing = true;
     while (m.playing) {
       const snap = await step();
