@@ -2,8 +2,9 @@
  *     C[m, n] (+)= A[m, k] · B[k, n]
  * A is read in place (rows of stride lda); B is read in panels of 16 columns, either from
  * weights packed once at load time (al_pack_panels) or straight from row-major memory (the V
- * cache). The loops are blocked for the caches: a panel of 16 (or two of 32) columns and KC rows
- * of B stays in L1/L2 while every row block of A passes over it.
+ * cache). The loops are blocked for the caches: natively a panel of 16 (or two of 32) columns
+ * and KC rows of B stays in L1/L2 while every row block of A passes over it; in WebAssembly a
+ * block of 12 rows of A, packed with each value broadcast to 4 lanes, meets every panel.
  *
  * Every output is accumulated over k in order, one fused multiply-add at a time, in every
  * kernel and for every m (1 for a decode step, hundreds for a prefill): so a token's result
@@ -24,15 +25,11 @@
 #define AL_X86_DISPATCH 1
 #endif
 
-/* KC: how deep a block of k one kernel call runs before C is stored and reloaded. Natively a
- * whole projection of MiniMind's (768 or 1024 deep) in one block: fewer passes over C made the
- * MiniMind-3 prefill ~5% faster than 256. WebAssembly keeps 256: its right-edge copy (KC × NR
- * floats) lives on a stack of 64 KB. The sums run over k in order either way: same bits. */
-#if defined(__wasm__)
-enum { NR = AL_GEMM_NR, KC = 256, MR_MAX = 12 };
-#else
+/* KC: how deep a block of k one kernel call runs before C is stored and reloaded: a whole
+ * projection of MiniMind's (768 or 1024 deep) in one block. Fewer passes over C made the native
+ * MiniMind-3 prefill ~5% faster than 256, and the WebAssembly GEMM ~2% faster. The sums run
+ * over k in order either way: same bits. */
 enum { NR = AL_GEMM_NR, KC = 1024, MR_MAX = 12 };
-#endif
 
 int64_t al_pack_panels_size(int64_t n, int64_t k) { return ((n + NR - 1) / NR) * k * NR; }
 
@@ -53,8 +50,10 @@ void al_pack_panels(float *packed, const float *w, int64_t n, int64_t k) {
  * computed whole; only the first `cols` columns are stored.
  * ------------------------------------------------------------------------------------------ */
 
+#if !defined(__wasm_simd128__)
 typedef void (*kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, const float *b,
                           int64_t ldb, float *c, int64_t ldc, int cols, int accumulate);
+#endif
 
 /* Loads the C tile as the starting accumulator (or zeros), and stores it back. */
 static void tile_load(float acc[MR_MAX][NR], int m, const float *c, int64_t ldc, int cols,
@@ -92,43 +91,79 @@ static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, cons
 #endif
 
 #if defined(__wasm_simd128__)
-/* WebAssembly SIMD: 2 rows × 4 vectors of 4 lanes = 8 accumulators, which with the 4 vectors of
- * B and a broadcast the engine keeps in the 16 vector registers of x86-64 (3 rows spill: 1.6×
- * slower under V8); multiply then add (no fused form in SIMD128). */
-static void kernel_wasm(int m, int64_t kc, const float *a, int64_t lda, const float *b,
-                        int64_t ldb, float *c, int64_t ldc, int cols, int accumulate) {
-    enum { ROWS = 2 };
-    float tile[MR_MAX][NR];
-    tile_load(tile, m, c, ldc, cols, accumulate);
-    for (int i0 = 0; i0 < m; i0 += ROWS) {
-        const int rows = m - i0 < ROWS ? m - i0 : ROWS;
-        v128_t acc[ROWS][4];
-        for (int i = 0; i < rows; i++)
-            for (int v = 0; v < 4; v++) acc[i][v] = wasm_v128_load(&tile[i0 + i][4 * v]);
-        const float *ap = a + i0 * lda;
-#define WASM_ROWS(R)                                                                   \
-    for (int64_t kk = 0; kk < kc; kk++) {                                              \
-        const float *brow = b + kk * ldb;                                              \
-        const v128_t b0 = wasm_v128_load(brow), b1 = wasm_v128_load(brow + 4);         \
-        const v128_t b2 = wasm_v128_load(brow + 8), b3 = wasm_v128_load(brow + 12);    \
-        _Pragma("GCC unroll 4") for (int i = 0; i < (R); i++) {                       \
-            const v128_t ai = wasm_f32x4_splat(ap[i * lda + kk]);                      \
-            acc[i][0] = wasm_f32x4_add(acc[i][0], wasm_f32x4_mul(ai, b0));             \
-            acc[i][1] = wasm_f32x4_add(acc[i][1], wasm_f32x4_mul(ai, b1));             \
-            acc[i][2] = wasm_f32x4_add(acc[i][2], wasm_f32x4_mul(ai, b2));             \
-            acc[i][3] = wasm_f32x4_add(acc[i][3], wasm_f32x4_mul(ai, b3));             \
-        }                                                                              \
-    }
-        if (rows == 2) {
-            WASM_ROWS(2)
-        } else {
-            WASM_ROWS(1)
+/* WebAssembly SIMD reads A pre-broadcast: each value of a block of MR_WASM rows repeated in 4
+ * lanes, packed once per block of k and read by every panel of B. A splat in the loop (load and
+ * shuffle) costs the shuffle unit as much as a multiply, and held the kernel at 70% of SIMD128's
+ * multiply-add ceiling; plain loads of the packed copy reach ~90%.
+ * Layout, for rows taken two by two (an odd last row alone):
+ *     pack[i·kc·4 + kk·8 + 4r + l] = A[i + r, kk]    (pair i, i+1; r in 0..1, l in 0..3)
+ *     pack[i·kc·4 + kk·4 + l]      = A[i, kk]        (a last row without a partner)        */
+enum { MR_WASM = 12 };
+static float g_apack[MR_WASM * KC * 4];
+
+static void pack_a_wasm(float *pack, const float *a, int64_t lda, int rows, int kc) {
+    int i = 0;
+    for (; i + 1 < rows; i += 2) {
+        const float *r0 = a + i * lda, *r1 = r0 + lda;
+        float *p = pack + i * kc * 4;
+        for (int kk = 0; kk < kc; kk++, p += 8) {
+            wasm_v128_store(p, wasm_f32x4_splat(r0[kk]));
+            wasm_v128_store(p + 4, wasm_f32x4_splat(r1[kk]));
         }
-#undef WASM_ROWS
-        for (int i = 0; i < rows; i++)
-            for (int v = 0; v < 4; v++) wasm_v128_store(&tile[i0 + i][4 * v], acc[i][v]);
     }
-    tile_store(tile, m, c, ldc, cols);
+    if (i < rows) {
+        const float *r0 = a + i * lda;
+        float *p = pack + i * kc * 4;
+        for (int kk = 0; kk < kc; kk++, p += 4) wasm_v128_store(p, wasm_f32x4_splat(r0[kk]));
+    }
+}
+
+/* C[m rows, 16] (+)= A[m, kc] · B[kc, 16], A packed as above: 2 rows × 4 vectors of 4 lanes =
+ * 8 accumulators, which with 4 vectors of B and 2 of A the engine keeps in x86-64's 16 vector
+ * registers (3 rows spill: 1.6× slower under V8). Multiply then add: SIMD128 has no fused form.
+ * Pointers step by 32-bit adds: 64-bit index arithmetic cost V8 a multiply per k. A partial tile
+ * (cols < 16) goes through a full-width copy of C. */
+static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ldb, float *c,
+                        int64_t ldc, int cols, int accumulate) {
+    float tile[MR_WASM][NR];
+    float *cp = c;
+    int64_t ldt = ldc;
+    if (cols < NR) {
+        tile_load(tile, m, c, ldc, cols, accumulate);
+        cp = &tile[0][0], ldt = NR, accumulate = 1;
+    }
+#define C_LOAD(row, v) (accumulate ? wasm_v128_load((row) + 4 * (v)) : wasm_f32x4_splat(0.0f))
+    for (int i0 = 0; i0 < m; i0 += 2) {
+        float *c0 = cp + i0 * ldt, *c1 = c0 + ldt;
+        const float *ap = pack + i0 * kc * 4, *bk = b;
+        if (m - i0 >= 2) {
+            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
+            v128_t c10 = C_LOAD(c1, 0), c11 = C_LOAD(c1, 1), c12 = C_LOAD(c1, 2), c13 = C_LOAD(c1, 3);
+            for (int kk = 0; kk < kc; kk++, ap += 8, bk += ldb) {
+                const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load(bk + 4);
+                const v128_t b2 = wasm_v128_load(bk + 8), b3 = wasm_v128_load(bk + 12);
+                const v128_t x0 = wasm_v128_load(ap), x1 = wasm_v128_load(ap + 4);
+                c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, b0)), c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, b1));
+                c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, b2)), c03 = wasm_f32x4_add(c03, wasm_f32x4_mul(x0, b3));
+                c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, b0)), c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, b1));
+                c12 = wasm_f32x4_add(c12, wasm_f32x4_mul(x1, b2)), c13 = wasm_f32x4_add(c13, wasm_f32x4_mul(x1, b3));
+            }
+            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
+            wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11), wasm_v128_store(c1 + 8, c12), wasm_v128_store(c1 + 12, c13);
+        } else {
+            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
+            for (int kk = 0; kk < kc; kk++, ap += 4, bk += ldb) {
+                const v128_t x0 = wasm_v128_load(ap);
+                c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, wasm_v128_load(bk)));
+                c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, wasm_v128_load(bk + 4)));
+                c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, wasm_v128_load(bk + 8)));
+                c03 = wasm_f32x4_add(c03, wasm_f32x4_mul(x0, wasm_v128_load(bk + 12)));
+            }
+            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
+        }
+    }
+#undef C_LOAD
+    if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
 #endif
 
@@ -283,6 +318,41 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
 }
 #endif
 
+/* A right-edge panel of row-major B (the V cache, say, when n is not a multiple of 16), copied
+ * zero-padded to NR columns so the kernels can read it whole. */
+static void copy_edge(float *edge, const float *bp, int64_t ldb, int64_t kc, int cols) {
+    for (int64_t kk = 0; kk < kc; kk++)
+        for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
+}
+
+#if defined(__wasm_simd128__)
+/* WebAssembly: within a block of k, row blocks outermost, so each block of A is packed once
+ * and read by every panel of B (a panel, 16 KB, is read from L2 once per block of 12 rows). */
+static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
+                        int64_t m, int64_t n, int64_t k, int accumulate) {
+    static float edge[KC * NR];
+    const int64_t last = (n - 1) / NR;                 /* the last panel, maybe partial */
+    const int last_cols = (int)(n - last * NR);
+    for (int64_t k0 = 0; k0 < k; k0 += KC) {
+        const int kc = (int)(k - k0 < KC ? k - k0 : KC);
+        const int acc = accumulate || k0 > 0;
+        const int edge_copied = last_cols < NR && !b.padded;
+        if (edge_copied)
+            copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc, last_cols);
+        for (int64_t i = 0; i < m; i += MR_WASM) {
+            const int rows = m - i < MR_WASM ? (int)(m - i) : MR_WASM;
+            pack_a_wasm(g_apack, a + i * lda + k0, lda, rows, kc);
+            for (int64_t p = 0; p <= last; p++) {
+                const int cols = p == last ? last_cols : NR;
+                const float *bp = b.p + p * b.panel_stride + k0 * b.row_stride;
+                int ldb = (int)b.row_stride;
+                if (p == last && edge_copied) bp = edge, ldb = NR;
+                kernel_wasm(rows, kc, g_apack, bp, ldb, c + i * ldc + p * NR, ldc, cols, acc);
+            }
+        }
+    }
+}
+#else
 static kernel_fn g_kernel;
 static kernel_fn g_edge_kernel; /* reads a narrow right edge of row-major B in place, if any */
 static int g_mr;
@@ -295,10 +365,7 @@ static pair_kernel_fn g_pair_kernel;
 
 /* The kernel for this machine and its row block, chosen once. */
 static kernel_fn pick_kernel(int *mr) {
-#if defined(__wasm_simd128__)
-    *mr = 4;
-    return kernel_wasm;
-#elif defined(AL_X86_DISPATCH)
+#if defined(AL_X86_DISPATCH)
     __builtin_cpu_init();
     if (__builtin_cpu_supports("avx512f")) {
         *mr = 12;
@@ -310,29 +377,17 @@ static kernel_fn pick_kernel(int *mr) {
         *mr = 6;
         return kernel_avx2;
     }
-    *mr = 6;
-    return kernel_portable;
-#else
-    *mr = 6;
-    return kernel_portable;
 #endif
+    *mr = 6;
+    return kernel_portable;
 }
 
-
-/* ------------------------------------------------------------------------------------------
- * Driver
- * ------------------------------------------------------------------------------------------ */
-
-void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
-             int64_t n, int64_t k, int accumulate) {
+/* Native: within a block of k, panels of B outermost: a panel (or two) stays in L1 while every
+ * row block of A passes over it, A read in place. */
+static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
+                        int64_t m, int64_t n, int64_t k, int accumulate) {
     if (!g_kernel) g_kernel = pick_kernel(&g_mr);
-    if (m <= 0 || n <= 0) return;
-    if (k <= 0) {
-        if (!accumulate)
-            for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, (size_t)n * sizeof(float));
-        return;
-    }
-    float edge[KC * NR]; /* a right-edge panel of row-major B, zero-padded to 16 columns */
+    float edge[KC * NR];
     for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int64_t kc = k - k0 < KC ? k - k0 : KC;
         const int acc = accumulate || k0 > 0;
@@ -357,8 +412,7 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
             if (cols < NR && !b.padded && g_edge_kernel) {
                 kernel = g_edge_kernel;
             } else if (cols < NR && !b.padded) {
-                for (int64_t kk = 0; kk < kc; kk++)
-                    for (int l = 0; l < NR; l++) edge[kk * NR + l] = l < cols ? bp[kk * ldb + l] : 0.0f;
+                copy_edge(edge, bp, ldb, kc, cols);
                 bp = edge;
                 ldb = NR;
             }
@@ -369,6 +423,22 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
             j += NR;
         }
     }
+}
+#endif
+
+/* ------------------------------------------------------------------------------------------
+ * Driver
+ * ------------------------------------------------------------------------------------------ */
+
+void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
+             int64_t n, int64_t k, int accumulate) {
+    if (m <= 0 || n <= 0) return;
+    if (k <= 0) {
+        if (!accumulate)
+            for (int64_t i = 0; i < m; i++) memset(c + i * ldc, 0, (size_t)n * sizeof(float));
+        return;
+    }
+    gemm_blocks(c, ldc, a, lda, b, m, n, k, accumulate);
 }
 
 al_bmat al_bmat_packed(const float *packed, int64_t k) {
