@@ -7,6 +7,7 @@
 #include "read_file.h"
 #include "base/internal.h"
 #include "kernels/gemm.h" /* al_gemm and its packed panels, to compare with al_linear_forward */
+#include "kernels/softmax.h" /* al_softmax_causal_row, against the long way round */
 
 #include <math.h>
 #include <stdio.h>
@@ -214,6 +215,48 @@ static void test_softmax(void) {
             if (isinf(x[r * 9 + j])) CHECK(got[r * 9 + j] == 0.0f, "masked weight not exactly 0");
     }
     free(x), free(want);
+}
+
+/* Rows with a +inf score (x − max is NaN there: PyTorch's row is NaN), a NaN score, a −inf. */
+static void test_softmax_special(void) {
+    float *x = get_nonfinite("softmax_special.x", 4 * 11), *want = get_nonfinite("softmax_special.out", 4 * 11), got[4 * 11];
+    al_softmax_forward(got, x, 4, 11);
+    for (int i = 0; i < 4 * 11; i++) {
+        CHECK(isnan(got[i]) == isnan(want[i]), "softmax_special[%d]: %g, PyTorch %g", i, got[i], want[i]);
+        if (isinf(x[i]) && x[i] < 0) CHECK(got[i] == 0.0f, "softmax_special[%d]: masked weight not exactly 0", i);
+    }
+    check_close("softmax_special ordinary rows", got + 2 * 11, want + 2 * 11, 2 * 11, TOL);
+    free(x), free(want);
+}
+
+/* The attention's row in one call gives the bits of the long way: divide what the query sees by
+ * the scale, −inf past it, softmax the whole row. Lengths on and off the 8 lanes; nothing seen;
+ * a NaN score. */
+static void test_softmax_causal_row(void) {
+    enum { MAXC = 100 };
+    al_rng *r = al_rng_create(11);
+    const int64_t lengths[] = {1, 7, 8, 9, 33, MAXC};
+    for (size_t li = 0; li < sizeof lengths / sizeof lengths[0]; li++) {
+        const int64_t cols = lengths[li];
+        const int64_t seens[] = {0, 1, cols / 2, cols - 1, cols};
+        for (size_t si = 0; si < sizeof seens / sizeof seens[0]; si++)
+            for (int with_nan = 0; with_nan < 2; with_nan++) {
+                const int64_t seen = seens[si];
+                float x[MAXC], got[MAXC], want[MAXC];
+                al_rng_normal(r, x, cols, 0.0f, 6.0f);
+                if (with_nan && seen > 0) x[seen - 1] = NAN;
+                for (int64_t t = 0; t < cols; t++) want[t] = t < seen ? x[t] / 2.828427f : -INFINITY;
+                al_softmax_forward(want, want, 1, cols);
+                memcpy(got, x, sizeof x);
+                al_softmax_causal_row(got, cols, seen, 2.828427f);
+                int same = 1;
+                for (int64_t t = 0; t < cols; t++)
+                    same &= isnan(want[t]) ? isnan(got[t]) != 0 : memcmp(&got[t], &want[t], sizeof(float)) == 0;
+                CHECK(same, "causal row (cols %lld, seen %lld, NaN %d) differs from the long way",
+                      (long long)cols, (long long)seen, with_nan);
+            }
+    }
+    al_rng_free(r);
 }
 
 static void test_rope(void) {
@@ -670,6 +713,8 @@ int main(int argc, char **argv) {
     test_linear_is_gemm();
     test_norms();
     test_softmax();
+    test_softmax_special();
+    test_softmax_causal_row();
     test_rope();
     test_repeat_kv();
     test_sums();

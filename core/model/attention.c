@@ -10,6 +10,7 @@
  * keys the block may see: the full [seq, seq] matrix is never materialised. */
 #include "model/kv_cache.h"
 #include "model/attend.h"
+#include "kernels/softmax.h"
 #include "base/fault.h"
 
 #include <math.h>
@@ -338,9 +339,7 @@ void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, co
             float *row = sc + r * visible;
             int64_t last = past + s0 + r;
             if (fault_mask_leak && last + 1 < visible) last++;
-            for (int64_t t = 0; t <= last; t++) row[t] = row[t] / scale;
-            for (int64_t t = last + 1; t < visible; t++) row[t] = -INFINITY;
-            al_softmax_forward(row, row, 1, visible);
+            al_softmax_causal_row(row, visible, last + 1, scale);
             if (weights) {
                 float *w = weights + (s0 + r) * ld_w;
                 memcpy(w, row, (size_t)visible * sizeof(float));
