@@ -156,8 +156,8 @@ WASM_EXPORTS := \
 # forward pass (attention, norm, rope, kv_cache) at -Os, which costs a few percent on tiny
 # layers and nothing measurable at MiniMind sizes, and saves 7 KB; everything else (loaders,
 # demos, text, checks) at -Oz. The download stays under 100 KB.
-WASM_SPEED := gemm softmax fma_peak
-WASM_FORWARD := attention norm rope kv_cache
+WASM_SPEED := gemm softmax fma_peak reduce norm rope
+WASM_FORWARD := attention kv_cache
 wasm_opt = $(if $(filter $(1),$(WASM_FORWARD)),-Os,$(if $(filter $(1),$(WASM_SPEED)),-O2,-Oz))
 WASM_CFLAGS = -std=c11 $(1) -msimd128 -ffp-contract=off -DNDEBUG $(WARN) -Icore -Icore/include
 

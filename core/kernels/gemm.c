@@ -165,6 +165,55 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
 #undef C_LOAD
     if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
+/* C[m rows, <= 8] (+)= A[m, kc] · B[kc, 8]: a product whose B is one narrow panel (the
+ * attention's weights times V at a head_dim of 8). Packing A would cost as much as the product
+ * here, and a 16-wide tile would be half zeros: A is splatted in the loop instead, 4 rows × 2
+ * vectors = 8 accumulators (rows past the last 4 one at a time). A partial tile (cols < 8) goes
+ * through a copy of C, and its B through a zero-padded copy (the caller's). */
+static void kernel_wasm_narrow(int m, int kc, const float *a, int64_t lda, const float *b,
+                               int ldb, float *c, int64_t ldc, int cols, int accumulate) {
+    float tile[MR_WASM][NR];
+    float *cp = c;
+    int64_t ldt = ldc;
+    if (cols < 8) {
+        tile_load(tile, m, c, ldc, cols, accumulate);
+        cp = &tile[0][0], ldt = NR, accumulate = 1;
+    }
+#define C_LOAD(row, v) (accumulate ? wasm_v128_load((row) + 4 * (v)) : wasm_f32x4_splat(0.0f))
+    int i0 = 0;
+    for (; i0 + 4 <= m; i0 += 4) {
+        float *c0 = cp + i0 * ldt, *c1 = c0 + ldt, *c2 = c1 + ldt, *c3 = c2 + ldt;
+        const float *a0 = a + i0 * lda, *a1 = a0 + lda, *a2 = a1 + lda, *a3 = a2 + lda, *bk = b;
+        v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c10 = C_LOAD(c1, 0), c11 = C_LOAD(c1, 1);
+        v128_t c20 = C_LOAD(c2, 0), c21 = C_LOAD(c2, 1), c30 = C_LOAD(c3, 0), c31 = C_LOAD(c3, 1);
+        for (int kk = 0; kk < kc; kk++, bk += ldb) {
+            const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load(bk + 4);
+            v128_t x = wasm_v128_load32_splat(a0 + kk);
+            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0)), c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
+            x = wasm_v128_load32_splat(a1 + kk);
+            c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0)), c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
+            x = wasm_v128_load32_splat(a2 + kk);
+            c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0)), c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
+            x = wasm_v128_load32_splat(a3 + kk);
+            c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0)), c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
+        }
+        wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
+        wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21), wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
+    }
+    for (; i0 < m; i0++) {
+        float *c0 = cp + i0 * ldt;
+        const float *a0 = a + i0 * lda, *bk = b;
+        v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1);
+        for (int kk = 0; kk < kc; kk++, bk += ldb) {
+            const v128_t x = wasm_v128_load32_splat(a0 + kk);
+            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, wasm_v128_load(bk)));
+            c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, wasm_v128_load(bk + 4)));
+        }
+        wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+    }
+#undef C_LOAD
+    if (cp != c) tile_store(tile, m, c, ldc, cols);
+}
 #endif
 
 #if defined(AL_X86_DISPATCH)
@@ -336,9 +385,18 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
     for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int kc = (int)(k - k0 < KC ? k - k0 : KC);
         const int acc = accumulate || k0 > 0;
-        const int edge_copied = last_cols < NR && !b.padded;
+        const int edge_copied = last_cols < NR && !b.padded && !(n == 8);
         if (edge_copied)
             copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc, last_cols);
+        if (n <= 8) { /* one narrow panel: A read in place */
+            const float *bp = edge_copied ? edge : b.p + k0 * b.row_stride;
+            const int ldb = edge_copied ? NR : (int)b.row_stride;
+            for (int64_t i = 0; i < m; i += MR_WASM) {
+                const int rows = m - i < MR_WASM ? (int)(m - i) : MR_WASM;
+                kernel_wasm_narrow(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc, ldc, (int)n, acc);
+            }
+            continue;
+        }
         for (int64_t i = 0; i < m; i += MR_WASM) {
             const int rows = m - i < MR_WASM ? (int)(m - i) : MR_WASM;
             pack_a_wasm(g_apack, a + i * lda + k0, lda, rows, kc);
