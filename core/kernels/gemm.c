@@ -139,7 +139,7 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
         if (m - i0 >= 2) {
             v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
             v128_t c10 = C_LOAD(c1, 0), c11 = C_LOAD(c1, 1), c12 = C_LOAD(c1, 2), c13 = C_LOAD(c1, 3);
-            for (int kk = 0; kk < kc; kk++, ap += 8, bk += ldb) {
+            for (const float *const a_end = ap + 8 * kc; ap < a_end; ap += 8, bk += ldb) {
                 const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load(bk + 4);
                 const v128_t b2 = wasm_v128_load(bk + 8), b3 = wasm_v128_load(bk + 12);
                 const v128_t x0 = wasm_v128_load(ap), x1 = wasm_v128_load(ap + 4);
