@@ -24,10 +24,9 @@
 static inline float exp_nonpositive(float x) {
     const float log2e = 1.44269504088896341f;
     const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
-    /* Below about -87.3 the result is below FLT_MIN: 0 (and 0 for −inf), by a select that
-     * keeps x finite for the arithmetic below. */
-    const int underflow = x < -87.33654475f;
-    x = underflow ? 0.0f : x;
+    /* Below about -87.3 the result is below FLT_MIN: 0 (and 0 for −inf), selected at the end;
+     * what the arithmetic below makes of such an x (2^n's bits wrap) is discarded there. */
+    const int in_range = x >= -87.33654475f;
     /* n = round(x / ln 2) by adding and removing 1.5·2^23 (|x·log2e| < 2^22): t's low mantissa
      * bits then hold n, so t's bits shifted up by 23 are n's exponent field, 2^n one add away. */
     const float shifter = 12582912.0f;
@@ -48,7 +47,7 @@ static inline float exp_nonpositive(float x) {
     float two_n;
     memcpy(&two_n, &bits, sizeof two_n);
     const float y = er * two_n;
-    return underflow ? 0.0f : y;
+    return in_range ? y : 0.0f;
 }
 
 /* One row, in place or not: y = softmax(x) over n entries. Returns 1, with y left for the
