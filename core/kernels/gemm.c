@@ -376,7 +376,8 @@ static void copy_edge(float *edge, const float *bp, int64_t ldb, int64_t kc, int
 
 #if defined(__wasm_simd128__)
 /* WebAssembly: within a block of k, row blocks outermost, so each block of A is packed once
- * and read by every panel of B (a panel, 16 KB, is read from L2 once per block of 12 rows). */
+ * and read by every panel of B (a panel, up to 64 KB, comes from L2 once per 12 rows). B of at
+ * most 8 columns, one narrow panel, goes to kernel_wasm_narrow with A read in place. */
 static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
                         int64_t m, int64_t n, int64_t k, int accumulate) {
     static float edge[KC * NR];
@@ -385,10 +386,11 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
     for (int64_t k0 = 0; k0 < k; k0 += KC) {
         const int kc = (int)(k - k0 < KC ? k - k0 : KC);
         const int acc = accumulate || k0 > 0;
-        const int edge_copied = last_cols < NR && !b.padded && !(n == 8);
+        /* a partial last panel of row-major B, zero-padded, but for 8 columns (read in place) */
+        const int edge_copied = last_cols < NR && !b.padded && n != 8;
         if (edge_copied)
             copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc, last_cols);
-        if (n <= 8) { /* one narrow panel: A read in place */
+        if (n <= 8) {
             const float *bp = edge_copied ? edge : b.p + k0 * b.row_stride;
             const int ldb = edge_copied ? NR : (int)b.row_stride;
             for (int64_t i = 0; i < m; i += MR_WASM) {
