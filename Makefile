@@ -151,11 +151,11 @@ WASM_EXPORTS := \
     mallinfo \
     malloc free
 
-# The forward pass's two inner loops, the GEMM and the softmax, are built for speed (-O2;
-# -O3's extra unrolling bought nothing measurable under V8 and cost 6 KB); the rest of the
-# forward pass (attention, norm, rope, kv_cache) at -Os, which costs a few percent on tiny
-# layers and nothing measurable at MiniMind sizes, and saves 7 KB; everything else (loaders,
-# demos, text, checks) at -Oz. The download stays under 100 KB.
+# The forward pass's inner loops, the GEMM, the softmax, the reductions (QK-Norm's sums), the
+# norms and RoPE, are built for speed (-O2; -O3's extra unrolling bought nothing measurable
+# under V8 and cost 6 KB; reduce, norm and rope at -O2 made the seeds' prefill of 128 tokens
+# ~10% faster for 7 KB); the rest of the forward pass (attention, kv_cache) at -Os; everything
+# else (loaders, demos, text, checks) at -Oz.
 WASM_SPEED := gemm softmax fma_peak reduce norm rope
 WASM_FORWARD := attention kv_cache
 wasm_opt = $(if $(filter $(1),$(WASM_FORWARD)),-Os,$(if $(filter $(1),$(WASM_SPEED)),-O2,-Oz))
