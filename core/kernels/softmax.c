@@ -17,16 +17,17 @@
 #include <math.h>
 #include <string.h>
 
-/* exp(x) for x <= 0 or −inf, never NaN: softmax_row's x − max, once it has refused NaN and
- * infinite maxima. No overflow clamp, no NaN select and no float-to-int conversion: the three
+/* exp(x) for x <= 0 or −inf, or NaN (which stays NaN): softmax_row's x − max, once it has
+ * refused infinite maxima. No overflow clamp, no NaN select and no float-to-int conversion: the three
  * cost WebAssembly (its min, its NaN tests and its saturating conversion are several x86
  * instructions each) a third of the attention's time at the seeds' size. */
 static inline float exp_nonpositive(float x) {
     const float log2e = 1.44269504088896341f;
     const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
     /* Below about -87.3 the result is below FLT_MIN: 0 (and 0 for −inf), selected at the end;
-     * what the arithmetic below makes of such an x (2^n's bits wrap) is discarded there. */
-    const int in_range = x >= -87.33654475f;
+     * what the arithmetic below makes of such an x (2^n's bits wrap) is discarded there. A NaN
+     * is "in range" and comes out NaN. */
+    const int in_range = !(x < -87.33654475f);
     /* n = round(x / ln 2) by adding and removing 1.5·2^23 (|x·log2e| < 2^22): t's low mantissa
      * bits then hold n, so t's bits shifted up by 23 are n's exponent field, 2^n one add away. */
     const float shifter = 12582912.0f;
@@ -55,29 +56,18 @@ static inline float exp_nonpositive(float x) {
  * +inf (x − max is then NaN for it: PyTorch's row is NaN). */
 static inline __attribute__((always_inline)) int softmax_row(float *yr, const float *xr, int64_t n) {
     enum { LANES = 8 };
-    /* The maximum and whether a NaN is there, in LANES lanes folded after (the maximum is
-     * exact whatever the order: the same value as one pass; the lanes let it vectorise). */
+    /* The maximum, in LANES lanes folded after (exact whatever the order: the same value as
+     * one pass; the lanes let it vectorise). Written m < v ? v : m, one SIMD pseudo-max. A NaN
+     * never wins a comparison: it is found by the sum below. */
     float lane_max[LANES];
-    int lane_nan[LANES];
-    for (int l = 0; l < LANES; l++) lane_max[l] = -INFINITY, lane_nan[l] = 0;
+    for (int l = 0; l < LANES; l++) lane_max[l] = -INFINITY;
     int64_t j0 = 0;
     for (; j0 + LANES <= n; j0 += LANES)
-        for (int l = 0; l < LANES; l++) {
-            const float v = xr[j0 + l];
-            lane_max[l] = v > lane_max[l] ? v : lane_max[l];
-            lane_nan[l] |= v != v;
-        }
-    for (int l = 0; j0 < n; j0++, l++) {
-        lane_max[l] = xr[j0] > lane_max[l] ? xr[j0] : lane_max[l];
-        lane_nan[l] |= xr[j0] != xr[j0];
-    }
+        for (int l = 0; l < LANES; l++) lane_max[l] = lane_max[l] < xr[j0 + l] ? xr[j0 + l] : lane_max[l];
+    for (int l = 0; j0 < n; j0++, l++) lane_max[l] = lane_max[l] < xr[j0] ? xr[j0] : lane_max[l];
     float max = -INFINITY;
-    int has_nan = 0;
-    for (int l = 0; l < LANES; l++) {
-        max = lane_max[l] > max ? lane_max[l] : max;
-        has_nan |= lane_nan[l];
-    }
-    if (has_nan || max == -INFINITY || max == INFINITY) return 1;
+    for (int l = 0; l < LANES; l++) max = max < lane_max[l] ? lane_max[l] : max;
+    if (max == -INFINITY || max == INFINITY) return 1;
     /* In place (the attention's rows are), one pointer: the compiler then vectorises the loop
      * without a run-time overlap check, which y == x would fail (every element is read before
      * it is written, so the two loops give the same bits). */
@@ -94,6 +84,7 @@ static inline __attribute__((always_inline)) int softmax_row(float *yr, const fl
     for (int l = 0; j < n; j++, l++) lanes[l] += yr[j];
     float sum = 0.0f;
     for (int l = 0; l < LANES; l++) sum += lanes[l];
+    if (sum != sum) return 1; /* a NaN score: its exp is NaN, and so the sum */
     /* PyTorch multiplies by the reciprocal of the sum rather than dividing each entry. */
     const float inv = (AL_FAULT(AL_FAULT_SOFTMAX_NORM) ? 1.001f : 1.0f) / sum;
     for (int64_t k = 0; k < n; k++) yr[k] *= inv;
