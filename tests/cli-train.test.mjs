@@ -17,9 +17,12 @@ const CLI = join(ROOT, 'build', 'attnlab');
 const work = mkdtempSync(join(tmpdir(), 'attnlab-train-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
-// A corpus of the repository's own English and Chinese text, documents split by empty lines.
+// A corpus of the repository's own English and Chinese text, documents split by empty lines,
+// then the last 40 Chinese fortunes of the shipped sample: the held-out part (the last 5% of
+// the documents) is fortunes, whatever the files before them hold.
 const corpus = join(work, 'corpus.txt');
-writeFileSync(corpus, ['README.md', 'web/model/strings.js', 'web/i18n.js'].map((f) => readFileSync(join(ROOT, f), 'utf8')).join('\n\n'));
+const fortunes = readFileSync(join(ROOT, 'models', 'minimind-fortunes', 'train-sample.txt'), 'utf8').split(/\n\n+/).slice(-40);
+writeFileSync(corpus, [...['README.md', 'web/model/strings.js', 'web/i18n.js'].map((f) => readFileSync(join(ROOT, f), 'utf8')), ...fortunes].join('\n\n'));
 const SHAPE = ['--hidden', '32', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--batch', '2', '--seq', '32', '--lr', '3e-3'];
 
 function train(out, extra) {
@@ -63,6 +66,31 @@ test('train: a MiniMind folder that generate and logits load, its loss falling, 
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))), 'the same seed gave other weights');
   r = train(join(work, 'c'), ['--steps', '3', '--seed', '4']);
   assert.notDeepEqual(losses(join(work, 'c')), losses(a).slice(0, 3), 'another seed gave the same losses');
+});
+
+// The held-out part of a corpus is its last 5% of documents (at least one), whatever separates
+// them: an empty line, a line holding "%", several such lines in a row. 40 documents: the last
+// 2 held out, each as <|im_start|> text <|im_end|>, its text up to the separator.
+test('eval: the held-out part is the last 5% of the documents, however they are separated', () => {
+  const dir = join(work, 'split-model');
+  let r = train(dir, ['--steps', '1']);
+  assert.equal(r.status, 0, r.stderr);
+  const words = ['cat', 'dog', 'sun', 'sea', 'tree'];
+  const docs = Array.from({ length: 40 }, (_, k) => `document ${k} says ${words.slice(k % 5).join(' ')}\n`);
+  const seps = ['\n', '\n\n\n', '%\n', '%\n\n', '\n%\n'];
+  const file = join(work, 'split.txt');
+  writeFileSync(file, docs.map((d, k) => d + seps[k % seps.length]).join(''));
+  r = run(CLI, ['eval', '--model', dir, '--corpus', file, '--seq', '32']);
+  assert.equal(r.status, 0, r.stderr);
+  const e = JSON.parse(r.stdout);
+  const tokens = (text) => {
+    const t = run(CLI, ['tokenize', '--tokenizer', join(dir, 'tokenizer.json'), '--text', text]);
+    assert.equal(t.status, 0, t.stderr);
+    return t.stdout.trim().split(/\s+/).length + 2;
+  };
+  const counts = docs.map(tokens);
+  assert.equal(e.held_out_tokens, counts[38] + counts[39], r.stdout);
+  assert.equal(e.train_tokens, counts.slice(0, 38).reduce((x, y) => x + y, 0), r.stdout);
 });
 
 // --ffn 0: MiniMind's attention-only shape (intermediate_size 0), its FFN weights kept, empty.

@@ -165,6 +165,7 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
 #undef C_LOAD
     if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
+
 /* C[m rows, <= 8] (+)= A[m, kc] · B[kc, 8]: a product whose B is one narrow panel (the
  * attention's weights times V at a head_dim of 8). Packing A would cost as much as the product
  * here, and a 16-wide tile would be half zeros: A is splatted in the loop instead, 4 rows × 2
