@@ -28,9 +28,9 @@ static inline float exp_nonpositive(float x) {
      * what the arithmetic below makes of such an x (2^n's bits wrap) is discarded there. A NaN
      * is "in range" and comes out NaN. */
     const int in_range = !(x < -87.33654475f);
-    /* n = round(x / ln 2) by adding and removing 1.5·2^23 (|x·log2e| < 2^22): t's low mantissa
-     * bits then hold n, so t's bits shifted up by 23 are n's exponent field, 2^n one add away. */
-    const float shifter = 12582912.0f;
+    /* n = round(x / ln 2) by adding and removing 1.5·2^23 + 127 (|x·log2e| < 2^22): t's low
+     * mantissa bits then hold n + 127, so t's bits shifted up by 23 are 2^n's. */
+    const float shifter = 12583039.0f;
     const float t = x * log2e + shifter;
     const float n = t - shifter;
     const float r = (x - n * ln2_hi) - n * ln2_lo;
@@ -41,10 +41,10 @@ static inline float exp_nonpositive(float x) {
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     const float er = (p * (r * r) + r) + 1.0f;
-    /* 2^n: n in [-126, 0] here, bits (n + 127) << 23, from t's bits (0x4B400000 + n). */
+    /* 2^n: n in [-126, 0] here, bits (n + 127) << 23, from t's bits (0x4B400000 + 127 + n). */
     uint32_t bits;
     memcpy(&bits, &t, sizeof bits);
-    bits = (bits << 23) + (127u << 23);
+    bits <<= 23;
     float two_n;
     memcpy(&two_n, &bits, sizeof two_n);
     const float y = er * two_n;
