@@ -101,6 +101,9 @@ static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, cons
 enum { MR_WASM = 12 };
 static float g_apack[MR_WASM * KC * 4];
 
+/* acc + a·b: a multiply then an add (SIMD128 has no fused form) */
+#define MADD(acc, a, b) ((acc) = wasm_f32x4_add((acc), wasm_f32x4_mul((a), (b))))
+
 static void pack_a_wasm(float *pack, const float *a, int64_t lda, int rows, int kc) {
     int i = 0;
     for (; i + 1 < rows; i += 2) {
@@ -137,29 +140,35 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
         float *c0 = cp + i0 * ldt, *c1 = c0 + ldt;
         const float *ap = pack + i0 * kc * 4, *bk = b;
         if (m - i0 >= 2) {
-            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
-            v128_t c10 = C_LOAD(c1, 0), c11 = C_LOAD(c1, 1), c12 = C_LOAD(c1, 2), c13 = C_LOAD(c1, 3);
+            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1),
+                   c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
+            v128_t c10 = C_LOAD(c1, 0), c11 = C_LOAD(c1, 1),
+                   c12 = C_LOAD(c1, 2), c13 = C_LOAD(c1, 3);
             for (const float *const a_end = ap + 8 * kc; ap < a_end; ap += 8, bk += ldb) {
                 const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load(bk + 4);
                 const v128_t b2 = wasm_v128_load(bk + 8), b3 = wasm_v128_load(bk + 12);
                 const v128_t x0 = wasm_v128_load(ap), x1 = wasm_v128_load(ap + 4);
-                c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, b0)), c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, b1));
-                c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, b2)), c03 = wasm_f32x4_add(c03, wasm_f32x4_mul(x0, b3));
-                c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x1, b0)), c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x1, b1));
-                c12 = wasm_f32x4_add(c12, wasm_f32x4_mul(x1, b2)), c13 = wasm_f32x4_add(c13, wasm_f32x4_mul(x1, b3));
+                MADD(c00, x0, b0), MADD(c01, x0, b1);
+                MADD(c02, x0, b2), MADD(c03, x0, b3);
+                MADD(c10, x1, b0), MADD(c11, x1, b1);
+                MADD(c12, x1, b2), MADD(c13, x1, b3);
             }
-            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
-            wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11), wasm_v128_store(c1 + 8, c12), wasm_v128_store(c1 + 12, c13);
+            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+            wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
+            wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
+            wasm_v128_store(c1 + 8, c12), wasm_v128_store(c1 + 12, c13);
         } else {
-            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1), c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
+            v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1),
+                   c02 = C_LOAD(c0, 2), c03 = C_LOAD(c0, 3);
             for (int kk = 0; kk < kc; kk++, ap += 4, bk += ldb) {
                 const v128_t x0 = wasm_v128_load(ap);
-                c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x0, wasm_v128_load(bk)));
-                c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x0, wasm_v128_load(bk + 4)));
-                c02 = wasm_f32x4_add(c02, wasm_f32x4_mul(x0, wasm_v128_load(bk + 8)));
-                c03 = wasm_f32x4_add(c03, wasm_f32x4_mul(x0, wasm_v128_load(bk + 12)));
+                MADD(c00, x0, wasm_v128_load(bk));
+                MADD(c01, x0, wasm_v128_load(bk + 4));
+                MADD(c02, x0, wasm_v128_load(bk + 8));
+                MADD(c03, x0, wasm_v128_load(bk + 12));
             }
-            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
+            wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+            wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
         }
     }
 #undef C_LOAD
@@ -190,16 +199,18 @@ static void kernel_wasm_narrow(int m, int kc, const float *a, int64_t lda, const
         for (int kk = 0; kk < kc; kk++, bk += ldb) {
             const v128_t b0 = wasm_v128_load(bk), b1 = wasm_v128_load(bk + 4);
             v128_t x = wasm_v128_load32_splat(a0 + kk);
-            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, b0)), c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, b1));
+            MADD(c00, x, b0), MADD(c01, x, b1);
             x = wasm_v128_load32_splat(a1 + kk);
-            c10 = wasm_f32x4_add(c10, wasm_f32x4_mul(x, b0)), c11 = wasm_f32x4_add(c11, wasm_f32x4_mul(x, b1));
+            MADD(c10, x, b0), MADD(c11, x, b1);
             x = wasm_v128_load32_splat(a2 + kk);
-            c20 = wasm_f32x4_add(c20, wasm_f32x4_mul(x, b0)), c21 = wasm_f32x4_add(c21, wasm_f32x4_mul(x, b1));
+            MADD(c20, x, b0), MADD(c21, x, b1);
             x = wasm_v128_load32_splat(a3 + kk);
-            c30 = wasm_f32x4_add(c30, wasm_f32x4_mul(x, b0)), c31 = wasm_f32x4_add(c31, wasm_f32x4_mul(x, b1));
+            MADD(c30, x, b0), MADD(c31, x, b1);
         }
-        wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01), wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
-        wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21), wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
+        wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
+        wasm_v128_store(c1, c10), wasm_v128_store(c1 + 4, c11);
+        wasm_v128_store(c2, c20), wasm_v128_store(c2 + 4, c21);
+        wasm_v128_store(c3, c30), wasm_v128_store(c3 + 4, c31);
     }
     for (; i0 < m; i0++) {
         float *c0 = cp + i0 * ldt;
@@ -207,14 +218,15 @@ static void kernel_wasm_narrow(int m, int kc, const float *a, int64_t lda, const
         v128_t c00 = C_LOAD(c0, 0), c01 = C_LOAD(c0, 1);
         for (int kk = 0; kk < kc; kk++, bk += ldb) {
             const v128_t x = wasm_v128_load32_splat(a0 + kk);
-            c00 = wasm_f32x4_add(c00, wasm_f32x4_mul(x, wasm_v128_load(bk)));
-            c01 = wasm_f32x4_add(c01, wasm_f32x4_mul(x, wasm_v128_load(bk + 4)));
+            MADD(c00, x, wasm_v128_load(bk));
+            MADD(c01, x, wasm_v128_load(bk + 4));
         }
         wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
     }
 #undef C_LOAD
     if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
+#undef MADD
 #endif
 
 #if defined(AL_X86_DISPATCH)
@@ -390,13 +402,15 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
         /* a partial last panel of row-major B, zero-padded, but for 8 columns (read in place) */
         const int edge_copied = last_cols < NR && !b.padded && n != 8;
         if (edge_copied)
-            copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc, last_cols);
+            copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc,
+                      last_cols);
         if (n <= 8) {
             const float *bp = edge_copied ? edge : b.p + k0 * b.row_stride;
             const int ldb = edge_copied ? NR : (int)b.row_stride;
             for (int64_t i = 0; i < m; i += MR_WASM) {
                 const int rows = m - i < MR_WASM ? (int)(m - i) : MR_WASM;
-                kernel_wasm_narrow(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc, ldc, (int)n, acc);
+                kernel_wasm_narrow(rows, kc, a + i * lda + k0, lda, bp, ldb, c + i * ldc, ldc,
+                                   (int)n, acc);
             }
             continue;
         }

@@ -18,9 +18,9 @@
 #include <string.h>
 
 /* exp(x) for x <= 0 or −inf, or NaN (which stays NaN): softmax_row's x − max, once it has
- * refused infinite maxima. No overflow clamp, no NaN select and no float-to-int conversion: the three
- * cost WebAssembly (its min, its NaN tests and its saturating conversion are several x86
- * instructions each) a third of the attention's time at the seeds' size. */
+ * refused infinite maxima. No overflow clamp, no NaN select and no float-to-int conversion:
+ * WebAssembly's min, NaN tests and saturating conversion are several x86 instructions each, and
+ * the three made the seeds' prefill of 512 tokens 14% slower. */
 static inline float exp_nonpositive(float x) {
     const float log2e = 1.44269504088896341f;
     const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
