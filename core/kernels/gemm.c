@@ -103,6 +103,8 @@ static float g_apack[MR_WASM * KC * 4];
 
 /* acc + a·b: a multiply then an add (SIMD128 has no fused form) */
 #define MADD(acc, a, b) ((acc) = wasm_f32x4_add((acc), wasm_f32x4_mul((a), (b))))
+/* C's vector v of a row as the starting accumulator, or zeros (the kernels' `accumulate`) */
+#define C_LOAD(row, v) (accumulate ? wasm_v128_load((row) + 4 * (v)) : wasm_f32x4_splat(0.0f))
 
 static void pack_a_wasm(float *pack, const float *a, int64_t lda, int rows, int kc) {
     int i = 0;
@@ -135,7 +137,6 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
         tile_load(tile, m, c, ldc, cols, accumulate);
         cp = &tile[0][0], ldt = NR, accumulate = 1;
     }
-#define C_LOAD(row, v) (accumulate ? wasm_v128_load((row) + 4 * (v)) : wasm_f32x4_splat(0.0f))
     for (int i0 = 0; i0 < m; i0 += 2) {
         float *c0 = cp + i0 * ldt, *c1 = c0 + ldt;
         const float *ap = pack + i0 * kc * 4, *bk = b;
@@ -171,7 +172,6 @@ static void kernel_wasm(int m, int kc, const float *pack, const float *b, int ld
             wasm_v128_store(c0 + 8, c02), wasm_v128_store(c0 + 12, c03);
         }
     }
-#undef C_LOAD
     if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
 
@@ -189,7 +189,6 @@ static void kernel_wasm_narrow(int m, int kc, const float *a, int64_t lda, const
         tile_load(tile, m, c, ldc, cols, accumulate);
         cp = &tile[0][0], ldt = NR, accumulate = 1;
     }
-#define C_LOAD(row, v) (accumulate ? wasm_v128_load((row) + 4 * (v)) : wasm_f32x4_splat(0.0f))
     int i0 = 0;
     for (; i0 + 4 <= m; i0 += 4) {
         float *c0 = cp + i0 * ldt, *c1 = c0 + ldt, *c2 = c1 + ldt, *c3 = c2 + ldt;
@@ -223,10 +222,10 @@ static void kernel_wasm_narrow(int m, int kc, const float *a, int64_t lda, const
         }
         wasm_v128_store(c0, c00), wasm_v128_store(c0 + 4, c01);
     }
-#undef C_LOAD
     if (cp != c) tile_store(tile, m, c, ldc, cols);
 }
 #undef MADD
+#undef C_LOAD
 #endif
 
 #if defined(AL_X86_DISPATCH)
@@ -393,7 +392,7 @@ static void copy_edge(float *edge, const float *bp, int64_t ldb, int64_t kc, int
  * most 8 columns, one narrow panel, goes to kernel_wasm_narrow with A read in place. */
 static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
                         int64_t m, int64_t n, int64_t k, int accumulate) {
-    static float edge[KC * NR];
+    static float edge[KC * NR]; /* static, as g_apack (one thread): 64 KB off the 1 MB stack */
     const int64_t last = (n - 1) / NR;                 /* the last panel, maybe partial */
     const int last_cols = (int)(n - last * NR);
     for (int64_t k0 = 0; k0 < k; k0 += KC) {

@@ -103,7 +103,7 @@ SOFTMAX_CLONES
 void al_softmax_forward(float *y, const float *x, int64_t rows, int64_t cols) {
     for (int64_t r = 0; r < rows; r++) {
         float *yr = y + r * cols;
-        /* A NaN score, or a row with nothing visible (max −inf): NaN weights. */
+        /* A NaN or +inf score, or a row with nothing visible (max −inf): NaN weights. */
         if (softmax_row(yr, x + r * cols, cols))
             for (int64_t j = 0; j < cols; j++) yr[j] = NAN;
     }

@@ -13,6 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../lib/run.mjs';
 import { parseSafetensors, readSafetensors } from '../lib/safetensors.mjs';
+import { median } from './stats.mjs';
 
 const ONNX = join(ROOT, 'tests', 'out', 'onnx');
 const STORIES = join(ROOT, 'models', 'stories260K');
@@ -29,7 +30,6 @@ const ORT_LAYER_GRAPHS = [['onnxruntime-web', 'layer.onnx'], ['onnxruntime-web, 
 const STORIES_TOKENS = 250; // greedy from BOS, as run.mjs's storiesWasm
 const LOGIT_STEPS = 8; // the first steps whose logits are checked against `attnlab logits`
 
-const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 
 // max |got − want| / max(1, |want|) over the elements: absolute where |want| ≤ 1, relative above.
 function maxDiff(got, want) {

@@ -19,6 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { ROOT } from '../lib/run.mjs';
 import { loadCore } from '../lib/wasm.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
+import { median } from './stats.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -145,7 +146,6 @@ async function pageTimings() {
   return out;
 }
 
-const median = (v) => { const s = [...v].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; };
 const p95 = (v) => { const s = [...v].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.ceil(0.95 * s.length) - 1)]; };
 const fmt = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(1) : v.toPrecision(d));
 
