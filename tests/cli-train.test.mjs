@@ -181,7 +181,12 @@ test('train: bad input is one line and exit 2, and writes nothing', () => {
   ];
   const tiny = join(work, 'tiny.txt');
   writeFileSync(tiny, 'a b c\n');
-  cases.push([['--corpus', tiny, '--out', join(work, 'x6'), '--seq', '64'], /too few for windows of 64/]);
+  // one document, too short for a window of 65 tokens to train on and one held out
+  cases.push([['--corpus', tiny, '--out', join(work, 'x6'), '--seq', '64'], /--corpus: 6 tokens are too few: a corpus of fewer than 20 documents needs at least 130 \(a window of 65 tokens/]);
+  // 40 documents, split by documents, the 2 held out shorter than a window
+  const short40 = join(work, 'short40.txt');
+  writeFileSync(short40, Array.from({ length: 40 }, (_, k) => `d${k}`).join('\n\n'));
+  cases.push([['--corpus', short40, '--out', join(work, 'x8'), '--seq', '64'], /held out\) are too few for windows of 64/]);
   for (const [args, message] of cases) {
     const r = run(CLI, ['train', ...args]);
     assert.equal(r.status, 2, `${args.join(' ')}: ${r.stderr}`);

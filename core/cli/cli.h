@@ -139,14 +139,40 @@ int cmd_logits(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
+/* A corpus as train and eval split it (corpus.c). */
+typedef struct {
+    int64_t n_tokens;  /* the stream's length */
+    int64_t split;     /* where the held-out part starts */
+    int64_t n_docs;    /* the documents */
+    int64_t held_docs; /* the documents held out; 0: the corpus is split by tokens */
+} cli_corpus;
 /* The corpus text's documents as one stream of ids (<|im_start|> doc <|im_end|> each), malloc'd,
- * its length in *n_out and where the held-out part (the last 5% of the documents) starts in
- * *split. NULL after printing why. */
-int32_t *cli_encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t *n_out, int64_t *split);
+ * split into a training part and a held-out part: the last 5% of the documents (at least one)
+ * from 20 documents on; with fewer, the last 5% of the tokens, at least one window of `window`
+ * tokens, the rest (at least as much) for training. NULL after printing why (fewer than
+ * 2·window tokens in a corpus split by tokens). */
+int32_t *cli_encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t window, cli_corpus *c);
+/* "corpus: N documents, T tokens; held out: ..." on stderr: which split was used. */
+void cli_print_split(const cli_corpus *c);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_train_tokenizer(int argc, char **argv);
 int cmd_cut_tokenizer(int argc, char **argv);
+
+/* ---- a folder a command writes into (out_folder.c) ---- */
+
+/* 1 if a and b both exist and are one file (the same device and inode: through links and other
+ * names too); nothing printed. */
+int cli_same_file(const char *a, const char *b);
+/* "DIR/NAME" in a new string; NULL after printing "out of memory". */
+char *cli_path_in(const char *dir, const char *name);
+/* The first of names[0, n) that dir holds (a file, a folder, a link), or NULL. */
+const char *cli_folder_holds(const char *dir, const char *const *names, int n);
+/* Removes from dir what a write of one of names[0, n) killed before its rename leaves:
+ * NAME.next, NAME.tmp.XXXXXX and NAME.next.tmp.XXXXXX (cli_write_file_atomic's temporary
+ * files) — never one that is the same file as one of keep[0, n_keep). Returns how many it
+ * removed (0 if dir does not exist), -1 after printing why. */
+int cli_remove_leftovers(const char *dir, const char *const *names, int n, const char *const *keep, int n_keep);
 
 #endif

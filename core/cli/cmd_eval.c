@@ -1,5 +1,5 @@
 /* cmd_eval.c — `attnlab eval`: a model's loss on the held-out part of a corpus (split as
- * `attnlab train` splits it), beside the best bigram model counted on the training part and
+ * `attnlab train` splits it, with the same --seq; the split named on stderr), beside the best bigram model counted on the training part and
  * scored on the same targets. One JSON line. */
 #include "cli/cli.h"
 
@@ -45,8 +45,9 @@ int cmd_eval(int argc, char **argv) {
     free(default_tok);
     size_t size = 0;
     char *text = tok ? (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &size) : NULL;
-    int64_t n = 0, split = 0;
-    int32_t *ids = text ? cli_encode_corpus(tok, text, size, &n, &split) : NULL;
+    cli_corpus corpus = {0};
+    int32_t *ids = text ? cli_encode_corpus(tok, text, size, seq + 1, &corpus) : NULL;
+    const int64_t n = corpus.n_tokens, split = corpus.split;
     free(text);
     int status = ids ? EXIT_OK : EXIT_BAD_INPUT;
     if (ids && (split < 2 || n - split < 2)) {
@@ -82,6 +83,7 @@ int cmd_eval(int argc, char **argv) {
         cli_error("%s", err.msg);
         status = EXIT_BAD_INPUT;
     }
+    if (status == EXIT_OK) cli_print_split(&corpus);
     if (status == EXIT_OK)
         printf("{\"train_tokens\": %lld, \"held_out_tokens\": %lld, \"targets\": %lld, \"model_loss\": %.5f, "
                "\"bigram_loss\": %.5f, \"bigram_add_k_loss\": %.5f, \"bigram_k\": %g, \"bigram_interpolated_loss\": %.5f, "

@@ -5,9 +5,9 @@
 #include "base/internal.h"
 #include "lab/weight_list.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
 
 al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
     if (!t) return al_fail(err, AL_ERR_ARG, "trainer init: NULL argument");
@@ -99,6 +99,51 @@ al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int
     return st;
 }
 
+/* The first number of x[n] that cannot be (not finite, or with nonneg below zero), or -1. */
+static int64_t first_impossible(const float *x, int64_t n, int nonneg) {
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) || (nonneg && x[i] < 0.0f)) return i;
+    return -1;
+}
+
+/* The weights (with_weights) and AdamW's moments, weight by weight in the trainer's order (the
+ * moments' layout): every number finite, every second moment (a mean of g²) at least 0.
+ * AL_ERR_NONFINITE naming the tensor, the weight it belongs to and the value. */
+static al_status check_numbers(al_trainer *t, int with_weights, al_error *err) {
+    const al_model_hparams *hp = al_trainer_hparams(t);
+    float *m = NULL, *v = NULL;
+    al_trainer_moments(t, &m, &v);
+    const int64_t n = al_model_weights(hp, NULL);
+    al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
+    if (!refs) return al_fail(err, AL_ERR_NOMEM, "trainer check: out of memory");
+    al_model_weights(hp, refs);
+    al_status s = AL_OK;
+    int64_t at = 0; /* where this weight's moments start */
+    for (int64_t i = 0; s == AL_OK && i < n; i++) {
+        char name[AL_WEIGHT_NAME_CAP];
+        int64_t numel = 0, bad;
+        const float *w = al_trainer_weight(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);
+        al_minimind_param_name(name, sizeof name, refs[i].p, refs[i].layer, refs[i].expert);
+        if (with_weights && (bad = first_impossible(w, numel, 0)) >= 0)
+            s = al_fail(err, AL_ERR_NONFINITE, "the weights are not finite: %s[%lld] is %g", name, (long long)bad,
+                        (double)w[bad]);
+        else if ((bad = first_impossible(m + at, numel, 0)) >= 0)
+            s = al_fail(err, AL_ERR_NONFINITE, "adamw.m[%lld] (%s[%lld]) is %g: a first moment is finite",
+                        (long long)(at + bad), name, (long long)bad, (double)m[at + bad]);
+        else if ((bad = first_impossible(v + at, numel, 1)) >= 0)
+            s = al_fail(err, AL_ERR_NONFINITE, "adamw.v[%lld] (%s[%lld]) is %g: a second moment is finite and never negative",
+                        (long long)(at + bad), name, (long long)bad, (double)v[at + bad]);
+        at += numel;
+    }
+    free(refs);
+    return s;
+}
+
+al_status al_trainer_check(al_trainer *t, al_error *err) {
+    if (!t) return al_fail(err, AL_ERR_ARG, "trainer check: NULL argument");
+    return check_numbers(t, 1, err);
+}
+
 al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err) {
     if (!t || !st || steps < 0) return al_fail(err, AL_ERR_ARG, "trainer state: NULL argument or negative steps");
     float *m = NULL, *v = NULL;
@@ -107,10 +152,17 @@ al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64
     if (al_st_find(st, "adamw.m", &info) != AL_OK || info.numel != n || al_st_find(st, "adamw.v", &info) != AL_OK ||
         info.numel != n)
         return al_fail(err, AL_ERR_SHAPE, "the optimizer state does not fit this model (%lld weights)", (long long)n);
+    /* finite (al_st_read_f32 refuses NaN and inf), then each second moment at least 0; a state
+     * refused leaves a fresh optimizer (both moments 0) */
     al_status s = al_st_read_f32(st, "adamw.m", m, n, err);
     if (s == AL_OK) s = al_st_read_f32(st, "adamw.v", v, n, err);
-    if (s == AL_OK) al_trainer_set_steps(t, steps);
-    return s;
+    if (s == AL_OK) s = check_numbers(t, 0, err);
+    if (s != AL_OK) {
+        memset(m, 0, (size_t)n * sizeof *m), memset(v, 0, (size_t)n * sizeof *v);
+        return s;
+    }
+    al_trainer_set_steps(t, steps);
+    return AL_OK;
 }
 
 al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, al_error *err) {

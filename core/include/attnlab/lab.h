@@ -444,10 +444,15 @@ al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, a
  * or bf16, of its shape). */
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
 /* AdamW's moments as a safetensors image ("adamw.m", "adamw.v" [n]) with string metadata, and
- * back (with the step count the run had reached). */
+ * back (with the step count the run had reached): a state that cannot be (a moment NaN or
+ * infinite, a second moment below 0) is refused naming the tensor and the weight, and leaves
+ * both moments 0. */
 al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
                                   al_error *err);
 al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err);
+/* Before a checkpoint is written: every weight and moment finite, every second moment at
+ * least 0; else AL_ERR_NONFINITE naming the first tensor that is not. Changes nothing. */
+al_status al_trainer_check(al_trainer *t, al_error *err);
 
 /* The baseline a trained model must beat: a bigram model counted on the training ids train
  * [n_train], scored on the held-out targets next[i] after prev[i] (n_pairs): the mean negative
