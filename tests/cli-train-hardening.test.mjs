@@ -85,12 +85,17 @@ test('train: what a killed run left (*.next, *.tmp.XXXXXX) is removed by the nex
   const dir = join(work, 'stale');
   let r = train(dir, ['--steps', '2']);
   assert.equal(r.status, 0, r.stderr);
+  // and the rows loss.csv got past the checkpoint (step 2), a row cut short among them
+  writeFileSync(join(dir, 'loss.csv'), `${readFileSync(join(dir, 'loss.csv'), 'utf8')}3,9.9,0,0,0,\n4,9.`);
   for (const extra of [['--steps', '3', '--resume'], ['--steps', '2', '--force']]) {
     plant(dir);
     r = train(dir, extra);
     assert.equal(r.status, 0, `${extra}: ${r.stderr}`);
     assert.deepEqual(readdirSync(dir).filter((f) => leftovers.includes(f)), [], `${extra}: not removed`);
     for (const f of kept) assert.ok(existsSync(join(dir, f)), `${extra}: ${f} was removed`);
+    const rows = readFileSync(join(dir, 'loss.csv'), 'utf8').split('\n');
+    assert.deepEqual(rows.slice(1, -1).map((l) => l.split(',')[0]), ['1', '2', '3'].slice(0, Number(extra[1])), `${extra}: ${rows}`);
+    assert.ok(!rows.some((l) => l.startsWith('3,9.9') || l.startsWith('4,')), `${extra}: rows past the checkpoint kept`);
   }
   // a folder holding only leftovers (a run killed before its first file): a new run takes it
   const early = join(work, 'stale-early');
@@ -126,6 +131,29 @@ test('train --out: a folder holding a run is refused (its files untouched) witho
   assert.equal(r.status, 0, r.stderr);
   assert.ok(!readFileSync(join(dir, 'model.safetensors')).equals(before['model.safetensors']), 'the old weights stayed');
   assert.equal(readFileSync(join(dir, 'loss.csv'), 'utf8').trim().split('\n').length, 3);
+});
+
+// --force takes the old run's checkpoint away before it writes the new config.json: a run killed
+// before its first checkpoint never leaves the new config beside the old weights.
+test('train --force: killed before its first checkpoint, the folder holds no weights of the old run', async () => {
+  const dir = join(work, 'forced');
+  const r = train(dir, ['--steps', '2']);
+  assert.equal(r.status, 0, r.stderr);
+  const child = spawn(CLI, ['train', '--corpus', corpus, '--out', dir, '--hidden', '256', '--layers', '4', '--heads', '4',
+    '--kv-heads', '2', '--batch', '4', '--seq', '64', '--steps', '1000', '--force'], { stdio: 'ignore' });
+  const closed = new Promise((resolve) => child.on('close', resolve));
+  const deadline = Date.now() + 120000; // a hang guard only
+  let killed = false;
+  while (!killed && Date.now() < deadline && child.exitCode === null) {
+    let log = '';
+    try { log = readFileSync(join(dir, 'loss.csv'), 'utf8'); } catch { /* between two writes */ }
+    if (log.startsWith('step,') && log.trim().split('\n').length === 1) killed = child.kill('SIGKILL');
+  }
+  await closed;
+  assert.ok(killed, 'the new run was never seen starting');
+  assert.equal(JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')).hidden_size, 256);
+  assert.ok(!existsSync(join(dir, 'model.safetensors')) || stepOf(dir, 'model.safetensors') !== '2', 'the old weights beside the new config');
+  assert.ok(!existsSync(join(dir, 'train_state.safetensors')) || stepOf(dir, 'train_state.safetensors') !== '2');
 });
 
 // The corpus or the tokenizer as one of the files the run writes, by another name (a hard link,

@@ -561,6 +561,8 @@ static void test_trainer(void) {
     EXPECT(al_trainer_export_state(t, NULL, 0, &image, &size, NULL), AL_OK);
     EXPECT(al_st_parse(image, size, &st, NULL), AL_OK);
     EXPECT(al_trainer_import_state(t, st, 3, NULL), AL_OK);
+    EXPECT(al_trainer_check(t, NULL), AL_OK);
+    EXPECT(al_trainer_check(NULL, NULL), AL_ERR_ARG);
     CHECK(al_trainer_steps(t) == 3, "the step count came back as %lld", (long long)al_trainer_steps(t));
     al_st_free(st);
     free(image);

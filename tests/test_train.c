@@ -105,6 +105,50 @@ static void test_refusals(void) {
     al_trainer_free(t);
 }
 
+/* A checkpoint's numbers: al_trainer_check names the first weight or moment that cannot be (NaN
+ * or infinite, a second moment below 0), and al_trainer_import_state refuses such a state (a
+ * negative second moment; NaN and inf are the reader's) naming the tensor and the weight,
+ * leaving both moments 0. */
+static void test_state_checks(void) {
+    al_model_hparams hp = small();
+    al_error err = {0};
+    al_trainer *t = NULL;
+    CHECK(al_trainer_create(&hp, 2, 8, &t, &err) == AL_OK, "create: %s", err.msg);
+    if (!t) return;
+    fill(t, 3);
+    CHECK(al_trainer_check(t, &err) == AL_OK, "a fresh trainer: %s", err.msg);
+    float *w = al_trainer_param(t, AL_MP_WK, 1, 0, NULL), *m = NULL, *v = NULL;
+    const int64_t n = al_trainer_moments(t, &m, &v);
+    w[2] = NAN;
+    CHECK(al_trainer_check(t, &err) == AL_ERR_NONFINITE && strstr(err.msg, "model.layers.1.self_attn.k_proj.weight[2] is nan"),
+          "a NaN weight: %s", err.msg);
+    w[2] = 0.0f;
+    m[n - 1] = -INFINITY;
+    CHECK(al_trainer_check(t, &err) == AL_ERR_NONFINITE && strstr(err.msg, "adamw.m[") && strstr(err.msg, "is -inf"),
+          "an infinite first moment: %s", err.msg);
+    m[n - 1] = 0.5f; /* a first moment may be negative; a second may not */
+    v[n - 1] = -1e-30f;
+    CHECK(al_trainer_check(t, &err) == AL_ERR_NONFINITE && strstr(err.msg, "a second moment is finite and never negative"),
+          "a negative second moment: %s", err.msg);
+    CHECK(al_trainer_check(t, &err) == AL_ERR_NONFINITE && v[n - 1] == -1e-30f, "the check changed the state");
+    /* the same state through a file: refused, the moments left 0 */
+    uint8_t *image = NULL;
+    size_t size = 0;
+    al_safetensors *st = NULL;
+    CHECK(al_trainer_export_state(t, NULL, 0, &image, &size, &err) == AL_OK && al_st_parse(image, size, &st, &err) == AL_OK,
+          "state image: %s", err.msg);
+    if (st) {
+        v[n - 1] = 0.25f;
+        CHECK(al_trainer_import_state(t, st, 5, &err) == AL_ERR_NONFINITE && strstr(err.msg, "adamw.v[") &&
+                  strstr(err.msg, "is -1e-30: a second moment"),
+              "import of a negative second moment: %s", err.msg);
+        CHECK(v[n - 1] == 0.0f && m[n - 1] == 0.0f && al_trainer_steps(t) == 0, "a refused state left numbers behind");
+    }
+    al_st_free(st);
+    free(image);
+    al_trainer_free(t);
+}
+
 /* The bigram baseline on counts small enough to work by hand: training ids 0 1 0 1 0 2 (V = 3)
  * give c(0,1) = 2, c(0) = 3 as a first element; the held-out pair (0, 1) then has, with add-k,
  * P = (2 + k) / (3 + 3k), largest at the grid's smallest k (1e-4); interpolated with the
@@ -324,6 +368,7 @@ int main(int argc, char **argv) {
     hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 20, hp.norm_topk_prob = 1, hp.tied = 0;
     check_gradients("MoE top-2 of 3, renormalised, load-balancing loss", hp, 0.1, 1e-3f);
     test_refusals();
+    test_state_checks();
     test_bigram();
     for (int i = 1; i < argc; i++) test_fixture(argv[i]);
     CHECK(argc > 1, "no fixture folders given");

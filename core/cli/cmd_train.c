@@ -157,7 +157,8 @@ static int checkpoint(al_trainer *t, const char *dir, const train_settings *s, i
     int ok = al_trainer_check(t, &err) == AL_OK && al_trainer_export(t, meta, 2, &model, &model_size, &err) == AL_OK &&
              al_trainer_export_state(t, meta, 3, &state, &state_size, &err) == AL_OK;
     if (!ok) cli_error("checkpoint of step %lld not written: %s", (long long)step, err.msg);
-    char *model_next = cli_path_in(dir, "model.safetensors.next"), *state_next = cli_path_in(dir, "train_state.safetensors.next");
+    char *model_next = cli_path_in(dir, "model.safetensors.next");
+    char *state_next = cli_path_in(dir, "train_state.safetensors.next");
     char *model_path = cli_path_in(dir, "model.safetensors"), *state_path = cli_path_in(dir, "train_state.safetensors");
     ok = ok && model_next && state_next && model_path && state_path;
     sigset_t held;
@@ -191,6 +192,7 @@ static int write_config(al_trainer *t, const char *dir) {
  * only (a run killed after the checkpoint logged steps it did not save). Rewritten only if it
  * held more. */
 static int trim_log(const char *path, int64_t step) {
+    if (!cli_is_file(path)) return 1; /* none: begun anew by the first row */
     size_t size = 0;
     char *text = (char *)cli_read_file(path, (size_t)1 << 30, &size);
     if (!text) return 0;
@@ -219,7 +221,8 @@ static int resume_from(al_trainer *t, const char *dir, int64_t steps, int64_t *s
     al_safetensors *mst = NULL, *sst = NULL;
     al_error err = {0};
     int status = mb && sb ? EXIT_OK : EXIT_BAD_INPUT; /* a file that cannot be read: said already */
-    if (status == EXIT_OK && (al_st_parse_view(mb, msz, &mst, &err) != AL_OK || al_st_parse_view(sb, ssz, &sst, &err) != AL_OK)) {
+    if (status == EXIT_OK &&
+        (al_st_parse_view(mb, msz, &mst, &err) != AL_OK || al_st_parse_view(sb, ssz, &sst, &err) != AL_OK)) {
         cli_error("--resume: '%s': %s", cli_show(mst ? sp : mp), err.msg);
         status = EXIT_BAD_INPUT;
     }
@@ -419,7 +422,8 @@ int cmd_train(int argc, char **argv) {
     int64_t start = 0;
     if (status == EXIT_OK && resume) status = resume_from(t, out, s.steps, &start);
     if (status == EXIT_OK && resume && start == s.steps) {
-        fprintf(stderr, "attnlab: the run in '%s' has done its %lld steps: nothing to do\n", cli_show(out), (long long)start);
+        fprintf(stderr, "attnlab: the run in '%s' has done its %lld steps: nothing to do\n", cli_show(out),
+                (long long)start);
         free(tok_bytes), free(stream);
         al_trainer_free(t);
         al_tok_free(tok);
@@ -491,9 +495,13 @@ int cmd_train(int argc, char **argv) {
         /* MiniMind's schedule over the micro-batches: this step's last one */
         ap.lr = al_lr_schedule(s.lr, (step + 1) * s.accum, s.steps * s.accum);
         float norm = 0.0f;
+        /* weights that stop being finite end the run here: the checkpoint on disk stays */
         if (status == EXIT_OK && (al_trainer_step(t, &ap, &norm, &err) != AL_OK || al_trainer_check(t, &err) != AL_OK)) {
-            if (saved >= 0) cli_error("step %lld: %s; the checkpoint of step %lld is kept", (long long)(step + 1), err.msg, (long long)saved);
-            else cli_error("step %lld: %s", (long long)(step + 1), err.msg);
+            if (saved >= 0)
+                cli_error("step %lld: %s; the checkpoint of step %lld is kept", (long long)(step + 1), err.msg,
+                          (long long)saved);
+            else
+                cli_error("step %lld: %s", (long long)(step + 1), err.msg);
             status = EXIT_BAD_INPUT;
         }
         if (status != EXIT_OK) break;
