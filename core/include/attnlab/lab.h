@@ -441,7 +441,7 @@ al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *
  * malloc'd (free it), *len its bytes. */
 al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, al_error *err);
 /* The weights set from a model.safetensors of this shape (every weight present, float32, f16
- * or bf16, of its shape). */
+ * or bf16, of its shape, finite: a NaN or infinity is refused naming the tensor). */
 al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
 /* AdamW's moments as a safetensors image ("adamw.m", "adamw.v" [n]) with string metadata, and
  * back (with the step count the run had reached): a state that cannot be (a moment NaN or
