@@ -103,9 +103,10 @@ int cmd_convert(int argc, char **argv) {
             al_pth_model_free(&pm);
         }
     } else {
-        char *path = cli_path_join(model_path, "config.json");
-        config = path ? (char *)cli_read_file(path, (size_t)1 << 20, &config_len) : NULL;
-        free(path);
+        cli_model_paths paths;
+        if (cli_model_paths_get(model_path, &paths) > 0)
+            config = (char *)cli_read_file(paths.files[CLI_MODEL_CONFIG], (size_t)1 << 20, &config_len);
+        cli_model_paths_free(&paths);
     }
     /* 2. the weights, by MiniMind's names */
     uint8_t *image = NULL;
