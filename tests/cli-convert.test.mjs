@@ -1,14 +1,15 @@
 // cli-convert.test.mjs — `attnlab convert`: MiniMind's .pth (float16, as its trainer saves) and a
 // folder written as a MiniMind folder in float16; the model it writes computes what the original
 // computes (a .pth's float16 weights come back exactly: the logits are equal), its file is half
-// the float32 size, and what cannot be converted is refused with one line.
+// the float32 size, and what cannot be converted is refused with one line: a weight float16
+// cannot hold, a folder that holds a model already (unless --force), a file the conversion reads.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
-import { readSafetensors } from './lib/safetensors.mjs';
+import { readSafetensors, writeSafetensors } from './lib/safetensors.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
 const MINIMIND = join(ROOT, 'tests', 'fixtures', 'minimind');
@@ -75,5 +76,95 @@ test('convert: refusals are one line and exit 2', () => {
     assert.equal(r.status, 2, r.stderr);
     assert.match(r.stderr, message);
     assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  }
+});
+
+function refused(r, message) {
+  assert.equal(r.status, 2, `exit ${r.status}: ${r.stderr}${r.stdout}`);
+  assert.match(r.stderr, message);
+  assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+}
+// Every file under dir, name → bytes.
+const snapshot = (dir) => Object.fromEntries(['config.json', 'model.safetensors', 'tokenizer.json']
+  .filter((f) => existsSync(join(dir, f))).map((f) => [f, readFileSync(join(dir, f))]));
+
+test('convert: a folder that holds a model is replaced only with --force, and never a file it reads', () => {
+  const src = join(work, 'src'), other = join(work, 'other');
+  cpSync(join(MINIMIND, 'dense_f32'), src, { recursive: true });
+  cpSync(join(MINIMIND, 'mha_4x4'), other, { recursive: true });
+  writeFileSync(join(other, 'tokenizer.json'), '{"model": "the old one"}');
+  const before = snapshot(other);
+  // Any one of the three files makes a folder a model's.
+  for (const file of ['config.json', 'model.safetensors', 'tokenizer.json']) {
+    const one = join(work, `holds-${file}`);
+    mkdirSync(one);
+    writeFileSync(join(one, file), 'x');
+    refused(run(CLI, ['convert', '--model', src, '--out', one]), /already holds a model .*--force to replace it/);
+    assert.deepEqual(snapshot(one), { [file]: Buffer.from('x') });
+  }
+  refused(run(CLI, ['convert', '--model', src, '--out', other]), /'.*other' already holds a model/);
+  assert.deepEqual(snapshot(other), before, 'the folder was changed');
+  // Its own folder, with or without --force; a hard link to an input inside another folder.
+  const own = snapshot(src);
+  for (const extra of [[], ['--force']]) {
+    refused(run(CLI, ['convert', '--model', src, '--out', src, ...extra]), /is the same file as the input '.*src\/config\.json'/);
+    assert.deepEqual(snapshot(src), own, 'the input was changed');
+  }
+  const linked = join(work, 'linked');
+  mkdirSync(linked);
+  linkSync(join(src, 'model.safetensors'), join(linked, 'model.safetensors'));
+  refused(run(CLI, ['convert', '--model', src, '--out', linked, '--force']), /'.*linked\/model\.safetensors' is the same file as the input '.*src\/model\.safetensors'/);
+  // A .pth's folder: the tokenizer.json beside it is read, so not written over.
+  const pthDir = join(work, 'pth-here');
+  mkdirSync(pthDir);
+  cpSync(join(MINIMIND, 'pth_dense_tied', 'model.pth'), join(pthDir, 'model.pth'));
+  writeFileSync(join(pthDir, 'tokenizer.json'), '{}');
+  refused(run(CLI, ['convert', '--model', join(pthDir, 'model.pth'), '--out', pthDir, '--force']), /tokenizer\.json' is the same file as the input/);
+  // --force replaces the model, and the old tokenizer.json that no longer matches goes.
+  const r = run(CLI, ['convert', '--model', src, '--out', other, '--force']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /the old tokenizer\.json removed/);
+  assert.ok(!existsSync(join(other, 'tokenizer.json')));
+  assert.deepEqual(JSON.parse(readFileSync(join(other, 'config.json'), 'utf8')), JSON.parse(readFileSync(join(src, 'config.json'), 'utf8')));
+  const fresh = join(work, 'fresh');
+  assert.equal(run(CLI, ['convert', '--model', src, '--out', fresh]).status, 0);
+  assert.deepEqual(logits(other, '1 2 3'), logits(fresh, '1 2 3'));
+});
+
+// A copy of dense_f32 with one weight set to `value` (the first of the embeddings, by name).
+function withWeight(name, value) {
+  const dir = join(work, name);
+  cpSync(join(MINIMIND, 'dense_f32'), dir, { recursive: true });
+  const { metadata, tensors } = readSafetensors(join(dir, 'model.safetensors'));
+  tensors['model.layers.1.mlp.up_proj.weight'].data[5] = value;
+  writeSafetensors(join(dir, 'model.safetensors'), tensors, metadata);
+  return dir;
+}
+
+test('convert: float16 rounds 65519 to 65504 as torch does, and refuses a weight that would become infinity', () => {
+  // torch.tensor([65519., 65520., -65520., 1e6]).half() is [65504., inf, -inf, inf]
+  const ok = withWeight('w65519', 65519);
+  const out = join(work, 'w65519-f16');
+  let r = run(CLI, ['convert', '--model', ok, '--out', out]);
+  assert.equal(r.status, 0, r.stderr);
+  const buf = readFileSync(join(out, 'model.safetensors'));
+  const header = JSON.parse(buf.subarray(8, 8 + Number(buf.readBigUInt64LE(0))).toString());
+  const at = 8 + Number(buf.readBigUInt64LE(0)) + header['model.layers.1.mlp.up_proj.weight'].data_offsets[0] + 2 * 5;
+  assert.equal(buf.readUInt16LE(at), 0x7bff); // 65504, the largest half
+  assert.equal(run(CLI, ['logits', '--model', out, '--ids', '1 2', '--out', join(work, 'w65519.safetensors')]).status, 0);
+  for (const [value, shown] of [[65520, '65520'], [-65520, '-65520'], [1e6, '1000000'], [3e38, '3\\.00000001e\\+38']]) {
+    const bad = withWeight(`w${value}`, value);
+    const dest = join(work, `w${value}-f16`);
+    r = run(CLI, ['convert', '--model', bad, '--out', dest]);
+    refused(r, new RegExp(`tensor 'model\\.layers\\.1\\.mlp\\.up_proj\\.weight': element 5 \\(index \\[0, 5\\]\\) is ${shown}, which float16 cannot hold.*--dtype f32 keeps it`));
+    assert.ok(!existsSync(dest), 'the folder was made');
+    r = run(CLI, ['convert', '--model', bad, '--out', dest, '--dtype', 'f32']);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  // NaN and infinity are refused where the model is read, before any conversion.
+  for (const value of [NaN, Infinity]) {
+    const bad = withWeight(`w${value}`, value);
+    refused(run(CLI, ['convert', '--model', bad, '--out', join(work, `w${value}-out`)]), /up_proj\.weight': element 5 \(index \[0, 5\]\) is (NaN|\+inf)/);
+    assert.ok(!existsSync(join(work, `w${value}-out`)));
   }
 });

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync, ftruncateSync, copyFileSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, linkSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync, ftruncateSync, copyFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
@@ -115,6 +115,56 @@ test('output paths: never an input, never a device or FIFO, errors name the path
     refused(run(cli(variant), ['forward', '--weights', fifo, '--input', INPUT, '--out', join(work, 'o.safetensors')]), /'.*fifo' is not a regular file/);
     assert.ok(Date.now() - t0 < 10000, 'a FIFO as input must not block');
   }
+});
+
+// Every file a command reads is an input --out may not be: for a model, each file its loader
+// reads (a folder's config.json and model.safetensors, and its tokenizer.json; a .pth and the
+// tokenizer.json beside it), told apart by device and inode, so links and other spellings of the
+// path are caught too. Every command that takes --out is in the table.
+test('output paths: no command writes over any file it reads, a model\'s files included', () => {
+  const dir = join(work, 'reads');
+  mkdirSync(dir);
+  const folder = join(dir, 'folder');
+  cpSync(join(ROOT, 'tests', 'fixtures', 'minimind', 'dense_f32'), folder, { recursive: true });
+  writeFileSync(join(folder, 'tokenizer.json'), readFileSync(join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json')));
+  const pthDir = join(dir, 'pth');
+  mkdirSync(pthDir);
+  copyFileSync(join(ROOT, 'tests', 'fixtures', 'minimind', 'pth_dense_tied', 'model.pth'), join(pthDir, 'model.pth'));
+  writeFileSync(join(pthDir, 'tokenizer.json'), '{}');
+  const bin = join(dir, 'stories260K.bin');
+  copyFileSync(join(ROOT, 'models', 'stories260K', 'stories260K.bin'), bin);
+  const tok = join(dir, 'tokenizer.json');
+  copyFileSync(join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), tok);
+  const corpus = join(dir, 'corpus.txt');
+  writeFileSync(corpus, 'the cat sat on the mat\n'.repeat(50));
+  const copy = join(dir, 'input.safetensors');
+  copyFileSync(INPUT, copy);
+  linkSync(join(folder, 'model.safetensors'), join(dir, 'hard-link.safetensors'));
+  symlinkSync(join(folder, 'config.json'), join(dir, 'sym-link.json'));
+  // [command, its arguments but --out, the files it reads that --out may name]
+  const cases = [
+    ['logits', ['--model', folder, '--ids', '1 2'], [join(folder, 'config.json'), join(folder, 'model.safetensors'),
+      join(folder, 'tokenizer.json'), join(folder, '.', 'config.json'), join(dir, 'hard-link.safetensors'), join(dir, 'sym-link.json')]],
+    ['logits', ['--model', join(pthDir, 'model.pth'), '--ids', '1 2'], [join(pthDir, 'model.pth'), join(pthDir, 'tokenizer.json')]],
+    ['logits', ['--model', bin, '--ids', '1 2'], [bin]],
+    ['forward', ['--weights', WEIGHTS, '--input', copy], [copy]],
+    ['cut-tokenizer', ['--tokenizer', tok, '--vocab', '300'], [tok]],
+    ['train-tokenizer', ['--corpus', corpus, '--vocab', '300'], [corpus]],
+    ['convert', ['--model', folder, '--force'], [folder]],
+    ['convert', ['--model', join(pthDir, 'model.pth'), '--force'], [pthDir]],
+  ];
+  const before = new Map();
+  const files = [join(folder, 'config.json'), join(folder, 'model.safetensors'), join(folder, 'tokenizer.json'),
+    join(pthDir, 'model.pth'), join(pthDir, 'tokenizer.json'), bin, tok, corpus, copy];
+  for (const f of files) before.set(f, readFileSync(f));
+  for (const [cmd, args, outs] of cases) {
+    for (const out of outs) refused(run(cli(), [cmd, ...args, '--out', out]), /is the same file as the input/);
+  }
+  for (const f of files) assert.deepEqual(readFileSync(f), before.get(f), `${f} was changed`);
+  // Every command whose usage takes --out is in the table (train: a folder of its own, its tests).
+  const usage = run(cli(), ['help']).stdout;
+  const withOut = [...usage.matchAll(/^ {2}attnlab ([a-z-]+) [^\n]*--out /gm)].map((m) => m[1]);
+  assert.deepEqual([...new Set(withOut)].filter((c) => c !== 'train').sort(), [...new Set(cases.map((c) => c[0]))].sort());
 });
 
 // 7. Output that cannot be written is an error with one line.

@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
-import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
+import { maxDiff, readSafetensors, writeSafetensors } from './lib/safetensors.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'minimind');
 const cases = readFileSync(join(FIXTURES, 'INDEX.txt'), 'utf8').split('\n').filter(Boolean);
@@ -95,6 +95,39 @@ for (const name of cases) {
     }
   });
 }
+
+// A temperature so small that a logit divided by it leaves float's range is the limit T → 0+:
+// the step is greedy, the tokens temperature 0's (once NaN probabilities picked the last id every
+// time). 1e-38 and 1e-40 overflow every logit of a real model; 1e-37 overflows a logit of 40 and
+// more (40 / 1e-37 > 3.4e38), here from dense_f32 with its final norm scaled up.
+test('generate at a temperature too small for the logits chooses as temperature 0 does', () => {
+  const gen = (model, t) => {
+    const r = run(cli, ['generate', '--model', model, '--ids', '1 5 9', '--max-new-tokens', '12', '--temperature', t,
+      '--seed', '7', '--print-ids']);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout.trim();
+  };
+  const fortunes = join(ROOT, 'models', 'minimind-fortunes');
+  const greedy = gen(fortunes, '0');
+  for (const t of ['1e-38', '1e-40', '1e-45']) assert.equal(gen(fortunes, t), greedy, `--temperature ${t}`);
+  const loud = join(work, 'loud');
+  mkdirSync(loud);
+  copyFileSync(join(FIXTURES, 'dense_f32', 'config.json'), join(loud, 'config.json'));
+  const { metadata, tensors } = readSafetensors(join(FIXTURES, 'dense_f32', 'model.safetensors'));
+  const lastLogits = () => {
+    const out = join(work, 'loud.safetensors');
+    assert.equal(run(cli, ['logits', '--model', loud, '--ids', '1 5 9', '--out', out]).status, 0);
+    const { shape, data } = readSafetensors(out).tensors.logits;
+    return data.subarray((shape[0] - 1) * shape[1]);
+  };
+  writeSafetensors(join(loud, 'model.safetensors'), tensors, metadata);
+  const before = Math.max(...lastLogits());
+  tensors['model.norm.weight'].data = tensors['model.norm.weight'].data.map((w) => w * 45 / before);
+  writeSafetensors(join(loud, 'model.safetensors'), tensors, metadata);
+  const largest = Math.max(...lastLogits());
+  assert.ok(largest >= 40 && largest / Math.fround(1e-37) > 3.4028234663852886e38, `largest logit ${largest}`);
+  assert.equal(gen(loud, '1e-37'), gen(loud, '0'));
+});
 
 // The configuration inspect reports for a .pth (from its shapes and the flags) is its config.json's.
 for (const name of cases.filter((n) => existsSync(join(FIXTURES, n, 'model.pth')))) {

@@ -384,6 +384,35 @@ test('stories260K: stages and top ids of a greedy step', () => {
   });
 });
 
+// A temperature so small that a logit divided by it leaves float's range (1e-38 and less; 1e-37
+// for a logit of 40) is the limit T → 0+: every stage after the first one-hot on greedy's token,
+// no NaN anywhere, and the ids `attnlab generate --temperature 0` gives.
+test('stories260K: a temperature too small for the logits gives one-hot stages and greedy\'s ids', () => {
+  const prompt = 'Once upon a time';
+  const base = ['generate', '--model', join(ROOT, STORIES), '--tokenizer', join(ROOT, TOK512), '--prompt', prompt,
+    '--max-new-tokens', '6', '--seed', '3', '--print-ids'];
+  const greedy = cli([...base, '--temperature', '0', '--repetition-penalty', '1.1']).trim().split(' ').map(Number);
+  for (const temperature of [1e-38, 1e-40, 1e-45]) {
+    withLab(storiesOptions(), (lab) => {
+      const n = lab.prompt(prompt, 3);
+      const chosen = lab.step({ ...SAMPLED, temperature });
+      const V = lab.hparams.vocab, stages = lab.stages();
+      assert.ok(stages.every(Number.isFinite), `T = ${temperature}: a stage is not finite`);
+      const raw = Array.from(stages.subarray(0, V));
+      assert.ok(Math.abs(raw.reduce((a, b) => a + b, 0) - 1) <= 1e-5, 'the raw stage is a distribution');
+      const largest = raw.indexOf(Math.max(...raw));
+      for (let r = 1; r < 5; r++) {
+        const row = Array.from(stages.subarray(r * V, (r + 1) * V));
+        const at = r === 1 ? largest : chosen; // after temperature: the largest logit; then after the penalty
+        assert.deepEqual([row[at], row.filter((v) => v !== 0).length], [1, 1], `T = ${temperature}: stage ${r} is not one-hot on ${at}`);
+      }
+      assert.equal(lab.topIds(3)[0], chosen);
+      stepUpTo(lab, 5, { ...SAMPLED, temperature });
+      assert.deepEqual(Array.from(lab.ids()).slice(n), greedy, `T = ${temperature}`);
+    });
+  }
+});
+
 // ---- e. MoE routing, and a .pth -------------------------------------------------------------
 
 for (const name of ['moe_top1_norm', 'moe_top1_nonorm_bf16', 'moe_top2_norm', 'moe_top2_nonorm']) {

@@ -609,6 +609,33 @@ for (const [label, url] of PAGES) {
   });
 }
 
+// A link with a temperature so small that a logit divided by it leaves float's range (1e-40)
+// replays greedy's tokens, and the next-token chart shows one-hot stages after the first, with no
+// NaN in any bar.
+test('served page: a link with temp=1e-40 replays greedy\'s tokens and draws one-hot stages', async () => {
+  const { page, problems } = await open(`${served}#lang=en`);
+  const prompt = 'Lily saw a';
+  await setPrompt(page, prompt);
+  await steps(page, 4);
+  await page.waitForTimeout(300); // the hash is written 150 ms after the page settles
+  const hash = (await shown(page)).hash;
+  assert.match(hash, /&temp=0(&|$)/);
+  const again = await open(`${served}${hash.replace(/&temp=0(&|$)/, '&temp=1e-40$1')}`);
+  await until(again.page, () => /generated 4/.test(document.getElementById('gen-status').textContent), null, 'the link to replay 4 steps');
+  const want = generate(['--model', STORIES, '--tokenizer', TOK512, '--prompt', prompt, '--max-new-tokens', '4', ...sampler(PAGE_DEFAULTS)]);
+  const s = await shown(again.page);
+  assert.deepEqual(s.genIds, want.ids, 'temperature 0\'s ids');
+  assert.equal(s.generated, want.text);
+  const bars = await again.page.evaluate(() => window.Chart.getChart(document.getElementById('chart-next')).data.datasets
+    .map((d) => ({ label: d.label, data: d.data })));
+  assert.equal(bars.length, 5, bars.map((b) => b.label).join(', '));
+  for (const b of bars) assert.ok(b.data.every(Number.isFinite), `${b.label}: ${b.data}`);
+  for (const b of bars.slice(1)) assert.deepEqual(b.data.filter((v) => v !== 0), [1], `${b.label}: ${b.data}`);
+  assert.deepEqual([...problems, ...again.problems], []);
+  await page.close();
+  await again.page.close();
+});
+
 // ---------------------------------------------------------------- 9: Play
 
 test('served page: Play generates while the page answers; Pause stops it; the tokens are `generate`\'s', async () => {

@@ -817,7 +817,7 @@ static void test_f16_writing(void) {
     int bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
         const float v = half_value((uint16_t)h);
-        if (isnan(v)) continue;
+        if (!isfinite(v)) continue; /* refused, below */
         if (written_half(v) != h) bad++;
     }
     CHECK(bad == 0, "%d halves written back differently", bad);
@@ -835,7 +835,22 @@ static void test_f16_writing(void) {
         wrong += got != want;
     }
     CHECK(wrong == 0, "%d floats rounded to the wrong half", wrong);
-    CHECK(written_half(70000.0f) == 0x7C00 && written_half(-70000.0f) == 0xFC00, "beyond 65504: infinity");
+    /* 65504 is the largest half and 65536 would be the next: 65520 is the tie, to the even one
+     * (infinity); below it, down to 65504 (IEEE binary16's rounding, torch's .half()). Values that
+     * would be written as infinity, and infinity and NaN themselves, are refused. */
+    CHECK(written_half(65519.0f) == 0x7BFF && written_half(-65519.996f) == 0xFBFF, "65519 to 65504");
+    const float refused[] = {65520.0f, -65520.0f, 70000.0f, 3e38f, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const float big[3] = {1.0f, 2.0f, refused[i]};
+        const al_st_entry e = {"w", big, 2, {1, 3}};
+        al_error err = {0};
+        size_t size = 0;
+        CHECK(al_st_serialize_as(&e, 1, AL_DTYPE_F16, NULL, 0, NULL, 0, &size, &err) == AL_ERR_NONFINITE &&
+                  strstr(err.msg, "tensor 'w': element 2 (index [0, 2])") && strstr(err.msg, "float16 cannot hold"),
+              "%g as float16: %s", (double)refused[i], err.msg);
+        CHECK(al_st_serialize_as(&e, 1, AL_DTYPE_F32, NULL, 0, NULL, 0, &size, &err) == AL_OK, "%g as float32: %s",
+              (double)refused[i], err.msg);
+    }
     CHECK(written_half(1e-10f) == 0 && written_half(-1e-10f) == 0x8000, "below the smallest half: zero");
     const al_st_entry e = {"x", NULL, 0, {0}};
     CHECK(al_st_serialize_as(&e, 1, AL_DTYPE_BF16, NULL, 0, NULL, 0, &(size_t){0}, NULL) == AL_ERR_ARG, "BF16 refused");

@@ -79,6 +79,14 @@ uint8_t *cli_read_stdin(size_t max_bytes, size_t *size);
  * and not the same file as any of the inputs. Prints the error (naming `out`) and returns 0. */
 int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
 
+/* 1 if the folder dir holds a model: any of a MiniMind folder's files (cli_model_paths:
+ * config.json, model.safetensors, tokenizer.json) is there; 0 if not (or dir is no folder); -1
+ * after printing that memory ran out. */
+int cli_folder_has_model(const char *dir);
+
+/* "dir/name" in a new string; NULL if memory ran out (nothing printed). */
+char *cli_path_join(const char *dir, const char *name);
+
 /* Writes bytes to path via a temporary file in the same directory and rename(2), so the path
  * either holds the complete new file or is untouched; the temporary file is removed if
  * SIGINT, SIGTERM, SIGHUP or SIGPIPE ends the process first. Prints the error (naming path)
@@ -117,10 +125,31 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
  * 0 after printing why. */
 int cli_read_pth(const char *path, const al_pth_flags *flags, al_pth_model *out, int *status);
 
-/* The tokenizer.json that goes with a MiniMind model, in a new string, whether or not that file
- * exists: "PATH/tokenizer.json" for a folder (beside config.json), the one in the same folder
- * for a .pth; NULL for other models (or when memory ran out, which is then printed). */
+/* Every file cli_load_model reads for the model at a path, and the tokenizer.json that goes
+ * with a MiniMind model (which may not exist): a folder's config.json, model.safetensors and
+ * tokenizer.json; a .pth (by its name) and the tokenizer.json in its folder; any other file
+ * (a llama2.c checkpoint) alone. Each a new string, NULL where the kind has none. */
+enum { CLI_MODEL_CONFIG, CLI_MODEL_WEIGHTS, CLI_MODEL_TOKENIZER, CLI_MODEL_FILES };
+typedef struct {
+    al_model_file_kind kind;
+    char *files[CLI_MODEL_FILES];
+} cli_model_paths;
+
+/* 1 with *out filled; 0 if path names nothing (nothing printed, *out all NULL); -1 after
+ * printing that memory ran out. Free with cli_model_paths_free (all NULL: a no-op). */
+int cli_model_paths_get(const char *path, cli_model_paths *out);
+void cli_model_paths_free(cli_model_paths *p);
+
+/* The model's tokenizer.json (cli_model_paths' CLI_MODEL_TOKENIZER) in a new string, whether or
+ * not that file exists; NULL for a llama2.c checkpoint, a path that names nothing, or when
+ * memory ran out (which is then printed). */
 char *cli_model_tokenizer(const char *path);
+
+/* cli_check_output for a command that reads the model at model_path (NULL: none): every file of
+ * cli_model_paths, the path itself, and others[0, n_others) (at most CLI_MAX_OTHER_INPUTS: a
+ * --tokenizer, a corpus) are its inputs. */
+#define CLI_MAX_OTHER_INPUTS 4
+int cli_check_model_output(const char *out, const char *model_path, const char *const *others, int n_others);
 
 /* 1 if path names a regular file (following links), else 0; nothing printed. */
 int cli_is_file(const char *path);

@@ -1,6 +1,9 @@
 /* cmd_convert.c — `attnlab convert`: a MiniMind model (a folder, or a .pth from its trainer)
  * written out as a MiniMind folder — config.json, model.safetensors in float16 (half the size:
- * what a model shipped with a page needs) or float32, and the tokenizer.json beside it. */
+ * what a model shipped with a page needs) or float32, and the tokenizer.json beside it. A
+ * folder that already holds a model is replaced only with --force, and never a file the
+ * conversion reads. */
+#define _POSIX_C_SOURCE 200809L /* unlink */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -8,20 +11,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-
-static char *joined(const char *dir, const char *name) {
-    const size_t n = strlen(dir) + strlen(name) + 2;
-    char *p = malloc(n);
-    if (p) snprintf(p, n, "%s/%s", dir, name);
-    return p;
-}
+#include <unistd.h>
 
 int cmd_convert(int argc, char **argv) {
     const char *model_path = NULL, *out = NULL, *dtype_name = "f16";
+    int force = 0;
     cli_pth_options pth;
     cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(flag, "--force")) {
+            force = 1;
+            continue;
+        }
         const int took = cli_parse_pth_flag(argc, argv, i, &pth);
         if (took < 0) return EXIT_BAD_INPUT;
         if (took > 0) {
@@ -51,20 +53,43 @@ int cmd_convert(int argc, char **argv) {
         return EXIT_BAD_INPUT;
     }
     struct stat sb;
-    if (stat(out, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+    const int out_exists = stat(out, &sb) == 0;
+    if (out_exists && !S_ISDIR(sb.st_mode)) {
         cli_error("--out '%s' is not a folder", cli_show(out));
         return EXIT_BAD_INPUT;
     }
+    char *cp = cli_path_join(out, "config.json"), *mp = cli_path_join(out, "model.safetensors");
+    char *tp = cli_path_join(out, "tokenizer.json");
+    int status = cp && mp && tp ? EXIT_OK : EXIT_FAILURE_ENV;
+    if (status != EXIT_OK) cli_error("out of memory");
+    /* 0. An existing folder: none of its three files may be a file this reads (--force or not),
+     *    and a model there is replaced only with --force. */
+    const char *written[3] = {cp, mp, tp};
+    for (int i = 0; status == EXIT_OK && out_exists && i < 3; i++)
+        if (!cli_check_model_output(written[i], model_path, NULL, 0)) status = EXIT_BAD_INPUT;
+    const int had_model = status == EXIT_OK && out_exists ? cli_folder_has_model(out) : 0;
+    if (had_model < 0) status = EXIT_FAILURE_ENV;
+    if (had_model > 0 && !force) {
+        cli_error("--out '%s' already holds a model (config.json, model.safetensors or tokenizer.json): give "
+                  "another folder, or --force to replace it", cli_show(out));
+        status = EXIT_BAD_INPUT;
+    }
+    if (status != EXIT_OK) {
+        free(cp), free(mp), free(tp);
+        return status;
+    }
     /* 1. the model and its config.json (a folder's own, or the one a .pth's shapes imply) */
-    int status = EXIT_OK;
     al_model_file_kind kind;
     al_model *m = cli_load_model(model_path, 1, 1, &pth, &kind, &status);
-    if (!m) return status;
-    if (kind == AL_MODEL_FILE_LLAMA2C) {
+    if (m && kind == AL_MODEL_FILE_LLAMA2C) {
         cli_error("'%s' is a llama2.c checkpoint: a MiniMind folder cannot hold it (its RoPE pairs dimensions "
                   "differently)", cli_show(model_path));
         al_model_free(m);
-        return EXIT_BAD_INPUT;
+        m = NULL, status = EXIT_BAD_INPUT;
+    }
+    if (!m) {
+        free(cp), free(mp), free(tp);
+        return status;
     }
     char *config = NULL;
     size_t config_len = 0;
@@ -78,18 +103,21 @@ int cmd_convert(int argc, char **argv) {
             al_pth_model_free(&pm);
         }
     } else {
-        char *path = joined(model_path, "config.json");
-        config = path ? (char *)cli_read_file(path, (size_t)1 << 20, &config_len) : NULL;
-        free(path);
+        cli_model_paths paths;
+        if (cli_model_paths_get(model_path, &paths) > 0)
+            config = (char *)cli_read_file(paths.files[CLI_MODEL_CONFIG], (size_t)1 << 20, &config_len);
+        cli_model_paths_free(&paths);
     }
     /* 2. the weights, by MiniMind's names */
     uint8_t *image = NULL;
     size_t size = 0;
     al_error err = {0};
     static const char *const META[] = {"format", "pt"};
-    if (config && al_model_export(m, f16 ? AL_DTYPE_F16 : AL_DTYPE_F32, META, 1, &image, &size, &err) != AL_OK) {
-        cli_error("%s", err.msg);
-        status = EXIT_BAD_INPUT;
+    al_status st = config ? al_model_export(m, f16 ? AL_DTYPE_F16 : AL_DTYPE_F32, META, 1, &image, &size, &err) : AL_OK;
+    if (st != AL_OK) {
+        if (f16 && st == AL_ERR_NONFINITE) cli_error("%s: %s; --dtype f32 keeps it", cli_show(model_path), err.msg);
+        else cli_error("%s", err.msg);
+        status = st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     }
     al_model_free(m);
     if (!config) status = status == EXIT_OK ? EXIT_BAD_INPUT : status;
@@ -101,13 +129,14 @@ int cmd_convert(int argc, char **argv) {
         cli_error("--out '%s': %s", cli_show(out), strerror(errno));
         status = EXIT_BAD_INPUT;
     }
-    char *cp = joined(out, "config.json"), *mp = joined(out, "model.safetensors"), *tp = joined(out, "tokenizer.json");
-    if (status == EXIT_OK && (!cp || !mp || !tp || !cli_write_file_atomic(cp, (const uint8_t *)config, config_len) ||
+    if (status == EXIT_OK && (!cli_write_file_atomic(cp, (const uint8_t *)config, config_len) ||
                               !cli_write_file_atomic(mp, image, size) || (tok && !cli_write_file_atomic(tp, tok, tok_size))))
         status = EXIT_FAILURE_ENV;
+    /* A replaced model's tokenizer.json that the new one does not bring would no longer match it. */
+    const int dropped = status == EXIT_OK && had_model && !tok && unlink(tp) == 0;
     if (status == EXIT_OK)
-        printf("wrote %s: config.json, model.safetensors (%s, %zu bytes)%s\n", out, f16 ? "float16" : "float32", size,
-               tok ? ", tokenizer.json" : "");
+        printf("wrote %s: config.json, model.safetensors (%s, %zu bytes)%s\n", cli_show(out), f16 ? "float16" : "float32",
+               size, tok ? ", tokenizer.json" : dropped ? "; the old tokenizer.json removed (this model has none)" : "");
     free(cp), free(mp), free(tp), free(tok), free(tok_path), free(config), free(image);
     return status;
 }

@@ -38,8 +38,7 @@ int cmd_logits(int argc, char **argv) {
         cli_error("logits needs --model, --ids and --out");
         return EXIT_BAD_INPUT;
     }
-    const char *inputs[1] = {model_path};
-    if (!cli_check_output(out_path, inputs, 1)) return EXIT_BAD_INPUT;
+    if (!cli_check_model_output(out_path, model_path, NULL, 0)) return EXIT_BAD_INPUT;
 
     int32_t *ids = malloc((size_t)AL_MAX_SEQ * sizeof *ids);
     const int64_t n = ids ? cli_parse_ids(ids_text, ids, AL_MAX_SEQ) : -1;

@@ -74,9 +74,10 @@ static const char USAGE[] =
     "  attnlab eval --model PATH --corpus FILE [--tokenizer T] [--seq T]\n"
     "      the model's loss on the held-out part of the corpus (split as train splits it) beside\n"
     "      the best bigram model of its training part on the same targets (one JSON line)\n"
-    "  attnlab convert --model PATH --out DIR [--dtype f16|f32]\n"
+    "  attnlab convert --model PATH --out DIR [--dtype f16|f32] [--force]\n"
     "      a MiniMind folder or .pth written as a MiniMind folder: config.json, model.safetensors\n"
-    "      (float16 by default, rounded to nearest) and the tokenizer.json beside the model\n"
+    "      (float16 by default, rounded to nearest) and the tokenizer.json beside the model; a\n"
+    "      DIR that holds a model already is replaced only with --force\n"
     CLI_PTH_USAGE
     "      (with generate, logits and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
     "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"

@@ -3,6 +3,7 @@
  * a MiniMind .pth (torch.save of a state_dict, its configuration from its shapes and the
  * command's flags) or a llama2.c checkpoint (.bin), read, checked and turned into a model with
  * only the context the command needs reserved. */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include "cli/cli.h"
 #include "base/internal.h"
 
@@ -13,15 +14,6 @@
 
 #define MAX_MODEL_BYTES ((size_t)2 << 30)
 #define MAX_CONFIG_BYTES ((size_t)1 << 20)
-
-/* path/name in a new string (NULL after printing why). */
-static char *joined(const char *path, const char *name) {
-    const size_t n = strlen(path) + strlen(name) + 2;
-    char *out = malloc(n);
-    if (!out) cli_error("out of memory");
-    else snprintf(out, n, "%s/%s", path, name);
-    return out;
-}
 
 /* ---- .pth checkpoints ----------------------------------------------------------------------- */
 
@@ -85,18 +77,58 @@ static int named_pth(const char *path) {
     return len > 4 && !strcmp(path + len - 4, ".pth");
 }
 
-char *cli_model_tokenizer(const char *path) {
+int cli_model_paths_get(const char *path, cli_model_paths *out) {
+    memset(out, 0, sizeof *out);
     struct stat sb;
-    if (stat(path, &sb) != 0) return NULL;
-    if (S_ISDIR(sb.st_mode)) return joined(path, "tokenizer.json");
-    if (!named_pth(path)) return NULL;
-    const char *slash = strrchr(path, '/'); /* the .pth's folder, its '/' included */
-    const int folder = slash ? (int)(slash - path) + 1 : 0;
-    const size_t n = (size_t)folder + sizeof "tokenizer.json";
-    char *out = malloc(n);
-    if (!out) cli_error("out of memory");
-    else snprintf(out, n, "%.*stokenizer.json", folder, path);
-    return out;
+    if (stat(path, &sb) != 0) return 0;
+    char **f = out->files;
+    if (S_ISDIR(sb.st_mode)) {
+        out->kind = AL_MODEL_FILE_SAFETENSORS;
+        f[CLI_MODEL_CONFIG] = cli_path_join(path, "config.json");
+        f[CLI_MODEL_WEIGHTS] = cli_path_join(path, "model.safetensors");
+        f[CLI_MODEL_TOKENIZER] = cli_path_join(path, "tokenizer.json");
+    } else if (named_pth(path)) {
+        out->kind = AL_MODEL_FILE_PTH;
+        const char *slash = strrchr(path, '/'); /* the .pth's folder, its '/' included */
+        const int folder = slash ? (int)(slash - path) + 1 : 0;
+        const size_t n = (size_t)folder + sizeof "tokenizer.json";
+        if ((f[CLI_MODEL_TOKENIZER] = malloc(n))) snprintf(f[CLI_MODEL_TOKENIZER], n, "%.*stokenizer.json", folder, path);
+        f[CLI_MODEL_WEIGHTS] = strdup(path);
+    } else {
+        out->kind = AL_MODEL_FILE_LLAMA2C;
+        f[CLI_MODEL_WEIGHTS] = strdup(path);
+    }
+    if (f[CLI_MODEL_WEIGHTS] && (f[CLI_MODEL_TOKENIZER] || out->kind == AL_MODEL_FILE_LLAMA2C) &&
+        (f[CLI_MODEL_CONFIG] || out->kind != AL_MODEL_FILE_SAFETENSORS))
+        return 1;
+    cli_error("out of memory");
+    cli_model_paths_free(out);
+    return -1;
+}
+
+void cli_model_paths_free(cli_model_paths *p) {
+    for (int i = 0; i < CLI_MODEL_FILES; i++) free(p->files[i]), p->files[i] = NULL;
+}
+
+char *cli_model_tokenizer(const char *path) {
+    cli_model_paths mp;
+    if (cli_model_paths_get(path, &mp) != 1) return NULL;
+    char *tokenizer = mp.files[CLI_MODEL_TOKENIZER];
+    mp.files[CLI_MODEL_TOKENIZER] = NULL;
+    cli_model_paths_free(&mp);
+    return tokenizer;
+}
+
+int cli_check_model_output(const char *out, const char *model_path, const char *const *others, int n_others) {
+    const char *inputs[1 + CLI_MODEL_FILES + CLI_MAX_OTHER_INPUTS] = {model_path};
+    if (n_others < 0 || n_others > CLI_MAX_OTHER_INPUTS) n_others = CLI_MAX_OTHER_INPUTS;
+    cli_model_paths mp = {0}; /* all NULL when model_path names nothing (yet) */
+    if (model_path && cli_model_paths_get(model_path, &mp) < 0) return 0;
+    for (int i = 0; i < CLI_MODEL_FILES; i++) inputs[1 + i] = mp.files[i];
+    for (int i = 0; i < n_others; i++) inputs[1 + CLI_MODEL_FILES + i] = others[i];
+    const int ok = cli_check_output(out, inputs, 1 + CLI_MODEL_FILES + n_others);
+    cli_model_paths_free(&mp);
+    return ok;
 }
 
 int cli_is_file(const char *path) {
@@ -107,30 +139,32 @@ int cli_is_file(const char *path) {
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
                          const cli_pth_options *pth, al_model_file_kind *kind, int *status) {
     *status = EXIT_BAD_INPUT;
-    struct stat sb;
-    if (stat(path, &sb) != 0) {
-        cli_error("cannot open '%s': no such file or folder", cli_show(path));
+    cli_model_paths mp;
+    const int found = cli_model_paths_get(path, &mp);
+    if (found <= 0) {
+        if (found == 0) cli_error("cannot open '%s': no such file or folder", cli_show(path));
+        else *status = EXIT_FAILURE_ENV;
         return NULL;
     }
-    const int is_pth = !S_ISDIR(sb.st_mode) && named_pth(path);
-    if (pth && pth->given && !is_pth) {
+    if (pth && pth->given && mp.kind != AL_MODEL_FILE_PTH) {
         cli_error("%s applies to a .pth checkpoint only; '%s' gives its own configuration", pth->given, cli_show(path));
+        cli_model_paths_free(&mp);
         return NULL;
     }
     al_error err = {0};
     al_model *m = NULL;
     al_status st;
     /* A .pth (by its name), a MiniMind / Hugging Face folder, or else a llama2.c checkpoint. */
-    *kind = is_pth ? AL_MODEL_FILE_PTH : S_ISDIR(sb.st_mode) ? AL_MODEL_FILE_SAFETENSORS : AL_MODEL_FILE_LLAMA2C;
-    char *config_path = NULL, *weights_path = NULL, *config = NULL;
+    *kind = mp.kind;
+    const char *config_path = mp.files[CLI_MODEL_CONFIG], *weights_path = mp.files[CLI_MODEL_WEIGHTS];
+    char *config = NULL;
     size_t config_size = 0, size = 0;
     uint8_t *bytes = NULL;
     if (*kind == AL_MODEL_FILE_SAFETENSORS) {
-        config_path = joined(path, "config.json"), weights_path = joined(path, "model.safetensors");
-        config = config_path ? (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size) : NULL;
-        bytes = config && weights_path ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &size) : NULL;
+        config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
+        bytes = config ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &size) : NULL;
     } else {
-        bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
+        bytes = cli_read_file(weights_path, MAX_MODEL_BYTES, &size);
     }
     if (bytes) {
         st = al_model_load(bytes, size, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
@@ -142,8 +176,7 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
     }
     free(bytes);
     free(config);
-    free(config_path);
-    free(weights_path);
+    cli_model_paths_free(&mp);
     if (m) *status = EXIT_OK;
     return m;
 }

@@ -720,16 +720,16 @@ static uint32_t element_bits(al_dtype dt, const uint8_t *src, int64_t i) {
 }
 
 /* "element 5 (index [1, 2])" for a non-finite value, so a user can find it in their tensor. */
-static void describe_index(char *buf, size_t cap, const struct st_tensor *t, int64_t i) {
+static void describe_index(char *buf, size_t cap, const int64_t *shape, int ndim, int64_t i) {
     int64_t idx[AL_ST_MAX_DIMS], rest = i;
     char shp[200];
-    for (int d = t->ndim - 1; d >= 0; d--) {
-        idx[d] = t->shape[d] ? rest % t->shape[d] : 0;
-        rest = t->shape[d] ? rest / t->shape[d] : 0;
+    for (int d = ndim - 1; d >= 0; d--) {
+        idx[d] = shape[d] ? rest % shape[d] : 0;
+        rest = shape[d] ? rest / shape[d] : 0;
     }
-    if (t->ndim >= 2)
+    if (ndim >= 2)
         al_snprintf(buf, cap, "element %" PRId64 " (index %s)", i,
-                    shape_str(shp, sizeof shp, idx, t->ndim));
+                    shape_str(shp, sizeof shp, idx, ndim));
     else
         al_snprintf(buf, cap, "element %" PRId64, i);
 }
@@ -758,7 +758,7 @@ al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out,
     for (int64_t i = 0; i < t->numel; i++) {
         uint32_t b = element_bits(dt, src, i);
         if ((b & 0x7F800000u) == 0x7F800000u) {
-            describe_index(where, sizeof where, t, i);
+            describe_index(where, sizeof where, t->shape, t->ndim, i);
             return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
                            (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
         }
@@ -936,6 +936,15 @@ al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype
         }
         if (numel > 0 && !e->data)
             return al_fail(err, AL_ERR_ARG, "entry '%s': data is NULL", shown);
+        /* float16: a value that rounds past 65504 (|x| >= 65520) would be written as infinity,
+         *  a file every reader refuses; NaN and infinity likewise. */
+        for (int64_t j = 0; j < numel && dtype == AL_DTYPE_F16; j++) {
+            if ((al_f32_to_f16_bits(e->data[j]) & 0x7C00) != 0x7C00) continue;
+            char where[240];
+            describe_index(where, sizeof where, e->shape, e->ndim, j);
+            return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %.9g, which float16 cannot hold (its "
+                           "largest value is 65504)", shown, where, (double)e->data[j]);
+        }
         const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
         if (size * numel > INT64_MAX - data_bytes)
             return al_fail(err, AL_ERR_LIMIT, "entries hold more data than fits in 64 bits");

@@ -2,8 +2,10 @@
  * temperature → repetition penalty over every id seen (positive logits divided by it, negative
  * multiplied) → top-k (logits below the k-th largest out) → top-p (the smallest set of the most
  * likely tokens whose probability reaches p; the first always kept) → a draw from the softmax
- * of what is left. Temperature 0 is greedy (after the repetition penalty). Each stage can be
- * read out (al_sampler_stages) for the page to draw. */
+ * of what is left. Temperature 0 is greedy (after the repetition penalty), and so is a
+ * temperature so small that a logit divided by it leaves float's range (T of 1e-38, or 1e-37
+ * with a logit of 40): that is the limit T → 0+, every stage one-hot. Each stage can be read
+ * out (al_sampler_stages) for the page to draw. */
 #include "base/internal.h"
 
 #include <math.h>
@@ -53,6 +55,25 @@ static void softmax_into(float *out, const float *v, int64_t n) {
     for (int64_t i = 0; i < n; i++) out[i] = (float)(out[i] / sum);
 }
 
+/* MiniMind's repetition penalty on v [vocab] for every id seen, once each (torch.unique):
+ * positive logits divided by r, negative ones multiplied. */
+static void penalise(float *v, const int32_t *seen, int64_t n_seen, double penalty) {
+    if (penalty == 1.0) return;
+    const float r = (float)penalty;
+    for (int64_t i = 0; i < n_seen; i++) {
+        int repeat = 0;
+        for (int64_t j = 0; j < i && !repeat; j++) repeat = seen[j] == seen[i];
+        if (repeat) continue;
+        float *x = &v[seen[i]];
+        *x = *x > 0.0f ? *x / r : *x * r;
+    }
+}
+
+static void one_hot(float *out, int64_t n, int64_t at) {
+    memset(out, 0, (size_t)n * sizeof *out);
+    out[at] = 1.0f;
+}
+
 al_status al_sampler_stages(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                             const al_sampler_params *p, float *stages, int64_t cap, al_error *err) {
     al_status st = check(logits, vocab, seen, n_seen, p, err);
@@ -68,19 +89,26 @@ al_status al_sampler_stages(const float *logits, int64_t vocab, const int32_t *s
     softmax_into(raw, logits, vocab);
     /* 2. logits / temperature (temperature 0: greedy, left unscaled here). */
     const float t = p->temperature > 0.0 ? (float)p->temperature : 1.0f;
-    for (int64_t i = 0; i < vocab; i++) top_p[i] = logits[i] / t; /* top_p as scratch: logits so far */
-    softmax_into(tempered, top_p, vocab);
-    /* 3. Repetition penalty on every id seen, once each (torch.unique). */
-    if (p->repetition_penalty != 1.0) {
-        const float r = (float)p->repetition_penalty;
-        for (int64_t i = 0; i < n_seen; i++) {
-            int repeat = 0;
-            for (int64_t j = 0; j < i && !repeat; j++) repeat = seen[j] == seen[i];
-            if (repeat) continue;
-            float *v = &top_p[seen[i]];
-            *v = *v > 0.0f ? *v / r : *v * r;
-        }
+    int overflow = 0; /* a finite logit whose quotient is not: softmax would be ∞ - ∞ = NaN */
+    for (int64_t i = 0; i < vocab; i++) {
+        top_p[i] = logits[i] / t; /* top_p as scratch: logits so far */
+        overflow |= isfinite(logits[i]) && !isfinite(top_p[i]);
     }
+    if (overflow) {
+        /* The limit T → 0+: softmax(logits / T) is one-hot on the largest logit, and the penalty
+         * keeps the order of logits / T (T > 0 scales both signs alike), so the rest is one-hot on
+         * the largest penalised logit, which top-k and top-p keep: the step is greedy. */
+        one_hot(tempered, vocab, al_sample_greedy(logits, vocab));
+        memcpy(top_p, logits, (size_t)vocab * sizeof *top_p);
+        penalise(top_p, seen, n_seen, p->repetition_penalty);
+        const int64_t best = al_sample_greedy(top_p, vocab);
+        one_hot(penalised, vocab, best), one_hot(top_k, vocab, best), one_hot(top_p, vocab, best);
+        free(order);
+        return AL_OK;
+    }
+    softmax_into(tempered, top_p, vocab);
+    /* 3. Repetition penalty on every id seen, once each. */
+    penalise(top_p, seen, n_seen, p->repetition_penalty);
     softmax_into(penalised, top_p, vocab);
     /* 4. top-k: logits below the k-th largest out (ties with it kept). */
     for (int64_t i = 0; i < vocab; i++) order[i] = (scored){top_p[i], (int32_t)i};

@@ -20,6 +20,7 @@ export const PROGRAMS = {
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
   test_sampler: { args: [] },
+  test_sampler_limit: { args: [] },
   test_train_lab: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },
   test_train: { args: ['dense_gqa_tied', 'dense_mha_untied', 'moe_top2_norm', 'moe_top1', 'interleaved_noqk', 'attn_only'].map((c) => `tests/fixtures/train/${c}`) },
   // Under valgrind without the timing check (memcheck is some 30 times slower).

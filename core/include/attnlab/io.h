@@ -76,7 +76,10 @@ al_status al_st_serialize(const al_st_entry *entries, int n_entries,
                           const char *const *meta_kv, int n_meta,
                           uint8_t *buf, size_t cap, size_t *needed, al_error *err);
 /* The same, every tensor stored as `dtype`: AL_DTYPE_F32, or AL_DTYPE_F16 (each float rounded
- * to the nearest half, ties to even, as torch's .half(); beyond ±65504 infinity). */
+ * to the nearest half, ties to even, as torch's .half(): 65519 becomes 65504). A value that
+ * float16 cannot hold — one that rounds to infinity (|x| >= 65520), infinity or NaN — is
+ * refused with AL_ERR_NONFINITE naming the tensor and the element, before anything is
+ * written. */
 al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype dtype,
                              const char *const *meta_kv, int n_meta,
                              uint8_t *buf, size_t cap, size_t *needed, al_error *err);

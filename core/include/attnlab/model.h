@@ -375,7 +375,10 @@ al_sampler_params al_sampler_params_default(void); /* MiniMind's: 0.85, 50, 0.85
 
 /* The distribution at each stage, for drawing: stages [AL_SAMPLER_STAGES, vocab] = the
  * softmax of the raw logits, after temperature, after the repetition penalty, after top-k,
- * after top-p. cap: the buffer's capacity in floats. */
+ * after top-p. When a finite logit divided by the temperature is not finite (T of 1e-38 or
+ * less, or T = 1e-37 with a logit of 40), the stages after the first are their limit as
+ * T → 0+: one-hot on the largest logit, then on the largest penalised logit (greedy's choice).
+ * cap: the buffer's capacity in floats. */
 #define AL_SAMPLER_STAGES 5
 al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
                             const int32_t *seen /* [n_seen] */, int64_t n_seen,
@@ -383,7 +386,9 @@ al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
 
 /* The next token: the stages computed into `stages` (as above), then the draw (one uniform
  * number from rng); at temperature 0 the argmax of the penalised logits (then only they are
- * left in `stages`, no stage is computed). -1 with *err set on bad arguments. */
+ * left in `stages`, no stage is computed). At a temperature too small for the logits (above)
+ * the draw is from one-hot stages: the same token as temperature 0. -1 with *err set on bad
+ * arguments. */
 int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                   const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err);
 
