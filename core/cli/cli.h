@@ -79,13 +79,6 @@ uint8_t *cli_read_stdin(size_t max_bytes, size_t *size);
  * and not the same file as any of the inputs. Prints the error (naming `out`) and returns 0. */
 int cli_check_output(const char *out, const char *const *inputs, int n_inputs);
 
-/* 1 if the folder dir holds a model: any of a MiniMind folder's files (cli_model_paths:
- * config.json, model.safetensors, tokenizer.json) is there; 0 if not (or dir is no folder); -1
- * after printing that memory ran out. */
-int cli_folder_has_model(const char *dir);
-
-/* "dir/name" in a new string; NULL if memory ran out (nothing printed). */
-char *cli_path_join(const char *dir, const char *name);
 
 /* Writes bytes to path via a temporary file in the same directory and rename(2), so the path
  * either holds the complete new file or is untouched; the temporary file is removed if
@@ -196,6 +189,10 @@ int cmd_cut_tokenizer(int argc, char **argv);
 int cli_same_file(const char *a, const char *b);
 /* "DIR/NAME" in a new string; NULL after printing "out of memory". */
 char *cli_path_in(const char *dir, const char *name);
+/* 1 if the folder dir holds a model: any of a MiniMind folder's files (cli_model_paths:
+ * config.json, model.safetensors, tokenizer.json) is there; 0 if not (or dir is no folder); -1
+ * after printing that memory ran out. */
+int cli_folder_has_model(const char *dir);
 /* The first of names[0, n) that dir holds (a file, a folder, a link), or NULL. */
 const char *cli_folder_holds(const char *dir, const char *const *names, int n);
 /* Removes from dir what a write of one of names[0, n) killed before its rename leaves:

@@ -355,24 +355,6 @@ static void watch_pending(const char *tmp) {
 
 static void unwatch_pending(void) { have_pending = 0; }
 
-char *cli_path_join(const char *dir, const char *name) {
-    const size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s/%s", dir, name);
-    return path;
-}
-
-int cli_folder_has_model(const char *dir) {
-    struct stat sb;
-    cli_model_paths mp;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
-    const int got = cli_model_paths_get(dir, &mp);
-    int has = 0;
-    for (int i = 0; got > 0 && i < CLI_MODEL_FILES; i++) has |= lstat(mp.files[i], &sb) == 0;
-    cli_model_paths_free(&mp);
-    return got < 0 ? -1 : has;
-}
-
 int cli_check_output(const char *out, const char *const *inputs, int n_inputs) {
     if (!out || !*out) {
         cli_error("--out needs a file path (got an empty one)");
@@ -395,8 +377,7 @@ int cli_check_output(const char *out, const char *const *inputs, int n_inputs) {
             return 0;
         }
         for (int i = 0; i < n_inputs; i++) {
-            struct stat si;
-            if (inputs[i] && stat(inputs[i], &si) == 0 && si.st_dev == so.st_dev && si.st_ino == so.st_ino) {
+            if (cli_same_file(inputs[i], out)) {
                 cli_error("--out '%s' is the same file as the input '%s': refusing to overwrite an input",
                           cli_show(out), cli_show(inputs[i]));
                 return 0;

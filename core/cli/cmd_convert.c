@@ -58,10 +58,9 @@ int cmd_convert(int argc, char **argv) {
         cli_error("--out '%s' is not a folder", cli_show(out));
         return EXIT_BAD_INPUT;
     }
-    char *cp = cli_path_join(out, "config.json"), *mp = cli_path_join(out, "model.safetensors");
-    char *tp = cli_path_join(out, "tokenizer.json");
-    int status = cp && mp && tp ? EXIT_OK : EXIT_FAILURE_ENV;
-    if (status != EXIT_OK) cli_error("out of memory");
+    char *cp = cli_path_in(out, "config.json"), *mp = cli_path_in(out, "model.safetensors");
+    char *tp = cli_path_in(out, "tokenizer.json");
+    int status = cp && mp && tp ? EXIT_OK : EXIT_FAILURE_ENV; /* cli_path_in printed why */
     /* 0. An existing folder: none of its three files may be a file this reads (--force or not),
      *    and a model there is replaced only with --force. */
     const char *written[3] = {cp, mp, tp};

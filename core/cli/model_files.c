@@ -84,9 +84,9 @@ int cli_model_paths_get(const char *path, cli_model_paths *out) {
     char **f = out->files;
     if (S_ISDIR(sb.st_mode)) {
         out->kind = AL_MODEL_FILE_SAFETENSORS;
-        f[CLI_MODEL_CONFIG] = cli_path_join(path, "config.json");
-        f[CLI_MODEL_WEIGHTS] = cli_path_join(path, "model.safetensors");
-        f[CLI_MODEL_TOKENIZER] = cli_path_join(path, "tokenizer.json");
+        f[CLI_MODEL_CONFIG] = cli_path_in(path, "config.json");
+        f[CLI_MODEL_WEIGHTS] = cli_path_in(path, "model.safetensors");
+        f[CLI_MODEL_TOKENIZER] = cli_path_in(path, "tokenizer.json");
     } else if (named_pth(path)) {
         out->kind = AL_MODEL_FILE_PTH;
         const char *slash = strrchr(path, '/'); /* the .pth's folder, its '/' included */

@@ -37,6 +37,17 @@ const char *cli_folder_holds(const char *dir, const char *const *names, int n) {
     return NULL;
 }
 
+int cli_folder_has_model(const char *dir) {
+    struct stat sb;
+    cli_model_paths mp;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
+    const int got = cli_model_paths_get(dir, &mp);
+    int has = 0;
+    for (int i = 0; got > 0 && i < CLI_MODEL_FILES; i++) has |= lstat(mp.files[i], &sb) == 0;
+    cli_model_paths_free(&mp);
+    return got < 0 ? -1 : has;
+}
+
 /* "NAME.next", "NAME.tmp.XXXXXX" or "NAME.next.tmp.XXXXXX" (mkstemp's six letters and digits):
  * what a write of NAME leaves when the process is killed before its rename. */
 static int is_leftover(const char *entry, const char *name) {
