@@ -207,6 +207,8 @@ test('a MiniMind folder that does not match its config is refused with one line'
   const bad = join(work, 'bad-model');
   cpSync(join(FIXTURES, 'dense_f32'), bad, { recursive: true });
   const config = JSON.parse(readFileSync(join(bad, 'config.json'), 'utf8'));
+  const { rope_scaling: _, inference_rope_scaling: __, ...withoutYarn } = config;
+  const yarn = (fields) => ({ ...config, rope_scaling: { type: 'yarn', ...fields } });
   const refusals = [
     [{ ...config, num_hidden_layers: 3 }, /tensor 'model.layers.2.input_layernorm.weight' not found/],
     [{ ...config, hidden_size: 48 }, /tensor 'model.embed_tokens.weight' has 2 dimensions \[512, 64\], config.json implies \[512, 48\]/],
@@ -218,14 +220,41 @@ test('a MiniMind folder that does not match its config is refused with one line'
     [{ ...config, intermediate_size: 0 }, /'model.layers.0.mlp.gate_proj.weight' has 2 dimensions \[128, 64\], config.json implies \[0, 64\]/],
     [{ ...config, use_moe: true, intermediate_size: 0, moe_intermediate_size: 0 },
       /"moe_intermediate_size" must be at least 1 with use_moe \(absent or 0, it is intermediate_size\)/],
+    // a MoE needs experts, and each token 1 to num_experts of them (MiniMind's topk)
+    [{ ...config, use_moe: true, num_experts: 0 }, /config\.json: "num_experts" must be at least 1 with use_moe \(got 0\)/],
+    [{ ...config, use_moe: true, n_routed_experts: 0 }, /"num_experts" must be at least 1 with use_moe \(got 0\)/],
+    [{ ...config, use_moe: true, num_experts_per_tok: 0 }, /"num_experts_per_tok" must be from 1 to num_experts \(4\) \(got 0\)/],
+    [{ ...config, use_moe: true, num_experts: 2, num_experts_per_tok: 3 },
+      /"num_experts_per_tok" must be from 1 to num_experts \(2\) \(got 3\)/],
+    // rope_scaling given turns YaRN on; each field must be one precompute_freqs_cis can use
+    [yarn({ factor: 0 }), /config\.json: "rope_scaling\.factor" must be at least 1 \(got 0\)/],
+    [yarn({ factor: -4 }), /"rope_scaling\.factor" must be at least 1 \(got -4\)/],
+    [yarn({ factor: 0.5 }), /"rope_scaling\.factor" must be at least 1 \(got 0\.5\)/],
+    [yarn({ factor: 1e7 }), /YaRN factor must be in \[1, 1e6\] \(got 1e\+07\)/],
+    [yarn({ original_max_position_embeddings: 0 }), /"rope_scaling\.original_max_position_embeddings" must be at least 1 \(got 0\)/],
+    [yarn({ beta_fast: 1, beta_slow: 1 }), /"rope_scaling\.beta_fast" must be above beta_slow \(1\) \(got 1\)/],
+    [yarn({ beta_fast: 0.5 }), /"rope_scaling\.beta_fast" must be above beta_slow \(1\) \(got 0\.5\)/],
+    [yarn({ beta_slow: 0 }), /"rope_scaling\.beta_slow" must be above 0 \(got 0\)/],
+    [yarn({ beta_fast: -1, beta_slow: -2 }), /"rope_scaling\.beta_slow" must be above 0 \(got -2\)/],
+    [yarn({ attention_factor: 0 }), /"rope_scaling\.attention_factor" must be above 0 \(got 0\)/],
+    [yarn({ attention_factor: -1 }), /"rope_scaling\.attention_factor" must be above 0 \(got -1\)/],
+    // the object turns YaRN on even where inference_rope_scaling false comes after it
+    [{ ...withoutYarn, rope_scaling: { factor: 0 }, inference_rope_scaling: false }, /"rope_scaling\.factor" must be at least 1 \(got 0\)/],
   ];
   for (const [c, message] of refusals) {
     writeFileSync(join(bad, 'config.json'), JSON.stringify(c));
-    const r = run(cli, ['generate', '--model', bad, '--ids', '1 2', '--max-new-tokens', '2']);
-    assert.equal(r.status, 2, `${JSON.stringify(c).slice(0, 60)}: ${r.stderr}`);
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, message);
+    for (const command of [['generate', '--ids', '1 2', '--max-new-tokens', '2'], ['inspect']]) {
+      const r = run(cli, [command[0], '--model', bad, ...command.slice(1)]);
+      assert.equal(r.status, 2, `${command[0]} ${JSON.stringify(c).slice(-80)}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
   }
+  // A field rope_scaling leaves out takes MiniMind's default (factor 16, not 0: YaRN stays on).
+  writeFileSync(join(bad, 'config.json'), JSON.stringify(yarn({})));
+  const yarnDefaults = run(cli, ['inspect', '--model', bad]);
+  assert.equal(yarnDefaults.status, 0, yarnDefaults.stderr);
+  assert.match(yarnDefaults.stdout, /\nYaRN: factor 16, original context 2048, beta_fast 32, beta_slow 1, attention factor 1\n/);
   writeFileSync(join(bad, 'config.json'), '{"hidden_size": ');
   const r = run(cli, ['inspect', '--model', bad]);
   assert.equal(r.status, 2);
