@@ -15,7 +15,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
-import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
+import { maxDiff, readSafetensors, writeSafetensors } from './lib/safetensors.mjs';
 
 const FIXTURES = join(ROOT, 'tests', 'fixtures', 'minimind');
 const cases = readFileSync(join(FIXTURES, 'INDEX.txt'), 'utf8').split('\n').filter(Boolean);
@@ -200,6 +200,43 @@ test('a .pth that cannot be read, or flags that do not fit it, are refused with 
       assert.match(r.stderr, message);
     }
   }
+});
+
+// The largest MoE the limits allow, 256 layers of 256 experts (198,402 tensors of a few floats
+// each), every weight in model.safetensors and one more, last in the file: refused, naming it.
+// The check is the file's names less the model's (n log n); the guard is for a hang only.
+test('a MiniMind folder of 200k tensors with one the model has no place for is refused, naming it', () => {
+  const dir = join(work, 'moe-200k');
+  mkdirSync(dir, { recursive: true });
+  const L = 256, E = 256;
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({
+    hidden_size: 2, num_hidden_layers: L, num_attention_heads: 1, num_key_value_heads: 1, head_dim: 2, vocab_size: 1,
+    max_position_embeddings: 8, use_moe: true, num_experts: E, num_experts_per_tok: 1, moe_intermediate_size: 1,
+  }));
+  const tensors = {};
+  const weight = (name, shape) => { tensors[name] = { shape, data: new Array(shape[0] * (shape[1] ?? 1)).fill(0.5) }; };
+  weight('model.embed_tokens.weight', [1, 2]);
+  weight('model.norm.weight', [2]);
+  for (let l = 0; l < L; l++) {
+    const layer = `model.layers.${l}.`;
+    weight(`${layer}input_layernorm.weight`, [2]);
+    for (const x of ['q', 'k', 'v', 'o']) weight(`${layer}self_attn.${x}_proj.weight`, [2, 2]);
+    weight(`${layer}post_attention_layernorm.weight`, [2]);
+    weight(`${layer}mlp.gate.weight`, [E, 2]);
+    for (let e = 0; e < E; e++) {
+      weight(`${layer}mlp.experts.${e}.gate_proj.weight`, [1, 2]);
+      weight(`${layer}mlp.experts.${e}.up_proj.weight`, [1, 2]);
+      weight(`${layer}mlp.experts.${e}.down_proj.weight`, [2, 1]);
+    }
+  }
+  weight(`model.layers.${L - 1}.mlp.experts.${E}.gate_proj.weight`, [1, 2]);
+  assert.equal(Object.keys(tensors).length, 2 + L * (7 + 3 * E) + 1);
+  writeSafetensors(join(dir, 'model.safetensors'), tensors);
+  const r = run(cli, ['inspect', '--model', dir], { timeout: 30000 });
+  assert.equal(r.signal, null, 'still running after 30 s');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^attnlab: [^\n]*: tensor 'model\.layers\.255\.mlp\.experts\.256\.gate_proj\.weight' has no place in the model config\.json describes\n$/);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('a MiniMind folder that does not match its config is refused with one line', async () => {
