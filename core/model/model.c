@@ -103,8 +103,8 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err) {
             return al_fail(err, AL_ERR_CONFIG, "model: YaRN factor must be in [1, 1e6] (got %g)", hp->yarn_factor);
         CHECK_RANGE(yarn_original_max, 1, AL_MAX_SEQ);
         if (!(hp->yarn_beta_slow > 0.0 && hp->yarn_beta_fast > hp->yarn_beta_slow && hp->yarn_beta_fast < 1e6))
-            return al_fail(err, AL_ERR_CONFIG,
-                           "model: YaRN betas must satisfy 0 < beta_slow < beta_fast < 1e6 (got beta_slow %g, beta_fast %g)",
+            return al_fail(err, AL_ERR_CONFIG, "model: YaRN betas must satisfy 0 < beta_slow < beta_fast < 1e6 "
+                                               "(got beta_slow %g, beta_fast %g)",
                            hp->yarn_beta_slow, hp->yarn_beta_fast);
         if (!(hp->attention_factor > 0.0 && hp->attention_factor < 1e3))
             return al_fail(err, AL_ERR_CONFIG, "model: YaRN attention factor must be in (0, 1000) (got %g)",
