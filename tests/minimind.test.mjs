@@ -235,11 +235,50 @@ test('a .pth that cannot be read, or flags that do not fit it, are refused with 
   }
 });
 
+// The largest MoE the limits allow, 256 layers of 256 experts (198,402 tensors of a few floats
+// each), every weight in model.safetensors and one more, last in the file: refused, naming it.
+// The check is the file's names less the model's (n log n); the guard is for a hang only.
+test('a MiniMind folder of 200k tensors with one the model has no place for is refused, naming it', () => {
+  const dir = join(work, 'moe-200k');
+  mkdirSync(dir, { recursive: true });
+  const L = 256, E = 256;
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({
+    hidden_size: 2, num_hidden_layers: L, num_attention_heads: 1, num_key_value_heads: 1, head_dim: 2, vocab_size: 1,
+    max_position_embeddings: 8, use_moe: true, num_experts: E, num_experts_per_tok: 1, moe_intermediate_size: 1,
+  }));
+  const tensors = {};
+  const weight = (name, shape) => { tensors[name] = { shape, data: new Array(shape[0] * (shape[1] ?? 1)).fill(0.5) }; };
+  weight('model.embed_tokens.weight', [1, 2]);
+  weight('model.norm.weight', [2]);
+  for (let l = 0; l < L; l++) {
+    const layer = `model.layers.${l}.`;
+    weight(`${layer}input_layernorm.weight`, [2]);
+    for (const x of ['q', 'k', 'v', 'o']) weight(`${layer}self_attn.${x}_proj.weight`, [2, 2]);
+    weight(`${layer}post_attention_layernorm.weight`, [2]);
+    weight(`${layer}mlp.gate.weight`, [E, 2]);
+    for (let e = 0; e < E; e++) {
+      weight(`${layer}mlp.experts.${e}.gate_proj.weight`, [1, 2]);
+      weight(`${layer}mlp.experts.${e}.up_proj.weight`, [1, 2]);
+      weight(`${layer}mlp.experts.${e}.down_proj.weight`, [2, 1]);
+    }
+  }
+  weight(`model.layers.${L - 1}.mlp.experts.${E}.gate_proj.weight`, [1, 2]);
+  assert.equal(Object.keys(tensors).length, 2 + L * (7 + 3 * E) + 1);
+  writeSafetensors(join(dir, 'model.safetensors'), tensors);
+  const r = run(cli, ['inspect', '--model', dir], { timeout: 30000 });
+  assert.equal(r.signal, null, 'still running after 30 s');
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /^attnlab: [^\n]*: tensor 'model\.layers\.255\.mlp\.experts\.256\.gate_proj\.weight' has no place in the model config\.json describes\n$/);
+  rmSync(dir, { recursive: true, force: true });
+});
+
 test('a MiniMind folder that does not match its config is refused with one line', async () => {
   const { cpSync, writeFileSync } = await import('node:fs');
   const bad = join(work, 'bad-model');
   cpSync(join(FIXTURES, 'dense_f32'), bad, { recursive: true });
   const config = JSON.parse(readFileSync(join(bad, 'config.json'), 'utf8'));
+  const { rope_scaling: _, inference_rope_scaling: __, ...withoutYarn } = config;
+  const yarn = (fields) => ({ ...config, rope_scaling: { type: 'yarn', ...fields } });
   const refusals = [
     [{ ...config, num_hidden_layers: 3 }, /tensor 'model.layers.2.input_layernorm.weight' not found/],
     [{ ...config, hidden_size: 48 }, /tensor 'model.embed_tokens.weight' has 2 dimensions \[512, 64\], config.json implies \[512, 48\]/],
@@ -251,14 +290,41 @@ test('a MiniMind folder that does not match its config is refused with one line'
     [{ ...config, intermediate_size: 0 }, /'model.layers.0.mlp.gate_proj.weight' has 2 dimensions \[128, 64\], config.json implies \[0, 64\]/],
     [{ ...config, use_moe: true, intermediate_size: 0, moe_intermediate_size: 0 },
       /"moe_intermediate_size" must be at least 1 with use_moe \(absent or 0, it is intermediate_size\)/],
+    // a MoE needs experts, and each token 1 to num_experts of them (MiniMind's topk)
+    [{ ...config, use_moe: true, num_experts: 0 }, /config\.json: "num_experts" must be at least 1 with use_moe \(got 0\)/],
+    [{ ...config, use_moe: true, n_routed_experts: 0 }, /"num_experts" must be at least 1 with use_moe \(got 0\)/],
+    [{ ...config, use_moe: true, num_experts_per_tok: 0 }, /"num_experts_per_tok" must be from 1 to num_experts \(4\) \(got 0\)/],
+    [{ ...config, use_moe: true, num_experts: 2, num_experts_per_tok: 3 },
+      /"num_experts_per_tok" must be from 1 to num_experts \(2\) \(got 3\)/],
+    // rope_scaling given turns YaRN on; each field must be one precompute_freqs_cis can use
+    [yarn({ factor: 0 }), /config\.json: "rope_scaling\.factor" must be at least 1 \(got 0\)/],
+    [yarn({ factor: -4 }), /"rope_scaling\.factor" must be at least 1 \(got -4\)/],
+    [yarn({ factor: 0.5 }), /"rope_scaling\.factor" must be at least 1 \(got 0\.5\)/],
+    [yarn({ factor: 1e7 }), /YaRN factor must be in \[1, 1e6\] \(got 1e\+07\)/],
+    [yarn({ original_max_position_embeddings: 0 }), /"rope_scaling\.original_max_position_embeddings" must be at least 1 \(got 0\)/],
+    [yarn({ beta_fast: 1, beta_slow: 1 }), /"rope_scaling\.beta_fast" must be above beta_slow \(1\) \(got 1\)/],
+    [yarn({ beta_fast: 0.5 }), /"rope_scaling\.beta_fast" must be above beta_slow \(1\) \(got 0\.5\)/],
+    [yarn({ beta_slow: 0 }), /"rope_scaling\.beta_slow" must be above 0 \(got 0\)/],
+    [yarn({ beta_fast: -1, beta_slow: -2 }), /"rope_scaling\.beta_slow" must be above 0 \(got -2\)/],
+    [yarn({ attention_factor: 0 }), /"rope_scaling\.attention_factor" must be above 0 \(got 0\)/],
+    [yarn({ attention_factor: -1 }), /"rope_scaling\.attention_factor" must be above 0 \(got -1\)/],
+    // the object turns YaRN on even where inference_rope_scaling false comes after it
+    [{ ...withoutYarn, rope_scaling: { factor: 0 }, inference_rope_scaling: false }, /"rope_scaling\.factor" must be at least 1 \(got 0\)/],
   ];
   for (const [c, message] of refusals) {
     writeFileSync(join(bad, 'config.json'), JSON.stringify(c));
-    const r = run(cli, ['generate', '--model', bad, '--ids', '1 2', '--max-new-tokens', '2']);
-    assert.equal(r.status, 2, `${JSON.stringify(c).slice(0, 60)}: ${r.stderr}`);
-    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
-    assert.match(r.stderr, message);
+    for (const command of [['generate', '--ids', '1 2', '--max-new-tokens', '2'], ['inspect']]) {
+      const r = run(cli, [command[0], '--model', bad, ...command.slice(1)]);
+      assert.equal(r.status, 2, `${command[0]} ${JSON.stringify(c).slice(-80)}: ${r.stderr}`);
+      assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+      assert.match(r.stderr, message);
+    }
   }
+  // A field rope_scaling leaves out takes MiniMind's default (factor 16, not 0: YaRN stays on).
+  writeFileSync(join(bad, 'config.json'), JSON.stringify(yarn({})));
+  const yarnDefaults = run(cli, ['inspect', '--model', bad]);
+  assert.equal(yarnDefaults.status, 0, yarnDefaults.stderr);
+  assert.match(yarnDefaults.stdout, /\nYaRN: factor 16, original context 2048, beta_fast 32, beta_slow 1, attention factor 1\n/);
   writeFileSync(join(bad, 'config.json'), '{"hidden_size": ');
   const r = run(cli, ['inspect', '--model', bad]);
   assert.equal(r.status, 2);

@@ -518,6 +518,8 @@ const assertRefused = (fn, message) => assert.match(refusal(fn).message, message
 
 const stories = bytes(STORIES), tok512 = bytes(TOK512);
 const dense = minimindFiles('dense_f32'), moe = minimindFiles('moe_top2_norm');
+// A fixture's model.safetensors with its config.json changed by `fields`.
+const configWith = (files, fields) => ({ ...files.options, config: new TextEncoder().encode(JSON.stringify({ ...files.config, ...fields })) });
 const REFUSED_CREATES = [
   ['a truncated llama2.c model', () => ({ model: stories.subarray(0, 500000), tokenizer: tok512 }),
     /llama2\.c checkpoint: .*implies 1056540 bytes but the file has 500000/],
@@ -534,6 +536,12 @@ const REFUSED_CREATES = [
     /tokenizer.*not valid JSON/],
   ['no tokenizer', () => ({ model: stories, tokenizer: new Uint8Array(0) }), /tokenizer/],
   ['a context beyond the lab\'s limit', () => storiesOptions({ context: 4096 }), /context/],
+  ['a config.json with rope_scaling\'s factor 0', () => configWith(dense, { rope_scaling: { type: 'yarn', factor: 0 } }),
+    /config\.json: "rope_scaling\.factor" must be at least 1 \(got 0\)/],
+  ['a config.json with beta_fast equal to beta_slow', () => configWith(dense, { rope_scaling: { type: 'yarn', beta_fast: 1, beta_slow: 1 } }),
+    /"rope_scaling\.beta_fast" must be above beta_slow \(1\) \(got 1\)/],
+  ['a config.json of a MoE of no experts', () => configWith(moe, { num_experts: 0 }),
+    /config\.json: "num_experts" must be at least 1 with use_moe \(got 0\)/],
 ];
 
 for (const [what, options, message] of REFUSED_CREATES) {

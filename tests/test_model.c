@@ -216,6 +216,51 @@ static void test_attention_only(void) {
           "experts of width 0: %s", err.msg);
 }
 
+/* The YaRN and MoE fields a model may have, whoever fills them in (config.json, a .pth's
+ * flags, the page): the values MiniMind's precompute_freqs_cis and topk can use, no others. */
+static void test_yarn_and_moe_rules(void) {
+    al_model_hparams hp = {0};
+    hp.vocab = 50, hp.hidden = 16, hp.n_layers = 2, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 4;
+    hp.ffn_hidden = 24, hp.max_seq = 32, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
+    /* MiniMind's rope_scaling: factor 16, original 2048, beta_fast 32, beta_slow 1, attention 1 */
+    hp.yarn_factor = 16, hp.yarn_original_max = 2048, hp.yarn_beta_fast = 32, hp.yarn_beta_slow = 1, hp.attention_factor = 1;
+    al_error err = {0};
+    CHECK(al_model_hparams_check(&hp, &err) == AL_OK, "MiniMind's YaRN refused: %s", err.msg);
+    const struct {
+        double factor, fast, slow, attention;
+        int64_t original;
+        const char *message;
+    } bad[] = {
+        {0.5, 32, 1, 1, 2048, "YaRN factor must be in [1, 1e6] (got 0.5)"},
+        {-4, 32, 1, 1, 2048, "YaRN factor must be in [1, 1e6] (got -4)"},
+        {NAN, 32, 1, 1, 2048, "YaRN factor must be in [1, 1e6]"},
+        {16, 32, 1, 1, 0, "yarn_original_max must be between 1 and"},
+        {16, 1, 1, 1, 2048, "0 < beta_slow < beta_fast < 1e6 (got beta_slow 1, beta_fast 1)"},
+        {16, 1, 32, 1, 2048, "0 < beta_slow < beta_fast < 1e6 (got beta_slow 32, beta_fast 1)"},
+        {16, 32, 0, 1, 2048, "0 < beta_slow < beta_fast < 1e6 (got beta_slow 0, beta_fast 32)"},
+        {16, -1, -2, 1, 2048, "0 < beta_slow < beta_fast < 1e6 (got beta_slow -2, beta_fast -1)"},
+        {16, 32, 1, 0, 2048, "attention factor must be in (0, 1000) (got 0)"},
+        {16, 32, 1, INFINITY, 2048, "attention factor must be in (0, 1000) (got inf)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        al_model_hparams b = hp;
+        b.yarn_factor = bad[i].factor, b.yarn_beta_fast = bad[i].fast, b.yarn_beta_slow = bad[i].slow;
+        b.attention_factor = bad[i].attention, b.yarn_original_max = bad[i].original;
+        err.msg[0] = '\0';
+        CHECK(al_model_hparams_check(&b, &err) == AL_ERR_CONFIG && strstr(err.msg, bad[i].message), "YaRN case %zu: %s", i,
+              err.msg);
+    }
+    hp.n_experts = 4, hp.top_k = 1, hp.moe_ffn_hidden = 8;
+    CHECK(al_model_hparams_check(&hp, &err) == AL_OK, "MoE of 4 experts, top-1, refused: %s", err.msg);
+    const int64_t top_k[] = {0, 5};
+    for (size_t i = 0; i < 2; i++) {
+        al_model_hparams b = hp;
+        b.top_k = top_k[i];
+        CHECK(al_model_hparams_check(&b, &err) != AL_OK && strstr(err.msg, "top_k must be between 1 and 4"),
+              "top-%lld of 4 experts: %s", (long long)top_k[i], err.msg);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
     size_t size = 0;
@@ -227,5 +272,6 @@ int main(int argc, char **argv) {
     free(bytes);
     test_flops(argc > 2 ? argv[2] : "tests/fixtures/model_flops/flops.txt");
     test_attention_only();
+    test_yarn_and_moe_rules();
     CHECK_DONE();
 }

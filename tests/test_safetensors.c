@@ -83,6 +83,7 @@ static int exercise(const al_safetensors *st, const char *ctx) {
         CHECK(t.nbytes == t.numel * dtype_size(t.dtype_name), "%s: nbytes of '%s'", ctx, t.name);
         CHECK(al_st_find(st, t.name, &u) == AL_OK && u.data == t.data, "%s: find '%s'", ctx,
               t.name);
+        CHECK(al_st_index(st, t.name) == i, "%s: index of '%s' %d, not %d", ctx, t.name, al_st_index(st, t.name), i);
         volatile uint8_t sum = 0; /* touch every byte: ASan sees any range outside the copy */
         for (int64_t k = 0; k < t.nbytes; k++) sum += ((const uint8_t *)t.data)[k];
         (void)sum;
@@ -291,6 +292,7 @@ static void test_api_errors(void) {
     al_st_tensor t;
     CHECK(al_st_get(NULL, 0, &t) == AL_ERR_ARG, "get(NULL)");
     CHECK(al_st_find(NULL, "w", &t) == AL_ERR_ARG, "find(NULL)");
+    CHECK(al_st_index(NULL, "w") == -1, "index(NULL)");
     CHECK(al_st_read_f32(NULL, "w", NULL, 0, &e) == AL_ERR_ARG, "read(NULL)");
 
     const char *hdr = "{\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]},"
@@ -309,6 +311,8 @@ static void test_api_errors(void) {
     CHECK(al_st_get(st, 4, &t) == AL_ERR_ARG, "get(count)");
     CHECK(al_st_get(st, 0, NULL) == AL_ERR_ARG, "get info NULL");
     CHECK(al_st_find(st, "nope", &t) == AL_ERR_MISSING, "find missing");
+    CHECK(al_st_index(st, "nope") == -1 && al_st_index(st, NULL) == -1, "index of a missing name");
+    CHECK(al_st_index(st, "w") == 0 && al_st_index(st, "flags") == 3, "index in the header's order");
     CHECK(al_st_find(st, NULL, &t) == AL_ERR_ARG, "find NULL name");
     CHECK(al_st_find(st, "pos", &t) == AL_OK && t.dtype == AL_DTYPE_I64 && t.nbytes == 8,
           "I64 tensor indexed");

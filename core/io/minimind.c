@@ -40,7 +40,8 @@ typedef struct {
     int64_t yarn_orig;
     double eps, theta, yarn_factor, beta_fast, beta_slow, attn_factor;
     int tied, use_moe, norm_topk;
-    int rope_scaling_on; /* inference_rope_scaling true, or a rope_scaling object given */
+    int inference_scaling; /* inference_rope_scaling */
+    int rope_scaling_given; /* a rope_scaling object; either turns YaRN on, whatever their order */
 } config_fields;
 
 static al_status bad_value(al_error *err, const char *key, const char *want) {
@@ -74,7 +75,7 @@ static al_status read_flag(al_json_cursor *c, const char *key, int *out, al_erro
 static al_status read_rope_scaling(al_json_cursor *c, config_fields *f, al_error *err) {
     if (al_json_peek(c) == JSON_NULL) return al_json_skip(c) == 0 ? AL_OK : bad_value(err, "rope_scaling", "an object");
     if (al_json_peek(c) != JSON_OBJECT || al_json_enter(c) != 0) return bad_value(err, "rope_scaling", "an object or null");
-    f->rope_scaling_on = 1;
+    f->rope_scaling_given = 1;
     while (al_json_more(c)) {
         char key[KEY_MAX];
         size_t len;
@@ -136,7 +137,7 @@ static al_status read_config(const char *json, size_t len, config_fields *f, al_
         FLAG_KEY("tie_word_embeddings", tied)
         FLAG_KEY("use_moe", use_moe)
         FLAG_KEY("norm_topk_prob", norm_topk)
-        FLAG_KEY("inference_rope_scaling", rope_scaling_on)
+        FLAG_KEY("inference_rope_scaling", inference_scaling)
         else if (!strcmp(key, "rope_scaling")) st = read_rope_scaling(&c, f, err);
         else st = al_json_skip(&c) == 0 ? AL_OK : al_fail(err, AL_ERR_FORMAT, "config.json: the value of \"%s\" could not be read", key);
 #undef INT_KEY
@@ -144,6 +145,43 @@ static al_status read_config(const char *json, size_t len, config_fields *f, al_
 #undef FLAG_KEY
         if (st != AL_OK) return st;
     }
+    return AL_OK;
+}
+
+/* A field's value refused: the field, what it must be, and what it is. */
+static al_status bad_number(al_error *err, const char *key, const char *want, double v) {
+    char shown[AL_SHORTEST_MAX];
+    return al_fail(err, AL_ERR_CONFIG, "config.json: \"%s\" must be %s (got %s)", key, want, al_format_shortest(shown, v));
+}
+
+/* MoE's fields with use_moe: a router over num_experts >= 1 experts, each token sent to
+ * num_experts_per_tok of them (MiniMind's topk(scores, k), which needs 1 <= k <= experts). */
+static al_status check_experts(const config_fields *f, al_error *err) {
+    if (f->experts < 1) return bad_number(err, "num_experts", "at least 1 with use_moe", (double)f->experts);
+    if (f->top_k < 1 || f->top_k > f->experts) {
+        char want[64];
+        al_snprintf(want, sizeof want, "from 1 to num_experts (%lld)", (long long)f->experts);
+        return bad_number(err, "num_experts_per_tok", want, (double)f->top_k);
+    }
+    return AL_OK;
+}
+
+/* rope_scaling's fields as MiniMind's precompute_freqs_cis uses them (a field absent takes its
+ * default there and here): f_i · (1 − ramp_i + ramp_i / factor) needs factor >= 1 (0 divides by
+ * zero); inv_dim(b) = dim · ln(orig_max / (b · 2π)) / (2 · ln base) needs orig_max >= 1 and
+ * b > 0, and its ramp runs from inv_dim(beta_fast) up to inv_dim(beta_slow) only when
+ * beta_fast > beta_slow; cos and sin are multiplied by attention_factor > 0. */
+static al_status check_yarn(const config_fields *f, al_error *err) {
+    if (!(f->yarn_factor >= 1.0)) return bad_number(err, "rope_scaling.factor", "at least 1", f->yarn_factor);
+    if (f->yarn_orig < 1)
+        return bad_number(err, "rope_scaling.original_max_position_embeddings", "at least 1", (double)f->yarn_orig);
+    if (!(f->beta_slow > 0.0)) return bad_number(err, "rope_scaling.beta_slow", "above 0", f->beta_slow);
+    if (!(f->beta_fast > f->beta_slow)) {
+        char want[64], slow[AL_SHORTEST_MAX];
+        al_snprintf(want, sizeof want, "above beta_slow (%s)", al_format_shortest(slow, f->beta_slow));
+        return bad_number(err, "rope_scaling.beta_fast", want, f->beta_fast);
+    }
+    if (!(f->attn_factor > 0.0)) return bad_number(err, "rope_scaling.attention_factor", "above 0", f->attn_factor);
     return AL_OK;
 }
 
@@ -199,7 +237,7 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
     const al_model_hparams d = defaults();
     /* ffn -1: intermediate_size absent (or null) */
     config_fields f = {d.hidden, d.n_layers, d.n_heads, d.n_kv_heads, 0, d.vocab, -1, d.max_seq, 4, 1, 0,
-                       2048, 1e-6, 1e6, 16.0, 32.0, 1.0, 1.0, 1, 0, 1, 0};
+                       2048, 1e-6, 1e6, 16.0, 32.0, 1.0, 1.0, 1, 0, 1, 0, 0};
     al_status s = read_config(config_json, config_len, &f, err);
     if (s != AL_OK) return s;
     *hp = d;
@@ -218,6 +256,7 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
      * attention-only model (MiniMind's FeedForward of width 0 adds zeros). */
     hp->ffn_hidden = f.ffn >= 0 ? f.ffn : al_minimind_ffn_hidden(f.hidden);
     if (f.use_moe) {
+        if ((s = check_experts(&f, err)) != AL_OK) return s;
         hp->n_experts = f.experts;
         hp->top_k = f.top_k;
         /* MiniMind's experts: FeedForward(moe_intermediate_size or intermediate_size) */
@@ -226,7 +265,8 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
             return bad_value(err, "moe_intermediate_size", "at least 1 with use_moe (absent or 0, it is intermediate_size)");
         hp->norm_topk_prob = f.norm_topk;
     }
-    if (f.rope_scaling_on) {
+    if (f.inference_scaling || f.rope_scaling_given) {
+        if ((s = check_yarn(&f, err)) != AL_OK) return s;
         hp->yarn_factor = f.yarn_factor;
         hp->yarn_original_max = f.yarn_orig;
         hp->yarn_beta_fast = f.beta_fast;
@@ -247,10 +287,14 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
     al_status s = al_minimind_hparams(config_json, config_len, st, &hp, err);
     if (s != AL_OK) return s;
 
-    /* Every weight the config gives a place must be in the file with its shape: checked
-     * before the model is allocated. A tied model may still carry lm_head.weight (some
-     * exports write it): it is then not read. */
-    int64_t expected = 0;
+    /* Every weight the config gives a place must be in the file with its shape, and nothing
+     * else may be: checked before the model is allocated. The file's tensors less the
+     * weights, marked in `placed` [tensors of the file] by one O(log n) lookup per weight:
+     * n log n in all, for up to 256 layers of 256 experts (200k names). A tied model may still
+     * carry lm_head.weight (some exports write it): it is then not read. */
+    const int n_tensors = al_st_count(st);
+    unsigned char *placed = calloc(n_tensors > 0 ? (size_t)n_tensors : 1, 1);
+    if (!placed) return al_fail(err, AL_ERR_NOMEM, "MiniMind checkpoint: out of memory for %d tensor marks", n_tensors);
     for (int pass = 0; pass < 2; pass++) {
         al_model *m = NULL;
         if (pass == 1) {
@@ -268,11 +312,15 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
                     param_name(name, (al_model_param)p, l, e);
                     al_st_tensor t;
                     if (pass == 0) {
-                        expected++;
-                        if (al_st_find(st, name, &t) != AL_OK)
+                        const int at = al_st_index(st, name);
+                        if (at < 0) {
                             s = al_fail(err, AL_ERR_MISSING, "tensor '%s' not found (config.json gives the model %lld layers%s)",
                                         name, (long long)hp.n_layers, hp.n_experts ? " with experts" : "");
-                        else if (t.ndim != nd || t.shape[0] != shape[0] || (nd == 2 && t.shape[1] != shape[1]))
+                            continue;
+                        }
+                        placed[at] = 1;
+                        al_st_get(st, at, &t);
+                        if (t.ndim != nd || t.shape[0] != shape[0] || (nd == 2 && t.shape[1] != shape[1]))
                             s = al_fail(err, AL_ERR_SHAPE, "tensor '%s' has %d dimensions [%lld%s%lld], config.json implies [%lld%s%lld]",
                                         name, t.ndim, (long long)t.shape[0], t.ndim > 1 ? ", " : "", t.ndim > 1 ? (long long)t.shape[1] : 0LL,
                                         (long long)shape[0], nd > 1 ? ", " : "", nd > 1 ? (long long)shape[1] : 0LL);
@@ -284,29 +332,16 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
                 }
         }
         if (pass == 0) {
-            /* Nothing the model has no place for (a typo'd name would otherwise go unread). */
-            al_st_tensor head;
-            const int extra_head = hp.tied && al_st_find(st, "lm_head.weight", &head) == AL_OK;
-            if (s == AL_OK && al_st_count(st) != expected + extra_head)
-                for (int i = 0; i < al_st_count(st) && s == AL_OK; i++) {
-                    al_st_tensor t;
-                    al_st_get(st, i, &t);
-                    int known = extra_head && !strcmp(t.name, "lm_head.weight");
-                    for (int p = 0; p < AL_MP_COUNT && !known; p++) {
-                        const int per_layer = p != AL_MP_EMBED && p != AL_MP_FINAL_NORM && p != AL_MP_LM_HEAD;
-                        const int per_expert = p >= AL_MP_EXPERT_GATE;
-                        int64_t shape[2];
-                        if (al_model_param_shape(&hp, (al_model_param)p, shape) <= 0) continue;
-                        for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && !known; l++)
-                            for (int64_t e = 0; e < (per_expert ? hp.n_experts : 1) && !known; e++) {
-                                char name[NAME_MAX_LEN];
-                                param_name(name, (al_model_param)p, l, e);
-                                known = !strcmp(name, t.name);
-                            }
-                    }
-                    if (!known)
-                        s = al_fail(err, AL_ERR_FORMAT, "tensor '%.80s' has no place in the model config.json describes", t.name);
-                }
+            /* Nothing the model has no place for (a typo'd name would otherwise go unread): the
+             * first such tensor in the file's order. */
+            const int head = hp.tied ? al_st_index(st, "lm_head.weight") : -1;
+            if (head >= 0) placed[head] = 1;
+            for (int i = 0; i < n_tensors && s == AL_OK; i++) {
+                al_st_tensor t;
+                if (!placed[i] && al_st_get(st, i, &t) == AL_OK)
+                    s = al_fail(err, AL_ERR_FORMAT, "tensor '%.80s' has no place in the model config.json describes", t.name);
+            }
+            free(placed);
         } else {
             if (s != AL_OK) al_model_free(m);
             else *out = m;

@@ -683,6 +683,11 @@ static const struct st_tensor *find(const al_safetensors *st, const char *name) 
     return NULL;
 }
 
+int al_st_index(const al_safetensors *st, const char *name) {
+    const struct st_tensor *t = st && name ? find(st, name) : NULL;
+    return t ? (int)(t - st->tensors) : -1;
+}
+
 al_status al_st_find(const al_safetensors *st, const char *name, al_st_tensor *info) {
     if (!st || !name || !info) return AL_ERR_ARG;
     const struct st_tensor *t = find(st, name);

@@ -94,13 +94,17 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err) {
         CHECK_RANGE(top_k, 1, hp->n_experts);
         CHECK_RANGE(moe_ffn_hidden, 1, AL_MAX_FFN);
     }
+    /* YaRN where MiniMind's formulas hold (see al_rope_yarn): f_i · (1 − ramp + ramp / factor)
+     * with factor >= 1, ln(orig_max / (beta · 2π)) with orig_max >= 1 and each beta > 0, a ramp
+     * from beta_fast's dimension up to beta_slow's only when beta_fast > beta_slow, and
+     * attention_factor > 0 (NaN fails every comparison, so it is refused too). */
     if (hp->yarn_factor != 0.0) {
         if (!(hp->yarn_factor >= 1.0 && hp->yarn_factor <= 1e6))
             return al_fail(err, AL_ERR_CONFIG, "model: YaRN factor must be in [1, 1e6] (got %g)", hp->yarn_factor);
         CHECK_RANGE(yarn_original_max, 1, AL_MAX_SEQ);
-        if (!(hp->yarn_beta_fast > 0.0 && hp->yarn_beta_fast < 1e6 && hp->yarn_beta_slow > 0.0 &&
-              hp->yarn_beta_slow <= hp->yarn_beta_fast))
-            return al_fail(err, AL_ERR_CONFIG, "model: YaRN betas must satisfy 0 < beta_slow <= beta_fast (got %g, %g)",
+        if (!(hp->yarn_beta_slow > 0.0 && hp->yarn_beta_fast > hp->yarn_beta_slow && hp->yarn_beta_fast < 1e6))
+            return al_fail(err, AL_ERR_CONFIG, "model: YaRN betas must satisfy 0 < beta_slow < beta_fast < 1e6 "
+                                               "(got beta_slow %g, beta_fast %g)",
                            hp->yarn_beta_slow, hp->yarn_beta_fast);
         if (!(hp->attention_factor > 0.0 && hp->attention_factor < 1e3))
             return al_fail(err, AL_ERR_CONFIG, "model: YaRN attention factor must be in (0, 1000) (got %g)",

@@ -54,6 +54,8 @@ int al_st_count(const al_safetensors *st);
 al_status al_st_get(const al_safetensors *st, int index, al_st_tensor *info);
 /* AL_ERR_MISSING if absent. */
 al_status al_st_find(const al_safetensors *st, const char *name, al_st_tensor *info);
+/* The index (for al_st_get) of tensor `name`, found in O(log n); -1 if absent. */
+int al_st_index(const al_safetensors *st, const char *name);
 /* Value of a string entry of "__metadata__", or NULL. */
 const char *al_st_metadata(const al_safetensors *st, const char *key);
 

@@ -239,14 +239,16 @@ typedef struct {
     int32_t tied;       /* 1: lm_head is the token embedding */
     /* MoE (MiniMind's use_moe): each layer's FFN is n_experts SwiGLU experts of width
      * moe_ffn_hidden; a router (softmax over the experts) picks top_k per token, their weights
-     * renormalised to sum 1 (+1e-20) when norm_topk_prob. n_experts 0: a dense FFN. */
+     * renormalised to sum 1 (+1e-20) when norm_topk_prob. n_experts 0: a dense FFN;
+     * otherwise 1 <= top_k <= n_experts. */
     int64_t n_experts;
     int64_t top_k;
     int64_t moe_ffn_hidden;
     int32_t norm_topk_prob;
     /* YaRN (MiniMind's inference_rope_scaling): the RoPE frequencies stretched as its
      * precompute_freqs_cis does when max_seq > yarn_original_max, and cos and sin multiplied by
-     * attention_factor. yarn_factor 0: no scaling. */
+     * attention_factor. yarn_factor 0: no scaling; otherwise 1 <= yarn_factor,
+     * 1 <= yarn_original_max, 0 < yarn_beta_slow < yarn_beta_fast and 0 < attention_factor. */
     double yarn_factor;
     int64_t yarn_original_max;
     double yarn_beta_fast, yarn_beta_slow;
