@@ -240,13 +240,16 @@ const char *al_model_file_kind_name(al_model_file_kind kind); /* "llama2.c check
 /* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
 int32_t al_model_file_stop_token(al_model_file_kind kind);
 
-/* A .pth read: its float32 safetensors image, the tensors in it, and the config.json the
- * shapes and flags (NULL: the defaults) imply. Free with al_pth_model_free (also after a
- * failure, when every field is NULL). */
+/* A .pth read: its tensors as float32, and the config.json the shapes and flags (NULL: the
+ * defaults) imply. A key that is not one of MiniMind's weight names is refused before anything
+ * is converted; each storage element a tensor views is widened once, so tensors that share a
+ * storage (tied weights) share their floats, and the reading holds no more than the viewed
+ * elements as float32 besides the file. Free with al_pth_model_free (also after a failure,
+ * when every field is NULL). */
 typedef struct {
-    uint8_t *image;
-    size_t image_size;
-    al_safetensors *tensors;
+    float *weights;          /* [n_weights]: the viewed storage elements, which the tensors point into */
+    int64_t n_weights;
+    al_safetensors *tensors; /* an index over weights (al_st_get's data inside it) */
     char *config; /* NUL-terminated */
     size_t config_len;
 } al_pth_model;
