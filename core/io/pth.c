@@ -3,8 +3,10 @@
  * little-endian storage per key. The pickle is run by a small machine that knows only the
  * opcodes and globals a dict of tensors needs; it builds values, never calls anything, and
  * refuses every other opcode and global by name (BUILD only sets an OrderedDict's `_metadata`,
- * as model.state_dict() pickles it, and is dropped). The tensors come out as a float32 safetensors
- * image, and al_minimind_config_from_tensors writes the config.json their shapes imply. */
+ * as model.state_dict() pickles it, and is dropped). The tensors come out as float32 views
+ * (al_pth_read_views): every storage element some tensor views widened once, so that 2,900
+ * tensors on one storage cost its floats once, not 2,900 copies; the MiniMind loader checks the
+ * names before that and indexes the views, al_pth_to_safetensors serialises them as an image. */
 #include "base/internal.h"
 #include "io/json.h"
 #include "io/pth.h"

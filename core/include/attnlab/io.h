@@ -187,7 +187,10 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
 /* The state_dict's tensors as a float32 safetensors image (names and shapes kept, float16 and
  * bfloat16 widened exactly; metadata "format": "pt" and "torch_dtype": "float16", "bfloat16",
  * "float32" or "mixed", as stored). Tensors must be contiguous and inside their storage; one
- * storage may back several tensors (tied weights), each then gets its own copy. *out receives a
+ * storage may back several tensors (tied weights): it is widened once, but each tensor gets its
+ * own copy in the image (safetensors shares no bytes; al_pth_model_read shares them). The
+ * pickle may make at most 2^19 values, 2^20 tuple elements, 2^17 dict items and 2^17 tensors
+ * (AL_ERR_LIMIT beyond). *out receives a
  * malloc'd image of *out_size bytes, to release with al_buffer_free. AL_ERR_FORMAT with a
  * message naming what is wrong ("zip: ...", "pickle: refusing global os.system ...", "pth: ...");
  * AL_ERR_LIMIT above AL_MAX_MODEL_BYTES of float32 data. */
