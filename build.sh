@@ -38,6 +38,7 @@ deps() {
     [ -n "$(find /usr/lib/llvm-*/lib/clang -name 'libclang_rt.fuzzer-x86_64.a' 2>/dev/null | head -1)" ] ||
         missing+=(libclang-rt-dev) # libFuzzer for `build.sh fuzz`
     command -v valgrind >/dev/null || missing+=(valgrind)
+    command -v /usr/bin/time >/dev/null || missing+=(time) # peak memory in tests/pth-memory.test.mjs
     command -v chromium >/dev/null || missing+=(chromium) # browser tests, driven by playwright-core
     if [ ${#missing[@]} -gt 0 ]; then
         echo "installing: ${missing[*]}"

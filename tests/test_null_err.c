@@ -380,7 +380,7 @@ static void test_pth(void) {
     /* A state_dict with no tensors: read, but no config.json to infer; nothing kept. */
     al_pth_model pm;
     EXPECT(al_pth_model_read(pth, sizeof pth, NULL, &pm, NULL), AL_ERR_MISSING);
-    CHECK(!pm.image && !pm.tensors && !pm.config, "a refused .pth leaves its parts");
+    CHECK(!pm.weights && !pm.tensors && !pm.config, "a refused .pth leaves its parts");
     EXPECT(al_pth_model_read(pth, sizeof pth, NULL, NULL, NULL), AL_ERR_ARG);
     al_model *lm = (al_model *)&lm;
     EXPECT(al_model_load(pth, sizeof pth, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);

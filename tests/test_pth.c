@@ -4,12 +4,14 @@
  * float32, a shared storage, ZIP64 records, torch.save's local headers); each malformed one
  * (table below) must be refused with its own message. The given .pth files (the fixtures) must
  * read, and go through the fuzz harness, as must the fuzzer's regression inputs of any folder
- * given.
- * usage: test_pth FILE.pth... [DIR...] */
+ * given. A state_dict whose tensors view one storage many times is read with the storage
+ * widened once; `--write DIR` leaves such files for tests/pth-memory.test.mjs.
+ * usage: test_pth FILE.pth... [DIR...], or test_pth --write DIR */
 #define _DEFAULT_SOURCE /* opendir */
 #include "fuzz/fuzz_pth.c"
 
 #include "check.h"
+#include "io/pth.h"
 #include "read_file.h"
 
 #include <dirent.h>
@@ -818,6 +820,65 @@ static void key_with_nul(buf *out) {
     archive_of(out, &pk);
 }
 
+/* The machine's bounds, each reached through the memo or by values that leave the stack (a
+ * pickle of about 1 MB each). */
+static void many_values(buf *out) {
+    /* 9 tuples of 60,000 False: 540,009 values */
+    buf pk = {0};
+    put8(&pk, 0x80), put8(&pk, 2);
+    for (int t = 0; t < 9; t++) {
+        put8(&pk, '(');
+        for (int i = 0; i < 60000; i++) put8(&pk, 0x89);
+        put8(&pk, 't');
+    }
+    put8(&pk, '.');
+    archive_of(out, &pk);
+}
+static void many_kids(buf *out) {
+    /* 18 tuples of the memo's dict 60,000 times: 1,080,000 elements */
+    buf pk = {0};
+    put8(&pk, 0x80), put8(&pk, 2), put8(&pk, '}'), put8(&pk, 'q'), put8(&pk, 0);
+    for (int t = 0; t < 18; t++) {
+        put8(&pk, '(');
+        for (int i = 0; i < 60000; i++) put8(&pk, 'h'), put8(&pk, 0);
+        put8(&pk, 't');
+    }
+    put8(&pk, '.');
+    archive_of(out, &pk);
+}
+static void many_items(buf *out) {
+    /* the dict set to itself 150,000 times, in batches of 30,000 */
+    buf pk = {0};
+    put8(&pk, 0x80), put8(&pk, 2), put8(&pk, '}'), put8(&pk, 'q'), put8(&pk, 0);
+    for (int t = 0; t < 5; t++) {
+        put8(&pk, '(');
+        for (int i = 0; i < 30000; i++) put8(&pk, 'h'), put8(&pk, 0), put8(&pk, 'h'), put8(&pk, 0);
+        put8(&pk, 'u');
+    }
+    put8(&pk, '.');
+    archive_of(out, &pk);
+}
+static void many_tensors(buf *out) {
+    /* _rebuild_tensor_v2 (memo 1) of one argument tuple (memo 2) under the key "a" (memo 3),
+     * 150,000 times in batches of 30,000 */
+    buf pk = {0}, t = {0};
+    put8(&pk, 0x80), put8(&pk, 2), put8(&pk, '}');
+    pk_str(&pk, "a"), put8(&pk, 'q'), put8(&pk, 3);
+    pk_global(&pk, "torch._utils", "_rebuild_tensor_v2"), put8(&pk, 'q'), put8(&pk, 1);
+    pk_tensor(&t, &BASE[0]);
+    const size_t global_len = strlen("c" "torch._utils\n" "_rebuild_tensor_v2\n");
+    put(&pk, t.p + global_len, t.n - global_len - 1); /* its arguments: all but the global and the last REDUCE */
+    free(t.p);
+    put8(&pk, 'q'), put8(&pk, 2), put8(&pk, 'R'), put8(&pk, 's');
+    for (int b = 0; b < 5; b++) {
+        put8(&pk, '(');
+        for (int i = 0; i < 30000; i++) put(&pk, "h\3h\1h\2R", 7);
+        put8(&pk, 'u');
+    }
+    put8(&pk, '.');
+    archive_of(out, &pk);
+}
+
 static const bad_case BAD[] = {
     {"too short", too_short, AL_ERR_FORMAT, "too short to be a zip archive"},
     {"legacy format", bare_pickle, AL_ERR_FORMAT, "a bare pickle, torch.save's format before PyTorch 1.6"},
@@ -925,6 +986,10 @@ static const bad_case BAD[] = {
     {"size past 64 bits", size_overflow, AL_ERR_FORMAT, "more elements than fit in 64 bits"},
     {"negative offset", negative_offset, AL_ERR_FORMAT, "from offset -1)"},
     {"key with a NUL", key_with_nul, AL_ERR_FORMAT, "key 'a\\x00b' cannot be a tensor name"},
+    {"values beyond the bound", many_values, AL_ERR_LIMIT, "more than 524288 values at byte"},
+    {"tuple elements beyond the bound", many_kids, AL_ERR_LIMIT, "more than 1048576 tuple elements"},
+    {"dict items beyond the bound", many_items, AL_ERR_LIMIT, "more than 131072 dict items"},
+    {"tensors beyond the bound", many_tensors, AL_ERR_LIMIT, "more than 131072 tensors"},
 };
 
 static void test_malformed(void) {
@@ -1206,6 +1271,210 @@ static void test_config(void) {
     al_st_free(st);
 }
 
+/* ---- storages viewed many times ------------------------------------------------------------- */
+
+/* One storage "0" of 2^18 float16 zeros (512 KB), and a state_dict of n tensors on it that
+ * describe(i, t, name) gives (as tied weights view theirs, but far more often). */
+enum { SHARED_NUMEL = 1 << 18 };
+typedef void (*describe_fn)(int i, tdesc *t, char *name);
+
+static void shared_pth(buf *out, int n, describe_fn describe) {
+    uint8_t *halves = calloc(SHARED_NUMEL, 2);
+    buf pk = {0};
+    put8(&pk, 0x80), put8(&pk, 2), put8(&pk, '}'), put8(&pk, '(');
+    for (int i = 0; i < n; i++) {
+        if (i && i % 900 == 0) put8(&pk, 'u'), put8(&pk, '('); /* SETITEMS in batches, as pickle writes them */
+        char name[96];
+        tdesc t = {name, "HalfStorage", "0", SHARED_NUMEL, 0, 1, {SHARED_NUMEL}, {1}, NULL};
+        describe(i, &t, name);
+        pk_str(&pk, name);
+        pk_tensor(&pk, &t);
+    }
+    put8(&pk, 'u'), put8(&pk, '.');
+    const zentry e[2] = {{"archive/data.pkl", pk.p, pk.n}, {"archive/data/0", halves, 2 * (size_t)SHARED_NUMEL}};
+    zip_image z = make_zip(e, 2, 1, 0);
+    free(pk.p);
+    free(halves);
+    take_zip(out, &z);
+}
+
+/* 2,900 keys that are no model's, each the whole storage. */
+enum { N_FOREIGN = 2900 };
+static void d_foreign(int i, tdesc *t, char *name) {
+    (void)t;
+    snprintf(name, 96, "t%d", i);
+}
+
+/* MiniMind's names for 64 layers (hidden 128, 2 heads of 64, FFN 256, vocab 512): 707 tensors
+ * on one storage, each layer's at its own offset, so that their views overlap unaligned. */
+enum { NAMED_LAYERS = 64, NAMED_KEYS = 3 + 11 * NAMED_LAYERS };
+static void d_named(int i, tdesc *t, char *name) {
+    static const struct { const char *name; int64_t rows, cols; } GLOBAL[3] = {
+        {"model.embed_tokens.weight", 512, 128}, {"model.norm.weight", 128, 0}, {"lm_head.weight", 512, 128}};
+    static const struct { const char *name; int64_t rows, cols; } LAYER[11] = {
+        {"input_layernorm.weight", 128, 0}, {"post_attention_layernorm.weight", 128, 0},
+        {"self_attn.q_proj.weight", 128, 128}, {"self_attn.k_proj.weight", 128, 128},
+        {"self_attn.v_proj.weight", 128, 128}, {"self_attn.o_proj.weight", 128, 128},
+        {"self_attn.q_norm.weight", 64, 0}, {"self_attn.k_norm.weight", 64, 0},
+        {"mlp.gate_proj.weight", 256, 128}, {"mlp.up_proj.weight", 256, 128}, {"mlp.down_proj.weight", 128, 256}};
+    int64_t rows, cols;
+    if (i < 3) {
+        snprintf(name, 96, "%s", GLOBAL[i].name);
+        rows = GLOBAL[i].rows, cols = GLOBAL[i].cols;
+    } else {
+        const int l = (i - 3) / 11, k = (i - 3) % 11;
+        snprintf(name, 96, "model.layers.%d.%s", l, LAYER[k].name);
+        rows = LAYER[k].rows, cols = LAYER[k].cols;
+        t->offset = 3001 * l; /* a prime: every layer's views start inside the last one's */
+    }
+    t->ndim = cols ? 2 : 1;
+    t->size[0] = rows, t->size[1] = cols;
+    t->stride[0] = cols ? cols : 1, t->stride[1] = 1;
+}
+
+/* One key whose shape claims 2^40 elements of the 2^18 the storage holds. */
+static void d_too_big(int i, tdesc *t, char *name) {
+    (void)i;
+    snprintf(name, 96, "model.embed_tokens.weight");
+    t->ndim = 2;
+    t->size[0] = t->size[1] = 1 << 20;
+    t->stride[0] = 1 << 20, t->stride[1] = 1;
+}
+
+/* 300 keys naming the storage in turn as float16, float32 and bfloat16. */
+static void d_retyped(int i, tdesc *t, char *name) {
+    static const char *const TYPES[3] = {"HalfStorage", "FloatStorage", "BFloat16Storage"};
+    snprintf(name, 96, "model.layers.%d.input_layernorm.weight", i);
+    t->type = TYPES[i % 3];
+    t->numel = i % 3 == 1 ? SHARED_NUMEL / 2 : SHARED_NUMEL; /* the bytes the entry holds */
+    t->size[0] = 64;
+}
+
+/* 150,000 keys that are MiniMind's names but for their expert index, on one memoized tensor:
+ * past the machine's bound on dict items. */
+static void many_keys(buf *out) {
+    buf pk = {0};
+    put8(&pk, 0x80), put8(&pk, 2), put8(&pk, '}'), put8(&pk, '(');
+    pk_str(&pk, "model.norm.weight");
+    pk_tensor(&pk, &BASE[0]);
+    put8(&pk, 'q'), put8(&pk, 1);
+    for (int i = 1; i < 150000; i++) {
+        if (i % 30000 == 0) put8(&pk, 'u'), put8(&pk, '(');
+        char name[96];
+        snprintf(name, sizeof name, "model.layers.%d.mlp.experts.%d.up_proj.weight", i % 256, 256 + i);
+        pk_str(&pk, name);
+        put8(&pk, 'h'), put8(&pk, 1);
+    }
+    put8(&pk, 'u'), put8(&pk, '.');
+    archive_of(out, &pk);
+}
+
+static void shared_foreign(buf *out) { shared_pth(out, N_FOREIGN, d_foreign); }
+static void shared_named(buf *out) { shared_pth(out, NAMED_KEYS, d_named); }
+static void shared_too_big(buf *out) { shared_pth(out, 1, d_too_big); }
+static void shared_retyped(buf *out) { shared_pth(out, 300, d_retyped); }
+
+/* The files test_pth --write DIR leaves for tests/pth-memory.test.mjs, which reads each with
+ * the CLI under /usr/bin/time: refused, or (shared_named) loaded. */
+static const struct {
+    const char *file;
+    void (*make)(buf *out);
+} SHARED[] = {
+    {"shared_foreign.pth", shared_foreign}, {"shared_named.pth", shared_named}, {"view_too_big.pth", shared_too_big},
+    {"storage_retyped.pth", shared_retyped}, {"many_keys.pth", many_keys},
+};
+
+static int write_shared(const char *dir) {
+    int ok = 1;
+    for (size_t i = 0; i < sizeof SHARED / sizeof SHARED[0]; i++) {
+        buf b = {0};
+        SHARED[i].make(&b);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, SHARED[i].file);
+        FILE *f = fopen(path, "wb");
+        ok = ok && f && fwrite(b.p, 1, b.n, f) == b.n;
+        if (f) ok = fclose(f) == 0 && ok;
+        free(b.p);
+    }
+    if (!ok) fprintf(stderr, "test_pth: cannot write the files in %s\n", dir);
+    return ok ? 0 : 1;
+}
+
+/* The reading: each storage widened once (the views share its floats), MiniMind's names
+ * checked before anything is converted, every other case refused with its own message. */
+static void test_shared(void) {
+    al_error err = {0};
+    al_pth_views v;
+    /* The base archive: "c" is "a"[3:], so storage "0" is widened once (6 floats, not 9). */
+    zip_image z = base_pth(0, 0);
+    CHECK(al_pth_read_views(z.b.p, z.b.n, 0, &v, &err) == AL_OK && v.n_weights == 6 + 4 + 2 && v.n_entries == 4 &&
+              v.entries[2].data == v.entries[0].data + 3,
+          "base views: %s (%lld floats)", err.msg, (long long)v.n_weights);
+    al_pth_views_free(&v);
+    /* Its names are no model's: the loader refuses them before converting. */
+    al_pth_model pm;
+    CHECK(al_pth_model_read(z.b.p, z.b.n, NULL, &pm, &err) == AL_ERR_FORMAT && strstr(err.msg, "'a' is not a MiniMind weight") &&
+              !pm.weights && !pm.tensors,
+          "base as a model: %s", err.msg);
+    free(z.b.p);
+
+    /* 2,900 views of one storage: one widening, every view on the same floats. */
+    buf b = {0};
+    shared_foreign(&b);
+    CHECK(al_pth_read_views(b.p, b.n, 0, &v, &err) == AL_OK && v.n_weights == SHARED_NUMEL && v.n_entries == N_FOREIGN,
+          "2,900 views: %s (%lld floats)", err.msg, (long long)v.n_weights);
+    for (int i = 1; i < v.n_entries; i++) CHECK(v.entries[i].data == v.weights, "view %d has its own copy", i);
+    al_pth_views_free(&v);
+    CHECK(al_pth_model_read(b.p, b.n, NULL, &pm, &err) == AL_ERR_FORMAT &&
+              strstr(err.msg, "pth: the state_dict's 't0' is not a MiniMind weight") && !pm.weights,
+          "2,900 foreign names: %s", err.msg);
+    free(b.p);
+
+    /* MiniMind's names on overlapping views: read, the head tied to the embedding (the same
+     * floats), and no more floats than the storage's span they cover. */
+    shared_named(&b);
+    CHECK(al_pth_model_read(b.p, b.n, NULL, &pm, &err) == AL_OK, "named views: %s", err.msg);
+    al_st_tensor embed, head;
+    CHECK(pm.tensors && al_st_count(pm.tensors) == NAMED_KEYS && al_st_find(pm.tensors, "model.embed_tokens.weight", &embed) == AL_OK &&
+              al_st_find(pm.tensors, "lm_head.weight", &head) == AL_OK && embed.data == head.data &&
+              pm.n_weights == 3001 * (NAMED_LAYERS - 1) + 256 * 128 && pm.config && strstr(pm.config, "\"tie_word_embeddings\": true") &&
+              strstr(pm.config, "\"num_hidden_layers\": 64,"),
+          "named views: %lld floats, config %s", (long long)pm.n_weights, pm.config ? pm.config : "(none)");
+    al_pth_model_free(&pm);
+    free(b.p);
+
+    struct {
+        const char *what;
+        void (*make)(buf *out);
+        al_status status;
+        const char *message;
+    } refused[] = {
+        {"a view larger than its storage", shared_too_big, AL_ERR_FORMAT,
+         "(1099511627776 elements from offset 0) runs past the end of storage '0' (262144 elements)"},
+        {"a storage under three dtypes", shared_retyped, AL_ERR_FORMAT, "storage '0' is named again at pickle byte"},
+        {"150,000 keys", many_keys, AL_ERR_LIMIT, "more than 131072 dict items"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        refused[i].make(&b);
+        err = (al_error){0};
+        CHECK(al_pth_model_read(b.p, b.n, NULL, &pm, &err) == refused[i].status && strstr(err.msg, refused[i].message) && !pm.weights,
+              "%s: got \"%s\"", refused[i].what, err.msg);
+        free(b.p);
+    }
+
+    /* The names a MiniMind state_dict holds, and near misses. */
+    static const char *const KNOWN[] = {"model.embed_tokens.weight", "model.norm.weight", "lm_head.weight",
+                                        "model.layers.0.self_attn.q_proj.weight", "model.layers.255.mlp.down_proj.weight",
+                                        "model.layers.3.mlp.gate.weight", "model.layers.7.mlp.experts.255.up_proj.weight"};
+    static const char *const UNKNOWN[] = {"", "t0", "model.layers.256.mlp.down_proj.weight", "model.layers.07.mlp.up_proj.weight",
+                                          "model.layers..mlp.up_proj.weight", "model.layers.1.mlp.experts.256.up_proj.weight",
+                                          "model.layers.1.mlp.experts.0.gate.weight", "lm_head.weight.", "model.layers.99999999999999999999.input_layernorm.weight"};
+    for (size_t i = 0; i < sizeof KNOWN / sizeof KNOWN[0]; i++)
+        CHECK(al_minimind_is_param_name((const uint8_t *)KNOWN[i], strlen(KNOWN[i])), "'%s' is MiniMind's", KNOWN[i]);
+    for (size_t i = 0; i < sizeof UNKNOWN / sizeof UNKNOWN[0]; i++)
+        CHECK(!al_minimind_is_param_name((const uint8_t *)UNKNOWN[i], strlen(UNKNOWN[i])), "'%s' is not MiniMind's", UNKNOWN[i]);
+}
+
 /* ---- the fixtures and the fuzzer's regressions ---------------------------------------------- */
 
 static void test_file(const char *path) {
@@ -1243,9 +1512,11 @@ static int replay_dir(const char *dir) {
 }
 
 int main(int argc, char **argv) {
+    if (argc == 3 && !strcmp(argv[1], "--write")) return write_shared(argv[2]);
     test_valid();
     test_malformed();
     test_config();
+    test_shared();
     int files = 0;
     for (int i = 1; i < argc; i++) {
         struct stat sb;

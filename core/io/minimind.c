@@ -7,6 +7,7 @@
  * (a .pth), al_minimind_config_from_tensors writes the config its shapes imply. */
 #include "base/internal.h"
 #include "io/json.h"
+#include "io/pth.h"
 #include "torch/text.h"
 
 #include <math.h>
@@ -229,6 +230,39 @@ static int param_name(char out[NAME_MAX_LEN], al_model_param p, int64_t l, int64
                            (long long)e, EXPERT[p - AL_MP_EXPERT_GATE]);
     default: return al_snprintf(out, NAME_MAX_LEN, "model.layers.%lld.%s", (long long)l, LAYER[p - AL_MP_ATTN_NORM]);
     }
+}
+
+/* The number at s[*at, len) (below `limit`, as written without leading zeros: param_name's
+ * spelling is compared after), or -1. */
+static int64_t index_at(const uint8_t *s, size_t len, size_t *at, int64_t limit) {
+    int64_t v = 0;
+    const size_t from = *at;
+    for (; *at < len && s[*at] >= '0' && s[*at] <= '9'; (*at)++)
+        if ((v = 10 * v + (s[*at] - '0')) >= limit) return -1;
+    return *at > from ? v : -1;
+}
+
+int al_minimind_is_param_name(const uint8_t *name, size_t len) {
+    static const char LAYERS[] = "model.layers.", EXPERTS[] = ".mlp.experts.";
+    const size_t nl = sizeof LAYERS - 1, ne = sizeof EXPERTS - 1;
+    if (!name || len >= NAME_MAX_LEN) return 0;
+    /* 1. the layer and expert indices the name gives, then 2. every name param_name writes
+     * for them: the name is MiniMind's if it is one of those. */
+    int64_t l = 0, e = 0;
+    size_t at = nl;
+    if (len > nl && !memcmp(name, LAYERS, nl)) {
+        if ((l = index_at(name, len, &at, AL_MAX_LAYERS)) < 0) return 0;
+        if (len - at > ne && !memcmp(name + at, EXPERTS, ne)) {
+            at += ne;
+            if ((e = index_at(name, len, &at, AL_MAX_EXPERTS)) < 0) return 0;
+        }
+    }
+    for (int p = 0; p < AL_MP_COUNT; p++) {
+        char want[NAME_MAX_LEN];
+        const int n = param_name(want, (al_model_param)p, l, e);
+        if (n == (int)len && !memcmp(want, name, len)) return 1;
+    }
+    return 0;
 }
 
 al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,

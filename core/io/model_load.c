@@ -3,6 +3,7 @@
  * MiniMind's .pth (torch.save of a state_dict, its config.json inferred from the shapes). The
  * CLI reads the files from disk, the page from the learner's file picker; both come here. */
 #include "base/internal.h"
+#include "io/pth.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ void al_pth_model_free(al_pth_model *p) {
     if (!p) return;
     free(p->config);
     al_st_free(p->tensors);
-    al_buffer_free(p->image);
+    free(p->weights);
     memset(p, 0, sizeof *p);
 }
 
@@ -48,9 +49,17 @@ al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flag
     if (!err) err = &local; /* its status is read below */
     if (!out) return al_fail(err, AL_ERR_ARG, "pth: no output");
     memset(out, 0, sizeof *out);
-    /* 1. the state_dict as a float32 safetensors image, and a view of its tensors */
-    al_status st = al_pth_to_safetensors(bytes, size, &out->image, &out->image_size, err);
-    if (st == AL_OK) st = al_st_parse_view(out->image, out->image_size, &out->tensors, err);
+    /* 1. the state_dict's tensors, MiniMind's names only, each storage widened once, and an
+     * index over them (tied weights share their floats) */
+    al_pth_views v;
+    al_status st = al_pth_read_views(bytes, size, 1, &v, err);
+    if (st == AL_OK) {
+        const char *meta[] = {"format", "pt", "torch_dtype", v.torch_dtype};
+        st = al_st_index_f32(v.entries, v.n_entries, meta, 2, v.weights, v.n_weights, &out->tensors, err);
+        out->weights = v.weights, out->n_weights = v.n_weights;
+        v.weights = NULL;
+    }
+    al_pth_views_free(&v);
     /* 2. the config.json the shapes (and flags) imply */
     int64_t len = -1;
     if (st == AL_OK && (len = al_minimind_config_from_tensors(out->tensors, flags, NULL, 0, err)) < 0) st = err->status;

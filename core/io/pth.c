@@ -3,10 +3,13 @@
  * little-endian storage per key. The pickle is run by a small machine that knows only the
  * opcodes and globals a dict of tensors needs; it builds values, never calls anything, and
  * refuses every other opcode and global by name (BUILD only sets an OrderedDict's `_metadata`,
- * as model.state_dict() pickles it, and is dropped). The tensors come out as a float32 safetensors
- * image, and al_minimind_config_from_tensors writes the config.json their shapes imply. */
+ * as model.state_dict() pickles it, and is dropped). The tensors come out as float32 views
+ * (al_pth_read_views): every storage element some tensor views widened once, so that 2,900
+ * tensors on one storage cost its floats once, not 2,900 copies; the MiniMind loader checks the
+ * names before that and indexes the views, al_pth_to_safetensors serialises them as an image. */
 #include "base/internal.h"
 #include "io/json.h"
+#include "io/pth.h"
 #include "io/zip.h"
 #include "torch/text.h"
 
@@ -16,13 +19,21 @@
 #include <string.h>
 
 /* Bounds on what a pickle may make the machine hold. A state_dict nests three MARKs deep and
- * its stack holds at most pickle's batch of 1000 items (2000 values) plus a few. */
+ * its stack holds at most pickle's batch of 1000 items (2000 values) plus a few. A tensor
+ * takes about 17 values and 15 tuple elements (fewer with the memo), and MiniMind's largest
+ * state_dicts hold a few hundred tensors; the bounds keep all the machine holds under 45 MB
+ * (values 12, elements 8, memo 8, tensors 11.5, items 3), however the pickle repeats itself
+ * through the memo. */
 enum {
     PK_MAX_STACK = 1 << 16,   /* values on the stack */
     PK_MAX_MARKS = 64,        /* open MARKs */
     PK_MAX_MEMO = 1 << 20,    /* memo indices */
     PK_MAX_LINE = 256,        /* bytes of a GLOBAL's module or name line */
-    PK_MAX_KEY = 1024         /* bytes of a storage key */
+    PK_MAX_KEY = 1024,        /* bytes of a storage key */
+    PK_MAX_VALUES = 1 << 19,  /* values made */
+    PK_MAX_KIDS = 1 << 20,    /* elements of all tuples */
+    PK_MAX_ITEMS = 1 << 17,   /* dict items set */
+    PK_MAX_TENSORS = 1 << 17  /* tensors rebuilt */
 };
 
 /* Pickle's opcodes (Lib/pickletools.py), by the byte that encodes them. */
@@ -145,19 +156,24 @@ static void pk_free(pk_machine *m) {
     free(m->tensors);
 }
 
-/* Room for one more element in a growing array (doubling). 0, or -1 if out of memory. */
-static int grow(void **array, int64_t *cap, int64_t used, size_t elem) {
-    if (used < *cap) return 0;
-    const int64_t n = *cap ? 2 * *cap : 64;
+static al_status no_memory(al_error *err) { return al_fail(err, AL_ERR_NOMEM, "pickle: out of memory"); }
+
+/* Room for one more element in a growing array (doubling), of at most `limit` elements. */
+static al_status grow(const pk_machine *m, void **array, int64_t *cap, int64_t used, size_t elem, int64_t limit,
+                      const char *what, al_error *err) {
+    if (used < *cap) return AL_OK;
+    if (used >= limit)
+        return al_fail(err, AL_ERR_LIMIT, "pickle: more than %lld %s at byte %zu, far more than a state_dict of tensors makes",
+                       (long long)limit, what, m->at);
+    const int64_t n = *cap ? (2 * *cap < limit ? 2 * *cap : limit) : 64;
     void *p = realloc(*array, (size_t)n * elem);
-    if (!p) return -1;
+    if (!p) return no_memory(err);
     *array = p;
     *cap = n;
-    return 0;
+    return AL_OK;
 }
-#define GROW(m, arr, cap, used) grow((void **)&(m)->arr, &(m)->cap, (m)->used, sizeof *(m)->arr)
-
-static al_status no_memory(al_error *err) { return al_fail(err, AL_ERR_NOMEM, "pickle: out of memory"); }
+#define GROW(m, arr, cap, used, limit, what, err) \
+    grow(m, (void **)&(m)->arr, &(m)->cap, (m)->used, sizeof *(m)->arr, limit, what, err)
 
 static al_status pk_error(const pk_machine *m, al_error *err, const char *what) {
     return al_fail(err, AL_ERR_FORMAT, "pickle: %s at byte %zu", what, m->at);
@@ -165,7 +181,8 @@ static al_status pk_error(const pk_machine *m, al_error *err, const char *what) 
 
 /* A new value of kind k: its index in *out. */
 static al_status new_value(pk_machine *m, pk_kind k, int64_t a, int64_t n, int64_t *out, al_error *err) {
-    if (GROW(m, values, cap_values, n_values) != 0) return no_memory(err);
+    const al_status s = GROW(m, values, cap_values, n_values, PK_MAX_VALUES, "values", err);
+    if (s != AL_OK) return s;
     m->values[m->n_values] = (pk_value){k, a, n};
     *out = m->n_values++;
     return AL_OK;
@@ -174,7 +191,8 @@ static al_status new_value(pk_machine *m, pk_kind k, int64_t a, int64_t n, int64
 static al_status push(pk_machine *m, int64_t v, al_error *err) {
     if (m->depth >= PK_MAX_STACK)
         return al_fail(err, AL_ERR_FORMAT, "pickle: stack deeper than %d values at byte %zu", PK_MAX_STACK, m->at);
-    if (GROW(m, stack, cap_stack, depth) != 0) return no_memory(err);
+    const al_status s = GROW(m, stack, cap_stack, depth, PK_MAX_STACK, "values on the stack", err);
+    if (s != AL_OK) return s;
     m->stack[m->depth++] = v;
     return AL_OK;
 }
@@ -290,7 +308,8 @@ static al_status op_get(pk_machine *m, uint32_t index, al_error *err) {
 static al_status make_tuple(pk_machine *m, int64_t n, al_error *err) {
     const int64_t first = m->n_kids;
     for (int64_t i = 0; i < n; i++) {
-        if (GROW(m, kids, cap_kids, n_kids) != 0) return no_memory(err);
+        const al_status s = GROW(m, kids, cap_kids, n_kids, PK_MAX_KIDS, "tuple elements", err);
+        if (s != AL_OK) return s;
         m->kids[m->n_kids++] = m->stack[m->depth - n + i];
     }
     m->depth -= n;
@@ -312,7 +331,8 @@ static al_status set_items(pk_machine *m, int64_t from, const char *op, al_error
     if (m->values[dict].kind != V_DICT)
         return al_fail(err, AL_ERR_FORMAT, "pickle: %s at byte %zu on %s, not a dict", op, m->at, kind_name(m, dict));
     for (int64_t i = from; i < m->depth; i += 2) {
-        if (GROW(m, items, cap_items, n_items) != 0) return no_memory(err);
+        const al_status s = GROW(m, items, cap_items, n_items, PK_MAX_ITEMS, "dict items", err);
+        if (s != AL_OK) return s;
         m->items[m->n_items++] = (pk_item){dict, m->stack[i], m->stack[i + 1]};
         m->values[dict].n++;
     }
@@ -401,7 +421,7 @@ static al_status op_persid(pk_machine *m, al_error *err) {
             return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' is named again at pickle byte %zu with another type or size", shown, m->at);
     } else {
         if ((s = check_crc(e, err)) != AL_OK) return s;
-        if (GROW(m, storages, cap_storages, n_storages) != 0) return no_memory(err);
+        if ((s = GROW(m, storages, cap_storages, n_storages, m->n_entries, "storages", err)) != AL_OK) return s;
         m->storages[m->n_storages] = (pk_storage){e, str_bytes(m, k), (size_t)k->n, g, count};
         *known = m->n_storages++;
     }
@@ -468,7 +488,7 @@ static al_status rebuild_tensor(pk_machine *m, int64_t args, al_error *err) {
         return al_fail(err, AL_ERR_FORMAT, "pth: a tensor at pickle byte %zu (%lld elements from offset %lld) runs past the end of storage '%s' (%lld elements)",
                        m->at, (long long)t.numel, (long long)t.offset, al_zip_show(shown, ps->key, ps->key_len), (long long)ps->numel);
     }
-    if (GROW(m, tensors, cap_tensors, n_tensors) != 0) return no_memory(err);
+    if ((s = GROW(m, tensors, cap_tensors, n_tensors, PK_MAX_TENSORS, "tensors", err)) != AL_OK) return s;
     m->tensors[m->n_tensors] = t;
     return push_new(m, V_TENSOR, m->n_tensors++, 0, err);
 }
@@ -644,8 +664,9 @@ static int cmp_key_refs(const void *x, const void *y) {
     return cmp_keys(&a->key, &b->key, a->m);
 }
 
-/* The dict's items: string keys, each once, holding tensors. */
-static al_status check_items(const pk_machine *m, int64_t dict, al_error *err) {
+/* The dict's items: string keys, each once, holding tensors; with minimind_names, each one of
+ * MiniMind's weight names (so that nothing is converted for a name no model reads). */
+static al_status check_items(const pk_machine *m, int64_t dict, int minimind_names, al_error *err) {
     char shown[AL_ZIP_SHOWN_BUF];
     const int64_t n = m->values[dict].n;
     key_ref *keys = malloc((size_t)(n ? n : 1) * sizeof *keys);
@@ -665,6 +686,9 @@ static al_status check_items(const pk_machine *m, int64_t dict, al_error *err) {
             s = al_fail(err, AL_ERR_FORMAT, "pickle: the state_dict's key '%s' cannot be a tensor name", shown);
         else if (m->values[it->value].kind != V_TENSOR)
             s = al_fail(err, AL_ERR_FORMAT, "pickle: the state_dict's '%s' is %s, not a tensor", shown, kind_name(m, it->value));
+        else if (minimind_names && !al_minimind_is_param_name(str_bytes(m, key), (size_t)key->n))
+            s = al_fail(err, AL_ERR_FORMAT, "pth: the state_dict's '%s' is not a MiniMind weight (model.embed_tokens.weight, "
+                                            "model.layers.N.*, model.norm.weight, lm_head.weight)", shown);
         keys[k++] = (key_ref){it->key, m};
     }
     if (s == AL_OK) {
@@ -688,15 +712,41 @@ static uint32_t storage_bits(pk_global g, const uint8_t *p, int64_t i) {
     }
 }
 
-/* The dict's tensors, widened to float32, as a safetensors image. */
-static al_status write_safetensors(const pk_machine *m, int64_t dict, uint8_t **out, size_t *out_size, al_error *err) {
+/* A tensor's elements [begin, end) in its storage, and its entry. */
+typedef struct {
+    int64_t storage, begin, end, entry;
+} pk_span;
+
+static int cmp_spans(const void *x, const void *y) {
+    const pk_span *a = x, *b = y;
+    if (a->storage != b->storage) return a->storage < b->storage ? -1 : 1;
+    if (a->begin != b->begin) return a->begin < b->begin ? -1 : 1;
+    return (a->entry > b->entry) - (a->entry < b->entry);
+}
+
+/* The end of the run of elements that starts at spans[i]: the spans of the same storage that
+ * overlap or touch it, merged. *next is the first span after the run. */
+static int64_t run_end(const pk_span *spans, int64_t n, int64_t i, int64_t *next) {
+    int64_t end = spans[i].end, j = i + 1;
+    for (; j < n && spans[j].storage == spans[i].storage && spans[j].begin <= end; j++)
+        if (spans[j].end > end) end = spans[j].end;
+    *next = j;
+    return end;
+}
+
+/* The dict's tensors as views: 1. what they would cost, counted before anything is allocated;
+ * 2. the entries, and each non-empty tensor's span of its storage, sorted by storage and
+ * offset; 3. the runs of elements some tensor views (overlapping spans merged), widened to
+ * float32 once each, every tensor pointing into its run. A storage viewed by 2,900 tensors
+ * is thus widened once, and the block never holds more than the storages' viewed elements. */
+static al_status build_views(const pk_machine *m, int64_t dict, al_pth_views *v, al_error *err) {
     const int64_t n = m->values[dict].n;
     int64_t total = 0, names_bytes = 0;
     int dtypes = 0; /* bit per storage type seen */
     for (int64_t i = 0; i < m->n_items; i++) {
         if (m->items[i].dict != dict) continue;
         const pk_tensor *t = &m->tensors[m->values[m->items[i].value].a];
-        /* A storage named by many tensors can make the output far larger than the file. */
+        /* The model copies each tensor: tensors naming one storage many times cost that many copies. */
         if (t->numel > AL_MAX_MODEL_BYTES / 4 - total)
             return al_fail(err, AL_ERR_LIMIT, "pth: the tensors hold more than %lld float32 numbers (%lld bytes)",
                            (long long)(AL_MAX_MODEL_BYTES / 4), (long long)AL_MAX_MODEL_BYTES);
@@ -704,50 +754,66 @@ static al_status write_safetensors(const pk_machine *m, int64_t dict, uint8_t **
         names_bytes += m->values[m->items[i].key].n + 1;
         dtypes |= 1 << m->storages[t->storage].type;
     }
-    float *data = malloc((size_t)(total ? total : 1) * sizeof *data);
-    char *names = malloc((size_t)names_bytes + 1);
-    al_st_entry *entries = malloc((size_t)(n ? n : 1) * sizeof *entries);
-    al_status s = AL_OK;
-    if (!data || !names || !entries) s = no_memory(err);
-    int64_t e = 0, at = 0, name_at = 0;
-    for (int64_t i = 0; i < m->n_items && s == AL_OK; i++) {
+    v->entries = malloc((size_t)(n ? n : 1) * sizeof *v->entries);
+    v->names = malloc((size_t)names_bytes + 1);
+    pk_span *spans = malloc((size_t)(n ? n : 1) * sizeof *spans);
+    if (!v->entries || !v->names || !spans) {
+        free(spans);
+        return no_memory(err);
+    }
+    int64_t e = 0, n_spans = 0, name_at = 0;
+    for (int64_t i = 0; i < m->n_items; i++) {
         if (m->items[i].dict != dict) continue;
         const pk_value *key = &m->values[m->items[i].key];
         const pk_tensor *t = &m->tensors[m->values[m->items[i].value].a];
-        const pk_storage *ps = &m->storages[t->storage];
-        memcpy(names + name_at, str_bytes(m, key), (size_t)key->n);
-        names[name_at + key->n] = '\0';
-        al_st_entry *en = &entries[e++];
+        memcpy(v->names + name_at, str_bytes(m, key), (size_t)key->n);
+        v->names[name_at + key->n] = '\0';
+        al_st_entry *en = &v->entries[e];
         memset(en, 0, sizeof *en);
-        en->name = names + name_at;
-        en->data = data + at;
+        en->name = v->names + name_at;
         en->ndim = t->ndim;
         for (int d = 0; d < t->ndim; d++) en->shape[d] = t->shape[d];
-        for (int64_t j = 0; j < t->numel; j++) data[at + j] = al_float_of_bits(storage_bits(ps->type, ps->entry->data, t->offset + j));
-        at += t->numel;
+        if (t->numel > 0) spans[n_spans++] = (pk_span){t->storage, t->offset, t->offset + t->numel, e};
         name_at += key->n + 1;
+        e++;
     }
-    const char *torch_dtype = "mixed";
+    v->n_entries = (int)n;
+    al_sort(spans, (size_t)n_spans, sizeof *spans, cmp_spans);
+    int64_t widened = 0;
+    for (int64_t i = 0, next = 0; i < n_spans; i = next) widened += run_end(spans, n_spans, i, &next) - spans[i].begin;
+    v->weights = malloc((size_t)(widened ? widened : 1) * sizeof *v->weights);
+    if (!v->weights) {
+        free(spans);
+        return no_memory(err);
+    }
+    v->n_weights = widened;
+    for (int64_t i = 0, next = 0, at = 0; i < n_spans; i = next) {
+        const int64_t begin = spans[i].begin, end = run_end(spans, n_spans, i, &next);
+        const pk_storage *ps = &m->storages[spans[i].storage];
+        for (int64_t k = begin; k < end; k++) v->weights[at + k - begin] = al_float_of_bits(storage_bits(ps->type, ps->entry->data, k));
+        for (int64_t j = i; j < next; j++) v->entries[spans[j].entry].data = v->weights + at + (spans[j].begin - begin);
+        at += end - begin;
+    }
+    for (int64_t i = 0; i < n; i++) /* an empty tensor points anywhere */
+        if (!v->entries[i].data) v->entries[i].data = v->weights;
+    free(spans);
+    v->torch_dtype = "mixed";
     for (int g = G_FLOAT_STORAGE; g < N_GLOBALS; g++)
-        if (dtypes == 1 << g) torch_dtype = GLOBALS[g].torch_dtype;
-    const char *meta[] = {"format", "pt", "torch_dtype", torch_dtype};
-    size_t needed = 0;
-    if (s == AL_OK) s = al_st_serialize(entries, (int)n, meta, 2, NULL, 0, &needed, err);
-    if (s == AL_OK && !(*out = malloc(needed))) s = no_memory(err);
-    if (s == AL_OK && (s = al_st_serialize(entries, (int)n, meta, 2, *out, needed, out_size, err)) != AL_OK) {
-        free(*out);
-        *out = NULL;
-    }
-    free(data);
-    free(names);
-    free(entries);
-    return s;
+        if (dtypes == 1 << g) v->torch_dtype = GLOBALS[g].torch_dtype;
+    return AL_OK;
 }
 
-al_status al_pth_to_safetensors(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size, al_error *err) {
-    if (!out || !out_size) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
-    *out = NULL;
-    *out_size = 0;
+void al_pth_views_free(al_pth_views *v) {
+    if (!v) return;
+    free(v->weights);
+    free(v->entries);
+    free(v->names);
+    memset(v, 0, sizeof *v);
+}
+
+al_status al_pth_read_views(const uint8_t *bytes, size_t size, int minimind_names, al_pth_views *out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
+    memset(out, 0, sizeof *out);
     if (!bytes && size) return al_fail(err, AL_ERR_ARG, "pth: bytes is NULL");
     pk_machine m;
     memset(&m, 0, sizeof m);
@@ -766,10 +832,30 @@ al_status al_pth_to_safetensors(const uint8_t *bytes, size_t size, uint8_t **out
     if (s == AL_OK) s = run(&m, &result, err);
     if (s == AL_OK && m.values[result].kind != V_DICT)
         s = al_fail(err, AL_ERR_FORMAT, "pickle: the file holds %s, not a dict of tensors", kind_name(&m, result));
-    if (s == AL_OK) s = check_items(&m, result, err);
+    if (s == AL_OK) s = check_items(&m, result, minimind_names, err);
     if (s == AL_OK && m.values[result].n > INT32_MAX) s = al_fail(err, AL_ERR_LIMIT, "pth: too many tensors");
-    if (s == AL_OK) s = write_safetensors(&m, result, out, out_size, err);
+    if (s == AL_OK) s = build_views(&m, result, out, err);
     pk_free(&m);
     free(entries);
+    if (s != AL_OK) al_pth_views_free(out);
+    return s;
+}
+
+al_status al_pth_to_safetensors(const uint8_t *bytes, size_t size, uint8_t **out, size_t *out_size, al_error *err) {
+    if (!out || !out_size) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
+    *out = NULL;
+    *out_size = 0;
+    al_pth_views v;
+    al_status s = al_pth_read_views(bytes, size, 0, &v, err);
+    /* Each tensor gets its own copy in the image: safetensors has no shared bytes. */
+    const char *meta[] = {"format", "pt", "torch_dtype", v.torch_dtype};
+    size_t needed = 0;
+    if (s == AL_OK) s = al_st_serialize(v.entries, v.n_entries, meta, 2, NULL, 0, &needed, err);
+    if (s == AL_OK && !(*out = malloc(needed))) s = no_memory(err);
+    if (s == AL_OK && (s = al_st_serialize(v.entries, v.n_entries, meta, 2, *out, needed, out_size, err)) != AL_OK) {
+        free(*out);
+        *out = NULL;
+    }
+    al_pth_views_free(&v);
     return s;
 }

@@ -90,7 +90,7 @@ al_status al_model_hparams_check(const al_model_hparams *hp, al_error *err) {
     if (hp->tied != 0 && hp->tied != 1)
         return al_fail(err, AL_ERR_CONFIG, "model: tied must be 0 or 1 (got %d)", (int)hp->tied);
     if (hp->n_experts != 0) {
-        CHECK_RANGE(n_experts, 1, 256);
+        CHECK_RANGE(n_experts, 1, AL_MAX_EXPERTS);
         CHECK_RANGE(top_k, 1, hp->n_experts);
         CHECK_RANGE(moe_ffn_hidden, 1, AL_MAX_FFN);
     }

@@ -1,8 +1,9 @@
 /* fuzz_pth.c — libFuzzer harness for the .pth reader: the input is the file itself (so the
  * fixtures' .pth files are seeds as they are). Each input is read twice: as it is, and with every
  * central directory entry's CRC-32 set to 0 ("not computed"), so that mutations inside an entry
- * reach the pickle machine and the tensor checks instead of stopping at the checksum. What is
- * read goes on through the whole chain: the safetensors image parsed back, config.json written
+ * reach the pickle machine and the tensor checks instead of stopping at the checksum. Each is
+ * read as the loader reads it (al_pth_model_read), then as an image; what is read goes on
+ * through the whole chain: the safetensors image parsed back, config.json written
  * from the shapes (flags picked from the input's size), the model built and run on three tokens.
  * Any crash, leak, sanitizer report or timeout is a bug; every error must come back as a status
  * with a message.
@@ -24,6 +25,10 @@ static void run_model(al_model *m) {
 
 static void read_pth(const uint8_t *data, size_t size) {
     al_error err;
+    /* The loader's reading (MiniMind's names, the views sharing their storages) first. */
+    al_pth_model pm;
+    if (al_pth_model_read(data, size, NULL, &pm, &err) != AL_OK && (!err.msg[0] || pm.weights || pm.tensors || pm.config)) abort();
+    al_pth_model_free(&pm);
     uint8_t *image = NULL;
     size_t image_size = 0;
     if (al_pth_to_safetensors(data, size, &image, &image_size, &err) != AL_OK) {

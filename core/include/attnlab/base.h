@@ -53,6 +53,7 @@ const char *al_status_str(al_status s);
 #define AL_MAX_BYTES    ((int64_t)1 << 30)  /* weights + cache + scratch of one layer: 1 GiB */
 #define AL_MAX_VOCAB    (1 << 20)           /* tokens of a model or tokenizer */
 #define AL_MAX_LAYERS   256                 /* blocks of a model */
+#define AL_MAX_EXPERTS  256                 /* experts of a MoE layer */
 #define AL_MAX_FFN      (1 << 17)           /* SwiGLU's inner width */
 #define AL_MAX_MODEL_BYTES ((int64_t)3 << 30) /* a whole model: weights, packed copies, caches, scratch */
 

@@ -192,7 +192,10 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
 /* The state_dict's tensors as a float32 safetensors image (names and shapes kept, float16 and
  * bfloat16 widened exactly; metadata "format": "pt" and "torch_dtype": "float16", "bfloat16",
  * "float32" or "mixed", as stored). Tensors must be contiguous and inside their storage; one
- * storage may back several tensors (tied weights), each then gets its own copy. *out receives a
+ * storage may back several tensors (tied weights): it is widened once, but each tensor gets its
+ * own copy in the image (safetensors shares no bytes; al_pth_model_read shares them). The
+ * pickle may make at most 2^19 values, 2^20 tuple elements, 2^17 dict items and 2^17 tensors
+ * (AL_ERR_LIMIT beyond). *out receives a
  * malloc'd image of *out_size bytes, to release with al_buffer_free. AL_ERR_FORMAT with a
  * message naming what is wrong ("zip: ...", "pickle: refusing global os.system ...", "pth: ...");
  * AL_ERR_LIMIT above AL_MAX_MODEL_BYTES of float32 data. */
@@ -245,13 +248,16 @@ const char *al_model_file_kind_name(al_model_file_kind kind); /* "llama2.c check
 /* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
 int32_t al_model_file_stop_token(al_model_file_kind kind);
 
-/* A .pth read: its float32 safetensors image, the tensors in it, and the config.json the
- * shapes and flags (NULL: the defaults) imply. Free with al_pth_model_free (also after a
- * failure, when every field is NULL). */
+/* A .pth read: its tensors as float32, and the config.json the shapes and flags (NULL: the
+ * defaults) imply. A key that is not one of MiniMind's weight names is refused before anything
+ * is converted; each storage element a tensor views is widened once, so tensors that share a
+ * storage (tied weights) share their floats, and the reading holds no more than the viewed
+ * elements as float32 besides the file. Free with al_pth_model_free (also after a failure,
+ * when every field is NULL). */
 typedef struct {
-    uint8_t *image;
-    size_t image_size;
-    al_safetensors *tensors;
+    float *weights;          /* [n_weights]: the viewed storage elements, which the tensors point into */
+    int64_t n_weights;
+    al_safetensors *tensors; /* an index over weights (al_st_get's data inside it) */
     char *config; /* NUL-terminated */
     size_t config_len;
 } al_pth_model;
