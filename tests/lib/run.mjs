@@ -22,6 +22,7 @@ export function run(program, args, options = {}) {
     input: options.input,
     maxBuffer: 64 << 20,
     env: ENV,
+    timeout: options.timeout, // ms; a program still running then is killed (signal SIGTERM)
   });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
