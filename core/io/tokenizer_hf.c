@@ -671,9 +671,6 @@ static int build_matcher(al_tokenizer *t) {
 
 static uint64_t align8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
-/* Bytes of all the added tokens' contents together (a GiB). */
-#define ADDED_BYTES_MAX ((uint64_t)1 << 30)
-
 static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenizer **out, al_error *err) {
     const int32_t n = b->n_vocab + b->n_new;
     if (vocab_size != 0 && vocab_size != n)
@@ -686,11 +683,11 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
     for (int32_t i = 0; i < b->n_added; i++) added_of[b->added[i].id] = i;
     uint64_t piece_bytes = 0, added_bytes = 0;
     for (int32_t i = 0; i < b->n_added; i++) added_bytes += (uint64_t)b->added[i].len;
-    /* The automaton's nodes are int32 ids, its table's slots a uint32 count. */
-    if (added_bytes > ADDED_BYTES_MAX) {
+    /* The automaton's nodes are int32 ids, its table's slots a uint32 count (2^31 at most). */
+    if (added_bytes > (uint64_t)AL_TOK_MAX_ADDED_BYTES) {
         free(added_of);
-        return al_fail(err, AL_ERR_LIMIT, "the added tokens' contents are %" PRIu64 " bytes, above the limit of "
-                       "%" PRIu64, added_bytes, ADDED_BYTES_MAX);
+        return al_fail(err, AL_ERR_LIMIT, "the added tokens' contents are %" PRIu64 " bytes together, above the "
+                       "limit of %" PRId64, added_bytes, AL_TOK_MAX_ADDED_BYTES);
     }
     uint32_t n_edge_slots = 16;
     while (n_edge_slots < 2 * added_bytes) n_edge_slots *= 2;
