@@ -12,6 +12,10 @@
 //     is held, never written in part;
 //   - --pieces shows each id's bytes; BOS and EOS: a tokenizer.json adds none (--no-bos or not),
 //     --eos is refused;
+//   - made-up tokenizers: merges across the split's edges, each ByteLevel option, and many added
+//     tokens overlapping every way (prefixes of each other, one inside another, shared first
+//     bytes), both builds; 50,000 added tokens sharing a first byte on 1 MB of '<' and 100 KB of
+//     text, under a hang guard;
 //   - malformed tokenizer.json files refused one by one, each with its own message;
 //   - `attnlab generate --chat TEXT [--think]` builds the prompt tokenizer_config.json's
 //     chat_template renders (tests/fixtures/minimind_chat/chat.json, rendered by Jinja2) and
@@ -28,7 +32,7 @@ import { join } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { ROOT, VARIANTS, inPool, run, runAsync } from './lib/run.mjs';
 import { showPiece } from './lib/tokenizer.mjs';
-import { BYTE_OF_CHAR, small } from './lib/hf-json.mjs';
+import { BYTE_OF_CHAR, manyAdded, small, withAdded } from './lib/hf-json.mjs';
 import { generator, handTexts, randomTexts } from './lib/tok-texts.mjs';
 import { OUT as UNICODE_OUT, source as unicodeSource } from './fixtures/gen_unicode_class.mjs';
 
@@ -226,6 +230,87 @@ test('made-up tokenizers (overlapping added tokens, add_prefix_space, use_regex 
       assert.equal(r.status, 0, r.stderr);
       assert.deepEqual(parseIds(r.stdout), ref.encode(texts[i]).ids, `add_prefix_space ${prefix}, use_regex ${regex}: ${show(texts[i])}`);
     });
+  }
+});
+
+// Added tokens that overlap in every way the cut at them can get wrong: prefixes of each other
+// ('<' .. '<<<', '<a' .. '<a>b'), one inside another ('a>' in '<a>b'), one ending where another
+// starts ('b<'), ones sharing their first bytes ('中' and '丁' share two of their three in
+// UTF-8), tokens of the vocabulary ('he', 'a'), a long run that only its last byte completes;
+// then random strings over their characters. The texts are those pieces, their parts and the
+// characters, run together, and runs one byte short of a token or one past it.
+const OVERLAPPING = ['<', '<<', '<<<', '<a', '<a>', '<a>b', 'a>', '>b', 'b<', '|', '<|', '|>', '<|x|>', 'he', 'a',
+  '中', '中文', '丁', ' <', '\n\n', `${'<'.repeat(40)}x`];
+const CHARS = ['<', '>', 'a', 'b', '|', ' ', 'x', 'h', 'e', '中', '文', '丁', '\n'];
+
+function overlappingTexts(contents, count, rand) {
+  const pick = (list) => list[Math.floor(rand() * list.length)];
+  const parts = contents.flatMap((c) => { const ch = [...c]; return [c, ch.slice(1).join(''), ch.slice(0, -1).join('')]; });
+  const texts = ['<'.repeat(100), `${'<'.repeat(39)}x`, `${'<'.repeat(41)}x`, `<<${'<'.repeat(40)}x<`, '<a>b<a>b<<<a>',
+    '<a>a>b<', '中文丁中丁文', 'hehe he', '', 'b<a>b<|x|>|><|'];
+  while (texts.length < count) {
+    let t = '';
+    for (let k = 1 + Math.floor(rand() * 12); k > 0; k--) t += rand() < 0.5 ? pick(parts) : pick(CHARS);
+    texts.push(t);
+  }
+  return texts;
+}
+
+test('made-up tokenizers with many overlapping added tokens: the reference\'s ids, both builds', async () => {
+  const rand = generator(99);
+  const sets = [OVERLAPPING];
+  for (let s = 0; s < 3; s++) {
+    const extra = new Set();
+    while (extra.size < 60) {
+      let c = '';
+      for (let k = 1 + Math.floor(rand() * 6); k > 0; k--) c += CHARS[Math.floor(rand() * CHARS.length)];
+      if (!OVERLAPPING.includes(c)) extra.add(c);
+    }
+    sets.push([...OVERLAPPING, ...extra]);
+  }
+  for (const [k, contents] of sets.entries()) {
+    const o = withAdded(contents);
+    o.pre_tokenizer.add_prefix_space = k === 1;
+    const path = join(work, `overlapping-${k}.json`);
+    writeFileSync(path, JSON.stringify(o));
+    const ref = new Tokenizer(o, {});
+    const texts = [...overlappingTexts(contents, 150, rand), ...HAND.slice(0, 40)];
+    for (const [cli, some] of [[CLI, texts], [ASAN_CLI, texts.slice(0, 30)]]) {
+      if (!cli) continue;
+      const results = await inPool(some, 4, (text) => runAsync(cli, ['tokenize', '--tokenizer', path], Buffer.from(text, 'utf8')));
+      results.forEach((r, i) => {
+        assert.equal(r.status, 0, r.stderr);
+        assert.deepEqual(parseIds(r.stdout), ref.encode(some[i]).ids, `${cli}, tokenizer ${k}: ${show(some[i])}`);
+      });
+    }
+    // The texts reach what they are meant to: many added tokens, several side by side.
+    const ids = texts.flatMap((t) => ref.encode(t).ids);
+    const added = new Set(o.added_tokens.map((a) => a.id));
+    assert.ok(ids.filter((id) => added.has(id)).length > 500, `tokenizer ${k}: few added tokens in the texts`);
+  }
+});
+
+// 50,000 added tokens starting with '<': 1 MB of '<' and 100 KB of mixed text (with the
+// MiniMind markers, so many a '<') encode as the reference encodes them. Every place used to
+// try each token with its first byte: minutes for the 1 MB; the bound is only a hang guard.
+test('50,000 added tokens sharing their first byte: 1 MB of \'<\' and 100 KB of text, the reference\'s ids', () => {
+  const o = manyAdded(50000);
+  const path = join(work, 'many-added.json');
+  writeFileSync(path, JSON.stringify(o));
+  const ref = new Tokenizer(o, {});
+  let mixed = '';
+  for (let i = 0; Buffer.byteLength(mixed) <= 100000; i++) mixed += `${ALL[i % ALL.length]} `;
+  for (const variant of VARIANTS) {
+    for (const text of ['<'.repeat(1 << 20), mixed]) {
+      const what = `${variant.name}: ${Buffer.byteLength(text)} bytes of ${show(text.slice(0, 20))}`;
+      const r = run(join(variant.dir, 'attnlab'), ['tokenize', '--tokenizer', path], { input: Buffer.from(text, 'utf8'), timeout: 20000 });
+      assert.equal(r.signal, null, `${what}: still running after 20 s (the hang guard)`);
+      assert.equal(r.status, 0, r.stderr);
+      const got = parseIds(r.stdout), want = ref.encode(text).ids;
+      const at = got.findIndex((id, i) => id !== want[i]);
+      assert.ok(at < 0 && got.length === want.length, `${what}: ${got.length} ids, the reference ${want.length}; ` +
+        `the first difference at ${at < 0 ? Math.min(got.length, want.length) : at}: ${got[at]} for ${want[at]}`);
+    }
   }
 });
 

@@ -1,13 +1,14 @@
 /* test_tokenizer_hf.c — tests of the tokenizer.json reader (core/io/tokenizer_hf.c) in C: ids
  * derived by hand on small made-up tokenizers (merge ranks and ties, GPT-2's split at white space,
- * contractions, letters and numbers beyond ASCII, the longest added token, add_prefix_space,
- * use_regex false, merges written "a b"), then MiniMind's tokenizer.json: its pieces, no BOS
- * or EOS, size queries and short buffers, decode(encode(bytes)) == bytes for any bytes, the
- * streaming decoder writing only whole characters one id at a time, 100 KB in well under a
- * second, its cut to 6400, 512 and 292 ids (al_tok_hf_cut), and every truncation and random
- * byte changes of the file refused or read (and what is read cut or refused), never a crash
- * under ASan. Equality with the reference library on thousands of texts, and the refusals
- * of malformed files one by one, are tests/hf-tokenizer.test.mjs's.
+ * contractions, letters and numbers beyond ASCII, the longest added token at the leftmost place
+ * (overlapping ones too), add_prefix_space, use_regex false, merges written "a b"), then
+ * MiniMind's tokenizer.json: its pieces, no BOS or EOS, size queries and short buffers,
+ * decode(encode(bytes)) == bytes for any bytes, the streaming decoder writing only whole
+ * characters one id at a time, 100 KB in well under a second, its cut to 6400, 512 and 292 ids
+ * (al_tok_hf_cut), and every truncation and random byte changes of the file refused or read (and
+ * what is read cut or refused), never a crash under ASan. Equality with the reference library on
+ * thousands of texts, and the refusals of malformed files one by one, are
+ * tests/hf-tokenizer.test.mjs's.
  * Usage: test_tokenizer_hf models/minimind-tokenizer/tokenizer.json [--no-timing]
  * (--no-timing, for valgrind: no timing check, and fewer truncations and byte changes.) */
 #include "attnlab.h"
@@ -146,6 +147,22 @@ static void test_added(void) {
         p = al_tok_piece(t, 256, &len);
         CHECK(p && len == 2 && !strcmp(p, " a"), "a token's piece is its bytes: '%s'", p ? p : "");
         CHECK(al_tok_score(t, 256) == 0.0f, "a tokenizer.json's scores are 0");
+        al_tok_free(t);
+    }
+    /* At each place from the left the longest token starting there, even when another ends
+     * first ("bc" inside "abcd"), and the search goes on after it ("bcd": "bc", not "cd"). New
+     * ids: "bc" 257, "abcd" 258, "cd" 259, "xyx" 260, "yxy" 261. */
+    const char *overlapping[] = {"bc", "abcd", "cd", "xyx", "yxy"};
+    t = made_up(tokens, 1, merges, 1, overlapping, 5, 0, 1, 0);
+    if (t) {
+        EXPECT_IDS(t, "abcd", 258);
+        EXPECT_IDS(t, "abce", 'a', 257, 'e');
+        EXPECT_IDS(t, "abcdcd", 258, 259);
+        EXPECT_IDS(t, "bcd", 257, 'd');
+        EXPECT_IDS(t, "xbcd", 'x', 257, 'd');
+        EXPECT_IDS(t, "xyxyx", 260, 'y', 'x');
+        EXPECT_IDS(t, "yxyx", 261, 'x');
+        EXPECT_IDS(t, "xxyxy", 'x', 260, 'y');
         al_tok_free(t);
     }
     /* add_prefix_space: each section not starting with a space gets one: "a" -> " a"; after an

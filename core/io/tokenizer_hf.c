@@ -349,11 +349,17 @@ static al_status check_added(hf_build *b, al_error *err) {
     return st;
 }
 
-/* The slot of the pair (a, b) in the table: its own, or the empty one where it would go. */
-static uint32_t slot_of(const tok_merge_slot *slots, uint32_t n_slots, int32_t a, int32_t b) {
-    /* Fibonacci hashing of the two ids; linear probing (the table is at most half full). */
+/* Where the key (a, b) starts probing in a table of n_slots (a power of two): Fibonacci hashing
+ * of the two numbers. The merges' table and the added tokens' edges use it. */
+static uint32_t pair_hash(int32_t a, int32_t b, uint32_t n_slots) {
     const uint64_t h = ((uint64_t)(uint32_t)a * 0x9E3779B97F4A7C15u) ^ ((uint64_t)(uint32_t)b * 0xC2B2AE3D27D4EB4Fu);
-    uint32_t i = (uint32_t)(h >> 32) & (n_slots - 1);
+    return (uint32_t)(h >> 32) & (n_slots - 1);
+}
+
+/* The slot of the pair (a, b) in the table: its own, or the empty one where it would go (linear
+ * probing; the table is at most half full). */
+static uint32_t slot_of(const tok_merge_slot *slots, uint32_t n_slots, int32_t a, int32_t b) {
+    uint32_t i = pair_hash(a, b, n_slots);
     while (slots[i].a >= 0 && (slots[i].a != a || slots[i].b != b)) i = (i + 1) & (n_slots - 1);
     return i;
 }
@@ -580,18 +586,90 @@ static al_status read_file(const uint8_t *bytes, size_t size, hf_build *b, al_er
     return read_model(&f[T_MODEL], &f[T_ADDED], b, err);
 }
 
+/* ---- finding the added tokens --------------------------------------------------------------
+ * The library cuts the text at its added tokens before anything else: from the left, the
+ * longest added token that starts at a place is taken and the search goes on after it; where
+ * none starts, one place on (its DictionarySplitter; the Rust library's aho-corasick with
+ * LeftmostLongest). So what the cut needs is, for each place i, the longest added token that
+ * starts there. Trying every token at every place costs text x tokens; walking a trie of them
+ * from every place, text x the longest token. Instead one pass reads the text backwards through
+ * an Aho-Corasick automaton of the contents written backwards: having read s[len-1] .. s[i], it
+ * stands at the longest suffix of those bytes that is a node (a prefix of some reversed
+ * content), and a reversed content that is a suffix of them is a content that starts at i; the
+ * longest of those is the node's `match`. Each byte moves one node deeper at most and each
+ * failure link one shallower, so the pass costs O(len) whatever the tokens; the automaton has
+ * a node per byte of the contents at most, and is built once, in O(those bytes). */
+
+/* The node the edge from `from` on `byte` leads to, or -1. */
+static int32_t edge_to(const al_tokenizer *t, int32_t from, uint8_t byte) {
+    for (uint32_t i = pair_hash(from, byte, t->n_edge_slots);; i = (i + 1) & (t->n_edge_slots - 1)) {
+        const tok_edge_slot *e = &t->edges[i];
+        if (e->from < 0) return -1;
+        if (e->from == from && e->byte == byte) return e->to;
+    }
+}
+
+/* The automaton's step: from node u on byte c, following failure links until an edge on c. */
+static int32_t next_node(const al_tokenizer *t, int32_t u, uint8_t c) {
+    int32_t v;
+    while ((v = edge_to(t, u, c)) < 0 && u > 0) u = t->fail[u];
+    return v < 0 ? 0 : v;
+}
+
+/* Builds t's automaton from t->added[0, n_added), into t->edges, fail and match, which hold
+ * n_nodes (1 + the contents' bytes) and n_edge_slots entries. -1 if memory runs out. */
+static int build_matcher(al_tokenizer *t) {
+    /* 1. The trie of the reversed contents; the match of a node a content ends at is its token.
+     *    Each node's parent, byte and depth are kept for step 3. */
+    int32_t *parent = malloc((size_t)t->n_nodes * sizeof *parent);
+    int32_t *depth = malloc((size_t)t->n_nodes * sizeof *depth);
+    int32_t *order = malloc((size_t)t->n_nodes * sizeof *order);
+    uint8_t *byte = malloc((size_t)t->n_nodes);
+    int32_t *count = calloc(AL_TOK_MAX_PIECE + 2, sizeof *count);
+    if (!parent || !depth || !order || !byte || !count) {
+        free(parent), free(depth), free(order), free(byte), free(count);
+        return -1;
+    }
+    for (uint32_t i = 0; i < t->n_edge_slots; i++) t->edges[i].from = -1;
+    int32_t n = 1;
+    t->match[0] = -1, t->fail[0] = 0, depth[0] = 0;
+    for (int32_t k = 0; k < t->n_added; k++) {
+        const tok_entry *a = &t->added[k];
+        int32_t u = 0;
+        for (int32_t j = a->len - 1; j >= 0; j--) {
+            const uint8_t c = (uint8_t)a->str[j];
+            int32_t v = edge_to(t, u, c);
+            if (v < 0) {
+                uint32_t i = pair_hash(u, c, t->n_edge_slots);
+                while (t->edges[i].from >= 0) i = (i + 1) & (t->n_edge_slots - 1);
+                v = n++;
+                t->edges[i] = (tok_edge_slot){u, v, c};
+                parent[v] = u, byte[v] = c, depth[v] = depth[u] + 1, t->match[v] = -1;
+            }
+            u = v;
+        }
+        t->match[u] = a->id; /* the contents differ (check_added), so one token per node */
+    }
+    /* 2. The nodes by depth (a counting sort: depths are at most AL_TOK_MAX_PIECE). */
+    for (int32_t v = 0; v < n; v++) count[depth[v] + 1]++;
+    for (int d = 1; d <= AL_TOK_MAX_PIECE + 1; d++) count[d] += count[d - 1];
+    for (int32_t v = 0; v < n; v++) order[count[depth[v]]++] = v;
+    /* 3. Shallower nodes first, so a failure link and the nodes it reaches are done: the link of
+     *    a child of the root is the root; of v = parent p then byte c, the step on c from p's
+     *    link. A node no content ends at matches what its link matches. */
+    for (int32_t k = 1; k < n; k++) {
+        const int32_t v = order[k], p = parent[v];
+        t->fail[v] = p == 0 ? 0 : next_node(t, t->fail[p], byte[v]);
+        if (t->match[v] < 0) t->match[v] = t->match[t->fail[v]];
+    }
+    t->n_nodes = n;
+    free(parent), free(depth), free(order), free(byte), free(count);
+    return 0;
+}
+
 /* ---- the handle --------------------------------------------------------------------------- */
 
-static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
-
-/* Added tokens by first byte, the longest first: the first that matches is the longest. */
-static int compare_added(const void *pa, const void *pb) {
-    const tok_entry *a = pa, *b = pb;
-    const unsigned fa = (unsigned char)a->str[0], fb = (unsigned char)b->str[0];
-    if (fa != fb) return fa < fb ? -1 : 1;
-    if (a->len != b->len) return a->len > b->len ? -1 : 1;
-    return (a->id > b->id) - (a->id < b->id);
-}
+static uint64_t align8(uint64_t n) { return (n + 7) & ~(uint64_t)7; }
 
 static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenizer **out, al_error *err) {
     const int32_t n = b->n_vocab + b->n_new;
@@ -603,23 +681,37 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
     if (!added_of) return no_memory(err, "pieces");
     for (int32_t id = 0; id < n; id++) added_of[id] = -1;
     for (int32_t i = 0; i < b->n_added; i++) added_of[b->added[i].id] = i;
-    uint64_t piece_bytes = 0;
+    uint64_t piece_bytes = 0, added_bytes = 0;
+    for (int32_t i = 0; i < b->n_added; i++) added_bytes += (uint64_t)b->added[i].len;
+    /* The automaton's nodes are int32 ids, its table's slots a uint32 count (2^31 at most). */
+    if (added_bytes > (uint64_t)AL_TOK_MAX_ADDED_BYTES) {
+        free(added_of);
+        return al_fail(err, AL_ERR_LIMIT, "the added tokens' contents are %" PRIu64 " bytes together, above the "
+                       "limit of %" PRId64, added_bytes, AL_TOK_MAX_ADDED_BYTES);
+    }
+    uint32_t n_edge_slots = 16;
+    while (n_edge_slots < 2 * added_bytes) n_edge_slots *= 2;
+    const uint64_t n_nodes = 1 + added_bytes;
     for (int32_t id = 0; id < n; id++) {
         size_t at;
         piece_bytes += 1 + (uint64_t)(added_of[id] >= 0 ? b->added[added_of[id]].len
                                                          : al_byte_level_decode(b->by_id[id].str, (size_t)b->by_id[id].len, NULL, &at));
     }
-    const size_t at_piece = align8(sizeof(al_tokenizer));
-    const size_t at_len = at_piece + align8((size_t)n * sizeof(char *));
-    const size_t at_slots = at_len + align8((size_t)n * sizeof(int32_t));
-    const size_t at_added = at_slots + align8((size_t)b->n_slots * sizeof(tok_merge_slot));
-    const size_t at_text = at_added + align8((size_t)b->n_added * sizeof(tok_entry));
-    /* The counts are below 2^23 and the pieces fit in the file: only a 32-bit size_t can overflow. */
-    if ((uint64_t)at_text + piece_bytes > SIZE_MAX / 2) {
+    /* The counts are below 2^31 (the added bytes too): in 64 bits nothing overflows, and only a
+     * 32-bit size_t can be too small. */
+    const uint64_t at_piece = align8(sizeof(al_tokenizer));
+    const uint64_t at_len = at_piece + align8((uint64_t)n * sizeof(char *));
+    const uint64_t at_slots = at_len + align8((uint64_t)n * sizeof(int32_t));
+    const uint64_t at_added = at_slots + align8((uint64_t)b->n_slots * sizeof(tok_merge_slot));
+    const uint64_t at_edges = at_added + align8((uint64_t)b->n_added * sizeof(tok_entry));
+    const uint64_t at_fail = at_edges + align8((uint64_t)n_edge_slots * sizeof(tok_edge_slot));
+    const uint64_t at_match = at_fail + align8(n_nodes * sizeof(int32_t));
+    const uint64_t at_text = at_match + align8(n_nodes * sizeof(int32_t));
+    if (at_text + piece_bytes > SIZE_MAX / 2) {
         free(added_of);
         return al_fail(err, AL_ERR_LIMIT, "a tokenizer of %" PRId32 " tokens does not fit in memory", n);
     }
-    char *block = malloc(at_text + (size_t)piece_bytes);
+    char *block = malloc((size_t)(at_text + piece_bytes));
     if (!block) {
         free(added_of);
         return no_memory(err, "tokens");
@@ -635,6 +727,11 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
     t->n_slots = b->n_slots;
     t->added = (tok_entry *)(block + at_added);
     t->n_added = b->n_added;
+    t->n_nodes = (int32_t)n_nodes;
+    t->edges = (tok_edge_slot *)(block + at_edges);
+    t->n_edge_slots = n_edge_slots;
+    t->fail = (int32_t *)(block + at_fail);
+    t->match = (int32_t *)(block + at_match);
     t->add_prefix_space = b->add_prefix_space;
     t->use_regex = b->use_regex;
     memcpy(t->byte_id, b->byte_id, sizeof t->byte_id);
@@ -656,10 +753,9 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
         text += len + 1;
     }
     free(added_of);
-    al_sort(t->added, (size_t)t->n_added, sizeof *t->added, compare_added);
-    for (int byte = 0, k = 0; byte <= 256; byte++) {
-        while (k < t->n_added && (unsigned char)t->added[k].str[0] < byte) k++;
-        t->added_at[byte] = k;
+    if (build_matcher(t) != 0) {
+        free(block);
+        return no_memory(err, "added tokens");
     }
     *out = t;
     return AL_OK;
@@ -732,22 +828,6 @@ static int encode_section(hf_encoder *e, const unsigned char *s, size_t n, unsig
     return 0;
 }
 
-/* The first added token at or after `from`, the longest there: its place in *at (len if none). */
-static const tok_entry *next_added(const al_tokenizer *t, const unsigned char *s, size_t len, size_t from,
-                                   size_t *at) {
-    for (size_t i = from; t->n_added > 0 && i < len; i++) {
-        for (int32_t k = t->added_at[s[i]]; k < t->added_at[s[i] + 1]; k++) {
-            const tok_entry *a = &t->added[k];
-            if ((size_t)a->len <= len - i && memcmp(a->str, s + i, (size_t)a->len) == 0) {
-                *at = i;
-                return a;
-            }
-        }
-    }
-    *at = len;
-    return NULL;
-}
-
 /* One id per byte at most, plus one for the space each section may get. */
 int64_t al_tok_hf_encode_bound(size_t len) { return 2 * (int64_t)len + 2; }
 
@@ -755,15 +835,24 @@ int64_t al_tok_hf_encode_ids(const al_tokenizer *t, const char *text, size_t len
     const unsigned char *s = (const unsigned char *)text;
     hf_encoder e = {t, out, 0, NULL, 0};
     unsigned char *work = t->add_prefix_space ? malloc(len + 1) : NULL;
-    int failed = t->add_prefix_space && !work;
-    for (size_t pos = 0; !failed && pos < len;) {
-        size_t at;
-        const tok_entry *a = next_added(t, s, len, pos, &at);
-        if (at > pos && encode_section(&e, s + pos, at - pos, work) != 0) failed = 1;
-        if (!a) break;
-        e.out[e.count++] = a->id;
-        pos = at + (size_t)a->len;
+    /* 1. The longest added token starting at each place, or -1 ("finding the added tokens"). */
+    int32_t *starts = t->n_added > 0 ? malloc((len ? len : 1) * sizeof *starts) : NULL;
+    int failed = (t->add_prefix_space && !work) || (t->n_added > 0 && !starts);
+    int32_t node = 0;
+    for (size_t i = len; starts && !failed && i-- > 0;) {
+        node = next_node(t, node, s[i]);
+        starts[i] = t->match[node];
     }
+    /* 2. From the left: the text up to the next place a token starts, then that token. */
+    for (size_t pos = 0; !failed && pos < len;) {
+        size_t at = pos;
+        while (at < len && (!starts || starts[at] < 0)) at++;
+        if (at > pos && encode_section(&e, s + pos, at - pos, work) != 0) failed = 1;
+        if (at == len) break;
+        e.out[e.count++] = starts[at];
+        pos = at + (size_t)t->len[starts[at]];
+    }
+    free(starts);
     free(work);
     free(e.scratch);
     if (failed) {

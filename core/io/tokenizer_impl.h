@@ -31,6 +31,14 @@ typedef struct {
     int32_t id;
 } tok_merge_slot;
 
+/* An edge of the added tokens' automaton (tokenizer_hf.c, "finding the added tokens"): from the
+ * node `from` on the byte `byte` to the node `to`. */
+typedef struct {
+    int32_t from; /* < 0: an empty slot */
+    int32_t to;
+    uint8_t byte;
+} tok_edge_slot;
+
 /* One allocation: this struct, then the arrays its pointers name, then the piece bytes (each
  * followed by a NUL); al_tok_free is a single free whatever the kind. */
 struct al_tokenizer {
@@ -50,9 +58,15 @@ struct al_tokenizer {
     int32_t byte_id[256];       /* the token of each byte alone (ByteLevel's alphabet) */
     tok_merge_slot *merges;     /* [n_slots] an open-addressing hash table on (a, b) */
     uint32_t n_slots;           /* a power of two, at least twice the merges */
-    tok_entry *added;           /* [n_added] by first byte, then longest first */
+    tok_entry *added;           /* [n_added] in the file's order */
     int32_t n_added;
-    int32_t added_at[257];      /* those starting with byte b: added[added_at[b], added_at[b + 1]) */
+    /* the added tokens' contents written backwards as an Aho-Corasick automaton, node 0 the root */
+    int32_t n_nodes;            /* at most 1 + the bytes of the added tokens */
+    tok_edge_slot *edges;       /* [n_edge_slots] an open-addressing hash table on (from, byte) */
+    uint32_t n_edge_slots;      /* a power of two, at least twice the edges */
+    int32_t *fail;              /* [n_nodes] the node of the longest proper suffix that is a node */
+    int32_t *match;             /* [n_nodes] the longest added token whose reversed content is a
+                                 * suffix of the node's bytes, or -1 */
     int add_prefix_space;       /* ByteLevel's: a space before each section not starting with one */
     int use_regex;              /* ByteLevel's: split by GPT-2's pattern (else a section is one word) */
 };

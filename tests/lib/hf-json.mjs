@@ -35,3 +35,17 @@ export function small() {
       fuse_unk: false, byte_fallback: false, ignore_merges: false, vocab, merges: [['h', 'e']] },
   };
 }
+
+// small() with these added tokens instead of <|x|>: a content the vocabulary has keeps its id
+// there, the others take the ids after the vocabulary's, in order (as the format asks).
+export function withAdded(contents) {
+  const o = small();
+  const like = o.added_tokens[0];
+  let next = Object.keys(o.model.vocab).length;
+  o.added_tokens = contents.map((content) => ({ ...like, id: o.model.vocab[content] ?? next++, content }));
+  return o;
+}
+
+// n added tokens that all start with '<' (<|t0|>, <|t1|>, ...), and "<<": a tokenizer that made
+// encoding cost text x added tokens while every place tried each token with its first byte.
+export const manyAdded = (n) => withAdded([...Array.from({ length: n - 1 }, (_, k) => `<|t${k}|>`), '<<']);

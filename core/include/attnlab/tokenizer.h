@@ -28,6 +28,7 @@ typedef struct al_tokenizer al_tokenizer;
 #define AL_TOK_MAX_VOCAB (1 << 21)            /* tokens in one file (Gemma's 256K fits) */
 #define AL_TOK_MAX_PIECE 4096                 /* bytes of max_token_length, so of any piece */
 #define AL_TOK_MAX_TEXT ((int64_t)1 << 24)    /* bytes of text one encode call accepts */
+#define AL_TOK_MAX_ADDED_BYTES ((int64_t)1 << 30) /* bytes of a tokenizer.json's added tokens together */
 
 /* Reads a tokenizer.bin image (llama2.c's export.py / tokenizer.py format): a little-endian
  * int32 max_token_length, then per token a float32 score, an int32 byte length and the bytes.
@@ -48,7 +49,9 @@ al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab
  * as the library encodes it with add_special_tokens (the reference in the tests is its
  * JavaScript port, @huggingface/tokenizers):
  *   1. the added tokens (special or not) are found in the text first, the longest at the
- *      leftmost place where one starts, and each becomes its id;
+ *      leftmost place where one starts, and each becomes its id (in one pass over the text
+ *      whatever their number: an automaton of their contents, built with the handle, a node
+ *      per byte of them at most);
  *   2. each section of text between them (a space put in front when the pre-tokenizer's
  *      add_prefix_space is true and the section does not start with one) is split by GPT-2's
  *      pattern 's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+
@@ -76,7 +79,9 @@ al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab
  * it); more than AL_TOK_MAX_VOCAB tokens or merges, a piece longer than AL_TOK_MAX_PIECE bytes.
  * vocab_size: how many ids the file must define (vocabulary and added tokens; another count is
  * AL_ERR_FORMAT), or 0 for as many as it does; outside [0, AL_TOK_MAX_VOCAB] it is AL_ERR_ARG.
- * bytes is not kept: the caller may free it after. AL_ERR_NOMEM if memory runs out. */
+ * bytes is not kept: the caller may free it after. AL_ERR_LIMIT: the added tokens' contents
+ * above AL_TOK_MAX_ADDED_BYTES together, or a tokenizer too large for the address space;
+ * AL_ERR_NOMEM if memory runs out. */
 al_status al_tok_hf_create(const uint8_t *bytes, size_t size, int64_t vocab_size,
                            al_tokenizer **out, al_error *err);
 void al_tok_free(al_tokenizer *t);
