@@ -25,6 +25,23 @@ build() {
     make -j2 -Otarget --no-print-directory "$1"
 }
 
+# apt-get update, waiting while another apt-get holds the package lists: DPkg::Lock::Timeout
+# makes apt-get install wait for dpkg's lock, but apt-get update gives up at once on the lists'
+# own lock (/var/lib/apt/lists/lock), so it is tried again every 5 s, for up to 10 minutes.
+apt_update() {
+    local out waited=0
+    until out=$(apt-get update -q 2>&1); do
+        if ! grep -q 'Could not get lock' <<<"$out" || [ "$waited" -ge 600 ]; then
+            echo "$out" >&2
+            return 1
+        fi
+        [ "$waited" -gt 0 ] || echo "build.sh deps: another apt-get holds the package lists; waiting"
+        sleep 5
+        waited=$((waited + 5))
+    done
+    echo "$out"
+}
+
 # Debian packages behind each command the build and the tests use.
 deps() {
     local missing=()
@@ -46,8 +63,8 @@ deps() {
             echo "build.sh deps: need root to install ${missing[*]}" >&2
             exit 1
         fi
-        apt-get update -q
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+        apt_update
+        DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q "${missing[@]}"
     fi
     # npm packages (Chart.js for the page, playwright-core for the browser tests, axe-core for
     # the accessibility audit in tests/a11y.test.mjs, the reference tokenizer

@@ -75,8 +75,8 @@ test('served page: the walkthrough\'s listings are reached by Tab and scrolled b
   assert.ok(await page.$eval('#walk-code', (p) => p.scrollHeight > p.clientHeight), 'the code listing scrolls');
   for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
   assert.equal(await rows(), before, 'an arrow key in the listing stepped the run');
-  // Scrolling may be smooth: give it a moment before reading where it stopped.
-  await page.waitForFunction(() => document.getElementById('walk-code').scrollTop > 0, null, { timeout: 2000 }).catch(() => {});
+  // Scrolling may be smooth: wait for it to move (a hang guard), then read where it is.
+  await page.waitForFunction(() => document.getElementById('walk-code').scrollTop > 0, null, { timeout: 30000 }).catch(() => {});
   assert.ok(await page.$eval('#walk-code', (p) => p.scrollTop > 0), 'the arrow keys did not scroll the code listing');
   await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement.id), 'walk-text');

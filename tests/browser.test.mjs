@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { openPage, showLayerLab, servedBrowser } from './lib/browser.mjs';
+import { largestLayerLab, openPage, showLayerLab, servedBrowser } from './lib/browser.mjs';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
@@ -192,55 +192,16 @@ for (const [i, hash] of HOSTILE.entries()) {
 }
 
 // The page's largest settings, from its own limits (web/state.js), must be ones it can serve:
-// loaded (every decode step run, to the last token) within 3 s, a Step within 300 ms, Pause
-// and a language switch within 200 ms — each measured to the frame that shows it.
-test('at its largest settings the page loads, steps, pauses and switches language in time', async (t) => {
-  const { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH } = (await import('../web/state.js')).default;
-  const max = (k) => FIELDS[k][2];
-  const prompt = max('prompt'), steps = MAX_TOKENS - prompt;
-  const hash = `#prompt=${prompt}&steps=${steps}&hidden=${max('hidden')}&heads=${max('heads')}&kv=${max('kv')}` +
-    `&hd=${MAX_HEAD_WIDTH / max('heads')}&base=${FIELDS.base[1]}&lang=en`;
-  const t0 = Date.now();
-  const { page, problems } = await openPage(browser.context, `${served}${hash}&at=${prompt + steps - 1}`);
-  const loadMs = Date.now() - t0;
-  assert.ok(loadMs <= 3000, `load took ${loadMs} ms`);
-  assert.equal((await chartState(page)).maskRows, prompt + steps - 1);
-  // Step: the click's work and the frame that shows it.
-  const framed = (action) => page.evaluate((what) => new Promise((resolve) => {
-    const t = performance.now();
-    if (what === 'step') document.getElementById('btn-step').click();
-    else {
-      const lang = document.getElementById('lang');
-      lang.value = lang.value === 'zh' ? 'en' : 'zh';
-      lang.dispatchEvent(new Event('change'));
-    }
-    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
-  }), action);
-  const stepMs = await framed('step');
-  assert.equal((await chartState(page)).maskRows, prompt + steps);
-  assert.ok(stepMs <= 300, `a step took ${stepMs.toFixed(0)} ms`);
-  // The median of three switches: one slow frame on a shared machine is not the page's speed.
-  const switches = [await framed('lang'), await framed('lang'), await framed('lang')].sort((a, b) => a - b);
-  const langMs = switches[1];
-  assert.ok(langMs <= 200, `the language switch took ${switches.map((v) => v.toFixed(0)).join(', ')} ms`);
-  await page.close();
-
-  // Play, then Pause: the pause shows within 200 ms and no step follows it.
-  const second = await openPage(browser.context, `${served}${hash}`);
-  const p2 = second.page;
-  await p2.click('#btn-play');
-  await p2.waitForFunction((n) => window.Chart.getChart(document.getElementById('chart-mask')).options.plugins.matrixImage.rows >= n + 3, prompt);
-  const t1 = Date.now();
-  await p2.click('#btn-play');
-  await p2.waitForFunction(() => !/pause|暂停/i.test(document.getElementById('btn-play').textContent));
-  const pauseMs = Date.now() - t1;
-  const rows = (await chartState(p2)).maskRows;
-  await new Promise((r) => setTimeout(r, 800));
-  assert.equal((await chartState(p2)).maskRows, rows, 'a step ran after Pause');
-  assert.ok(pauseMs <= 200, `Pause took ${pauseMs} ms`);
-  t.diagnostic(`load ${loadMs} ms, step ${stepMs.toFixed(0)} ms, language ${langMs.toFixed(0)} ms, pause ${pauseMs} ms`);
-  assert.deepEqual([...problems, ...second.problems], []);
-  await p2.close();
+// every decode step run to the last token, a Step that adds its row, language switches that
+// take, Pause that stops the run. (How long each takes is the bench's: tests/bench/run.mjs.)
+test('at its largest settings the page loads every step, steps, switches language and pauses', async () => {
+  const r = await largestLayerLab(browser.context, served);
+  assert.equal(r.shown.loaded, r.prompt + r.steps - 1, 'opened at the last decode step');
+  assert.equal(r.shown.stepped, r.prompt + r.steps, 'Step adds the last row');
+  assert.deepEqual(r.shown.langs, ['zh-CN', 'en', 'zh-CN'], 'the language follows each switch');
+  assert.ok(r.shown.paused >= r.prompt + 3 && r.shown.paused < r.prompt + r.steps, `paused at ${r.shown.paused} rows`);
+  assert.equal(r.shown.later, r.shown.paused, 'a step ran after Pause');
+  assert.deepEqual(r.problems, []);
 });
 
 test('the Content-Security-Policy blocks inline scripts on both pages', async () => {
@@ -251,7 +212,7 @@ test('the Content-Security-Policy blocks inline scripts on both pages', async ()
       const s = document.createElement('script');
       s.textContent = 'window.__inline = 1';
       document.body.appendChild(s);
-      setTimeout(() => resolve(window.__inline ? 'ran' : 'no event'), 1000);
+      setTimeout(() => resolve(window.__inline ? 'ran' : 'no event'), 10000); // a hang guard: the event comes at once
     }));
     assert.match(blocked, /script-src/);
     await page.close();

@@ -54,10 +54,10 @@ test('attnlab bench --model: a whole model\'s prefill and decode speed as one JS
   assert.equal(j.weight_bytes_per_token, 4 * j.params);
   assert.ok(Math.abs(j.bandwidth_bound_tokens_per_s - j.read_gb_per_s * 1e9 / j.weight_bytes_per_token) <= 0.01 * j.bandwidth_bound_tokens_per_s);
   // The compute bound: the prefill's operations (8 tokens, the last one's logits) at the measured
-  // fused multiply-add ceiling, which no kernel passes.
+  // fused multiply-add ceiling. (That the prefill stays under it, two speeds measured, is the
+  // bench's: tests/bench/run.mjs.)
   assert.ok(j.prefill_flops > 2 * 8 * (j.params - 512 * 64) && j.fma_peak_gflops > 0, `${j.prefill_flops} ${j.fma_peak_gflops}`);
   assert.ok(Math.abs(j.compute_bound_prefill_tokens_per_s - j.fma_peak_gflops * 1e9 * 8 / j.prefill_flops) <= 0.01 * j.compute_bound_prefill_tokens_per_s);
-  assert.ok(j.prefill_tokens_per_s < j.compute_bound_prefill_tokens_per_s, `${j.prefill_tokens_per_s} ≥ ${j.compute_bound_prefill_tokens_per_s}`);
   // An untied model reads one row of its embedding (left out); an MoE layer reads top_k experts.
   const fixtures = join(ROOT, 'tests', 'fixtures', 'minimind');
   for (const [name, unread] of [

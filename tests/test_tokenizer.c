@@ -1,10 +1,11 @@
 /* test_tokenizer.c — tests of llama2.c's tokenizer (core/io/tokenizer_llama2c.c): ids derived by
  * hand from tok512.bin's pieces and scores, merge order and ties on small made-up vocabularies,
  * encode → decode round trips (non-ASCII, emoji, bytes that are not UTF-8), the streaming
- * decoder on characters split over byte tokens, 100 KB encoded in well under a second, and
- * malformed files each refused with its own message (plus every truncation and random byte
- * changes of tok512.bin: refused or read, never a crash under ASan).
- * Usage: test_tokenizer models/stories260K/tok512.bin [--no-timing] */
+ * decoder on characters split over byte tokens, 100 KB encoded and decoded back (the time it
+ * took printed for `npm run bench`, not checked), and malformed files each refused with its own
+ * message (plus every truncation and random byte changes of tok512.bin: refused or read, never a
+ * crash under ASan).
+ * Usage: test_tokenizer models/stories260K/tok512.bin */
 #include "attnlab.h"
 #include "check.h"
 #include "read_file.h"
@@ -358,7 +359,7 @@ static void test_stream(const al_tokenizer *t) {
     CHECK(al_tok_stream_push(NULL, 5, NULL, 0, &err) == -1 && err.status == AL_ERR_ARG, "push to NULL");
 }
 
-static void test_limits(const al_tokenizer *t, int timing) {
+static void test_limits(const al_tokenizer *t) {
     al_error err = {0};
     int32_t ids[4];
     CHECK(al_tok_encode(t, "hello", 5, 1, 0, ids, 2, &err) == -1 && err.status == AL_ERR_CAPACITY &&
@@ -369,7 +370,7 @@ static void test_limits(const al_tokenizer *t, int timing) {
     CHECK(al_tok_encode(t, "x", (size_t)AL_TOK_MAX_TEXT + 1, 1, 0, NULL, 0, &err) == -1 &&
               err.status == AL_ERR_LIMIT, "text over the limit: %s", err.msg);
 
-    /* 100 KB of text: a story's words, Chinese and emoji, well under a second. */
+    /* 100 KB of text: a story's words, Chinese and emoji; the bench reads the time printed. */
     static const char *const words[] = {"Once", "upon", "a", "time,", "there", "was", "little",
                                         "girl", "named", "Lily.", "中文", "😀", "café", "\n"};
     const size_t len = 100000;
@@ -393,9 +394,9 @@ static void test_limits(const al_tokenizer *t, int timing) {
     }
     const clock_t start = clock();
     const int64_t n = al_tok_encode(t, text, o, 1, 0, many, (int64_t)len + 3, &err);
-    const double seconds = (double)(clock() - start) / CLOCKS_PER_SEC;
+    const double ms = 1e3 * (double)(clock() - start) / CLOCKS_PER_SEC;
     CHECK(n > 0 && n < (int64_t)o / 2, "100 KB: %lld ids (%s)", (long long)n, err.msg);
-    if (timing) CHECK(seconds < 0.25, "100 KB encoded in %.3f s", seconds);
+    printf("100 KB (%zu bytes) -> %lld ids in %.1f ms\n", o, (long long)n, ms);
     if (n > 0) {
         char *back = malloc(o + 1);
         const size_t got = back ? decode_all(t, many, n, 1, back, o + 1) : 0;
@@ -536,10 +537,9 @@ static void test_malformed(const uint8_t *good, size_t size) {
 
 int main(int argc, char **argv) {
     if (argc < 2) {
-        fprintf(stderr, "usage: test_tokenizer models/stories260K/tok512.bin [--no-timing]\n");
+        fprintf(stderr, "usage: test_tokenizer models/stories260K/tok512.bin\n");
         return 2;
     }
-    const int timing = !(argc > 2 && strcmp(argv[2], "--no-timing") == 0);
     size_t size = 0;
     uint8_t *bytes = read_file(argv[1], &size);
     if (!bytes) CHECK_DONE();
@@ -552,7 +552,7 @@ int main(int argc, char **argv) {
         test_round_trips(t);
         test_decode(t);
         test_stream(t);
-        test_limits(t, timing);
+        test_limits(t);
     }
     test_made_up();
     test_malformed(bytes, size);

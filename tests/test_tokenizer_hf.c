@@ -4,13 +4,13 @@
  * (overlapping ones too), add_prefix_space, use_regex false, merges written "a b"), then
  * MiniMind's tokenizer.json: its pieces, no BOS or EOS, size queries and short buffers,
  * decode(encode(bytes)) == bytes for any bytes, the streaming decoder writing only whole
- * characters one id at a time, 100 KB in well under a second, its cut to 6400, 512 and 292 ids
- * (al_tok_hf_cut), and every truncation and random byte changes of the file refused or read (and
- * what is read cut or refused), never a crash under ASan. Equality with the reference library on
- * thousands of texts, and the refusals of malformed files one by one, are
- * tests/hf-tokenizer.test.mjs's.
- * Usage: test_tokenizer_hf models/minimind-tokenizer/tokenizer.json [--no-timing]
- * (--no-timing, for valgrind: no timing check, and fewer truncations and byte changes.) */
+ * characters one id at a time, 100 KB encoded (the time it took printed for `npm run bench`, not
+ * checked), its cut to 6400, 512 and 292 ids (al_tok_hf_cut), and every truncation and random
+ * byte changes of the file refused or read (and what is read cut or refused), never a crash
+ * under ASan. Equality with the reference library on thousands of texts, and the refusals of
+ * malformed files one by one, are tests/hf-tokenizer.test.mjs's.
+ * Usage: test_tokenizer_hf models/minimind-tokenizer/tokenizer.json [--fewer]
+ * (--fewer, for valgrind: fewer truncations and byte changes.) */
 #include "attnlab.h"
 #include "check.h"
 #include "read_file.h"
@@ -363,7 +363,9 @@ static void test_minimind_cut(const uint8_t *file, size_t size, const al_tokeniz
     CHECK(al_tok_hf_cut(file, size / 2, 512, &json, &len, &err) == AL_ERR_FORMAT && !json, "half the file: %s", err.msg);
 }
 
-static void test_timing(const al_tokenizer *t) {
+/* 100 KB of a chat line (Chinese, emoji, an added token) repeated: its ids counted; the bench
+ * reads the time printed. */
+static void test_100kb(const al_tokenizer *t) {
     const char unit[] = "Once upon a time, \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80 there was a little girl. <|im_end|>\n";
     const size_t n_unit = sizeof unit - 1, reps = 100000 / n_unit + 1;
     char *text = malloc(n_unit * reps);
@@ -373,7 +375,6 @@ static void test_timing(const al_tokenizer *t) {
     const int64_t n = al_tok_encode(t, text, n_unit * reps, 0, 0, NULL, 0, NULL);
     const double ms = 1e3 * (double)(clock() - start) / CLOCKS_PER_SEC;
     CHECK(n > 20000, "100 KB gave %lld ids", (long long)n);
-    CHECK(ms < 250, "100 KB took %.0f ms", ms);
     printf("100 KB (%zu bytes) -> %lld ids in %.1f ms\n", n_unit * reps, (long long)n, ms);
     free(text);
 }
@@ -435,9 +436,9 @@ static void test_mutations(const uint8_t *file, size_t size, int fewer) {
 }
 
 int main(int argc, char **argv) {
-    CHECK(argc >= 2, "usage: test_tokenizer_hf tokenizer.json [--no-timing]");
+    CHECK(argc >= 2, "usage: test_tokenizer_hf tokenizer.json [--fewer]");
     if (argc < 2) return 1;
-    const int timing = !(argc > 2 && !strcmp(argv[2], "--no-timing"));
+    const int fewer = argc > 2 && !strcmp(argv[2], "--fewer");
     test_ranks();
     test_split();
     test_added();
@@ -450,14 +451,14 @@ int main(int argc, char **argv) {
         test_minimind_pieces(t);
         test_minimind_round_trips(t);
         test_minimind_stream(t);
-        if (timing) test_timing(t);
+        test_100kb(t);
         if (file) test_minimind_cut(file, size, t);
     }
     al_tok_free(t);
     if (file) {
         al_tokenizer *t2 = NULL;
         CHECK(al_tok_hf_create(file, size, 6401, &t2, &err) == AL_ERR_FORMAT && !t2, "vocab_size 6401 accepted");
-        test_mutations(file, size, !timing);
+        test_mutations(file, size, fewer);
     }
     free(file);
     CHECK_DONE();

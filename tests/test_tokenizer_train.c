@@ -4,9 +4,10 @@
  * refusals (each argument, text that is not UTF-8 with the offset of the first bad byte, a
  * corpus over the limit), no token longer than AL_TOK_MAX_PIECE bytes, a result that does not
  * depend on the order of the words, encode then decode of the corpus with its own tokenizer, and
- * 1 MB in well under a second. The comparisons with Hugging Face's trainer and the reference
+ * 1 MB of mixed text to 6400 tokens (the time it took printed for `npm run bench`, not checked).
+ * The comparisons with Hugging Face's trainer and the reference
  * tokenizer are tests/train-tokenizer.test.mjs's.
- * Usage: test_tokenizer_train [--no-timing]   (--no-timing, for valgrind: no timing check) */
+ * Usage: test_tokenizer_train */
 #include "attnlab.h"
 #include "check.h"
 
@@ -239,7 +240,9 @@ static void test_order_and_round_trip(void) {
     al_tok_free(t);
 }
 
-static void test_speed(void) {
+/* 1 MB of mixed text to the full 6400 tokens, read back as a tokenizer of that size; the bench
+ * reads the time printed. */
+static void test_megabyte(void) {
     size_t len = 0;
     char *text = mixed_text((size_t)1 << 20, &len);
     if (!text) return;
@@ -247,18 +250,19 @@ static void test_speed(void) {
     const clock_t t0 = clock();
     char *json = train_json(text, len, 6400, &json_len);
     const double s = (double)(clock() - t0) / CLOCKS_PER_SEC;
-    CHECK(s < 1.0, "1 MB to 6400 tokens took %.2f s", s);
+    al_tokenizer *t = NULL;
+    CHECK(json && al_tok_hf_create((const uint8_t *)json, json_len, 6400, &t, NULL) == AL_OK, "1 MB: 6400 tokens read back");
     printf("1 MB (%zu bytes) to 6400 tokens: %.3f s\n", len, s);
+    al_tok_free(t);
     al_buffer_free(json);
     free(text);
 }
 
-int main(int argc, char **argv) {
-    const int timing = !(argc > 1 && strcmp(argv[1], "--no-timing") == 0);
+int main(void) {
     test_by_hand();
     test_refusals();
     test_piece_limit();
     test_order_and_round_trip();
-    if (timing) test_speed();
+    test_megabyte();
     CHECK_DONE();
 }

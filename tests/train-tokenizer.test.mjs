@@ -24,7 +24,7 @@ import { ROOT, VARIANTS, run, runAsync } from './lib/run.mjs';
 import { CHAR_OF_BYTE } from './lib/hf-json.mjs';
 import { handTexts, randomTexts } from './lib/tok-texts.mjs';
 import { expectRefusals } from './lib/refusals.mjs';
-import { repoCorpus, syntheticCorpus } from './lib/train-corpus.mjs';
+import { megabyteCorpus, repoCorpus, syntheticCorpus } from './lib/train-corpus.mjs';
 import { OUT as HF_MERGES, corpusText as hfCorpusText, sha256 } from './fixtures/gen_bpe_train.mjs';
 
 const CLI = join(VARIANTS[0].dir, 'attnlab');
@@ -248,16 +248,11 @@ test('ASan build: the same files, no error', { skip: !ASAN_CLI }, () => {
   }
 });
 
-test('1 MB of text trains to 6400 tokens in well under a second', () => {
-  let text = '';
-  for (let seed = 1; Buffer.byteLength(text) < 1 << 20; seed++) text += `${syntheticCorpus(seed, 100000)}\n${repoCorpus(ROOT).slice(0, 20000)}\n`;
-  const corpus = corpusFile(text);
-  const t0 = process.hrtime.bigint();
-  const r = train(corpus, 6400);
-  const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+// (How long it takes is the bench's: tests/bench/run.mjs.)
+test('1 MB of text trains to the full 6400 tokens', () => {
+  const r = train(corpusFile(megabyteCorpus(ROOT)), 6400);
   assert.equal(r.status, 0, r.stderr);
-  // Some 70 ms here, the process included; rewriting every word at every merge takes 0.9 s.
-  assert.ok(ms < 500, `${ms.toFixed(0)} ms`);
+  assert.equal(Object.keys(JSON.parse(r.text).model.vocab).length, 6400);
 });
 
 // ---- refusals -----------------------------------------------------------------------------------

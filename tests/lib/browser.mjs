@@ -54,7 +54,8 @@ export async function openPage(context, url) {
     if (!(u.startsWith(origin) || u.startsWith('data:') || u.startsWith('blob:'))) problems.push(`outside request: ${u}`);
   });
   await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 20000 });
+  // A hang guard, not a time limit: ten times and more the 3 s the bench holds the largest load to.
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 });
   return { page, problems };
 }
 
@@ -83,4 +84,60 @@ export async function trainTabDrawn(page) {
   null, { timeout: 30000 });
   await page.click('#btn-train-pause');
   await page.waitForFunction(() => /paused|已暂停/.test(document.getElementById('train-status').textContent));
+}
+
+// The layer lab at the page's largest settings (web/state.js's limits, all at once), driven the
+// same way for the page test, which checks what it shows, and for the bench, which reports how
+// long each part took: opened at the last decode step (every step run, the time to data-ready),
+// one Step and three language switches, each timed to the frame that shows it, then a second
+// page played and paused (the time until the button reads Play again), and what it shows 800 ms
+// after Pause. Waits are hang guards only (Playwright's 30 s, ten times any target and more).
+export async function largestLayerLab(context, base) {
+  const { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH } = (await import('../../web/state.js')).default;
+  const max = (k) => FIELDS[k][2];
+  const prompt = max('prompt'), steps = MAX_TOKENS - prompt;
+  const hash = `#prompt=${prompt}&steps=${steps}&hidden=${max('hidden')}&heads=${max('heads')}&kv=${max('kv')}` +
+    `&hd=${MAX_HEAD_WIDTH / max('heads')}&base=${FIELDS.base[1]}&lang=en`;
+  const rows = (page) => page.evaluate(() => window.Chart.getChart(document.getElementById('chart-mask')).options.plugins.matrixImage.rows);
+  const out = { prompt, steps, shown: {} };
+  const t0 = Date.now();
+  const first = await openPage(context, `${base}${hash}&at=${prompt + steps - 1}`);
+  out.load_ms = Date.now() - t0;
+  const page = first.page;
+  out.shown.loaded = await rows(page);
+  // A Step or a language switch: the click's work and the frame that shows it.
+  const framed = (action) => page.evaluate((what) => new Promise((resolve) => {
+    const t = performance.now();
+    if (what === 'step') document.getElementById('btn-step').click();
+    else {
+      const lang = document.getElementById('lang');
+      lang.value = lang.value === 'zh' ? 'en' : 'zh';
+      lang.dispatchEvent(new Event('change'));
+    }
+    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
+  }), action);
+  out.step_ms = await framed('step');
+  out.shown.stepped = await rows(page);
+  out.lang_ms = [];
+  out.shown.langs = [];
+  for (let i = 0; i < 3; i++) {
+    out.lang_ms.push(await framed('lang'));
+    out.shown.langs.push(await page.evaluate(() => document.documentElement.lang));
+  }
+  await page.close();
+
+  const second = await openPage(context, `${base}${hash}`);
+  const p2 = second.page;
+  await p2.click('#btn-play');
+  await p2.waitForFunction((n) => window.Chart.getChart(document.getElementById('chart-mask')).options.plugins.matrixImage.rows >= n + 3, prompt);
+  const t1 = Date.now();
+  await p2.click('#btn-play');
+  await p2.waitForFunction(() => !/pause|暂停/i.test(document.getElementById('btn-play').textContent));
+  out.pause_ms = Date.now() - t1;
+  out.shown.paused = await rows(p2);
+  await p2.waitForTimeout(800);
+  out.shown.later = await rows(p2);
+  await p2.close();
+  out.problems = [...first.problems, ...second.problems];
+  return out;
 }

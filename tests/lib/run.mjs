@@ -15,6 +15,8 @@ export const VARIANTS = [
 
 const ENV = { ...process.env, ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=0', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
 
+// options: input (standard input), encoding, timeout (ms; a hang guard: the program is killed
+// with SIGTERM then, and r.signal says so).
 export function run(program, args, options = {}) {
   const r = spawnSync(program, args, {
     cwd: ROOT,
@@ -22,7 +24,11 @@ export function run(program, args, options = {}) {
     input: options.input,
     maxBuffer: 64 << 20,
     env: ENV,
+<<<<<<< HEAD
     timeout: options.timeout, // ms, a hang guard: the program is killed (SIGTERM) past it
+=======
+    timeout: options.timeout,
+>>>>>>> fix-bench
   });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }

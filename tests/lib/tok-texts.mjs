@@ -2,7 +2,9 @@
 // (@huggingface/tokenizers): a hand-written list (Chinese, English, mixed, emoji, white space runs,
 // digits, punctuation, the chat markers, other scripts, controls, the empty text) and random texts
 // from a fixed-seed generator mixing pools of those. `added` is the tokenizer's added tokens
-// (their contents), which both lists include.
+// (their contents), which both lists include. And storyText100KB(): a story's line, Chinese and
+// an emoji repeated past 100 KB, which `attnlab tokenize` reads from standard input in its test
+// and in the bench.
 
 export const handTexts = (added) => [
   '', 'a', 'Hello world', 'Hello, world!', 'The quick brown fox jumps over the lazy dog.',
@@ -65,3 +67,5 @@ export function randomTexts(count, seed, added) {
   }
   return texts;
 }
+
+export const storyText100KB = () => 'Once upon a time, 中文 😀 there was a little girl named Lily. '.repeat(1600);

@@ -9,6 +9,8 @@
 //   - repoCorpus(): a few hundred KB of the repository's own English and Chinese text (README.md,
 //     the tutorial's scripts, the page's Chinese strings), for tests that need real text but no
 //     fixed result.
+//   - megabyteCorpus(): at least 1 MB of the two mixed, which `attnlab train-tokenizer` trains
+//     to 6400 tokens in its test and in the bench.
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { generator } from './tok-texts.mjs';
@@ -74,4 +76,10 @@ export function repoCorpus(root) {
     }
   }
   return parts.join('\n');
+}
+
+export function megabyteCorpus(root) {
+  let text = '';
+  for (let seed = 1; Buffer.byteLength(text) < 1 << 20; seed++) text += `${syntheticCorpus(seed, 100000)}\n${repoCorpus(root).slice(0, 20000)}\n`;
+  return text;
 }
