@@ -62,8 +62,9 @@ static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n
 int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
     const int64_t L = hp->n_layers, H = hp->n_heads, k = hp->n_experts ? hp->top_k : 0;
+    /* the stores, then the logits and stages of the lab and of its generator */
     const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
-                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + (1 + AL_SAMPLER_STAGES) * hp->vocab;
+                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + 2 * (1 + AL_SAMPLER_STAGES) * hp->vocab;
     return (int64_t)sizeof(float) * floats + context * (int64_t)(sizeof(int32_t) + sizeof(int64_t));
 }
 
