@@ -70,7 +70,7 @@ test('each described enum has every value its C declaration has', () => {
   const abi = nativeAbi();
   const decls = enumDeclarations(headerText);
   const ctype = { status: 'al_status', check: 'al_check_id', file_role: 'al_file_role', demo: 'al_demo', lang: 'al_lang', demo_panel: 'al_demo_panel',
-    model_file_kind: 'al_model_file_kind', rope_style: 'al_rope_style', lab_role: 'al_lab_role',
+    model_file_kind: 'al_model_file_kind', rope_style: 'al_rope_style', gen_finish: 'al_gen_finish', lab_role: 'al_lab_role',
     train_data: 'al_train_data', train_column: 'al_train_column', train_lab_file_kind: 'al_train_lab_file_kind' };
   for (const [name, values] of Object.entries(abi.enums)) {
     const decl = decls[ctype[name]];

@@ -520,6 +520,35 @@ static void test_model_lab(void) {
     EXPECT(al_model_rope_freqs(&hp, f, 4, NULL), AL_ERR_CONFIG);
 }
 
+/* The generator on a small model of zeroed weights, every call with no error to fill. */
+static void test_generator(void) {
+    al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0};
+    al_model *m = NULL;
+    EXPECT(al_model_create(&hp, 8, 4, &m, NULL), AL_OK);
+    al_gen_options opt = al_gen_options_default();
+    al_generator *g = (al_generator *)&g;
+    EXPECT(al_gen_create(NULL, NULL, AL_MODEL_FILE_LLAMA2C, &opt, &g, NULL), AL_ERR_ARG);
+    CHECK(g == NULL, "a refused generator is not NULL");
+    opt.max_new = -2;
+    EXPECT(al_gen_create(m, NULL, AL_MODEL_FILE_LLAMA2C, &opt, &g, NULL), AL_ERR_ARG);
+    opt.max_new = 2;
+    opt.ignore_eos = 1; /* zeroed weights draw any id, the stop token too */
+    EXPECT(al_gen_create(m, NULL, AL_MODEL_FILE_LLAMA2C, &opt, &g, NULL), AL_OK);
+    EXPECT(al_gen_set_options(NULL, &opt, NULL), AL_ERR_ARG);
+    EXPECT(al_gen_forward(NULL, NULL), AL_ERR_ARG);
+    CHECK(al_gen_encode_prompt(NULL, "a", 1, NULL, 0, NULL) == -1, "encode with no tokenizer");
+    const int32_t ids[3] = {1, 2, 99};
+    CHECK(al_gen_step(g, NULL) == -1, "a step before a prompt");
+    CHECK(al_gen_prompt(g, ids, 3, 0, NULL) == -1, "id 99");
+    CHECK(al_gen_prompt(g, ids, 0, 0, NULL) == -1, "no ids");
+    CHECK(al_gen_prompt(g, ids, 2, 0, NULL) == 2, "a prompt");
+    EXPECT(al_gen_forward(g, NULL), AL_OK);
+    CHECK(al_gen_step(g, NULL) >= 0 && al_gen_step(g, NULL) >= 0, "two steps");
+    CHECK(al_gen_step(g, NULL) == -1 && al_gen_finished(g) != AL_GEN_GOING, "past max_new");
+    al_gen_free(g);
+    al_model_free(m);
+}
+
 /* The trainer and its files with no error to fill. */
 static void test_trainer(void) {
     al_model_hparams hp = {0};
@@ -654,6 +683,7 @@ int main(void) {
     test_bench();
     test_whole_model();
     test_model_lab();
+    test_generator();
     test_trainer();
     test_demos();
     CHECK_DONE();

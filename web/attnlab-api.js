@@ -527,6 +527,9 @@
     get promptLen() { return Number(this.core.m._al_model_lab_prompt_len(this.live())); }
     get finished() { return this.core.m._al_model_lab_finished(this.live()) !== 0; }
     get chosen() { return Number(this.core.m._al_model_lab_chosen(this.live())); }
+    // al_model_lab_finish: why a step would draw nothing ('going' when it would draw; 'stop_token',
+    // 'context', 'no_prompt')
+    get finish() { return enumNames(this.core.abi.enums.gen_finish)[this.core.m._al_model_lab_finish(this.live())]; }
     // Runs fn(err) and throws the core's message when it returns a negative count.
     count(fn) {
       const c = this.core;
@@ -570,6 +573,8 @@
         return this.count((err) => c.m._al_model_lab_step(this.live(), ps, err));
       });
     }
+    // al_model_lab_set_ignore_eos: on, the stop token is a token like the others and the text goes on
+    setIgnoreEos(on) { this.core.m._al_model_lab_set_ignore_eos(this.live(), on ? 1 : 0); }
     // al_model_lab_set_charts: off for speed; on again recomputes what the charts need
     setCharts(on) {
       const c = this.core;

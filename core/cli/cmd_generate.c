@@ -1,10 +1,12 @@
-/* cmd_generate.c — `attnlab generate`: a model continues a prompt, token by token, each
- * step one forward pass over the new token with every layer's KV cache, the next token chosen
- * by MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is
- * greedy), seeded; the ids (or, with a tokenizer, the text) as they come, and a last line on
- * stderr with the counts and the speed. The prompt is ids (--ids), text (--prompt, BOS first
- * where the tokenizer has one) or one user message in MiniMind's chat format (--chat, the
- * reply alone streamed); a MiniMind folder's tokenizer.json is the default tokenizer. */
+/* cmd_generate.c — `attnlab generate`: a model continues a prompt, token by token, with the
+ * core's generator (core/lab/generate.c, the loop the page's model view runs too): each step one
+ * forward pass over the new token with every layer's KV cache, the next token chosen by
+ * MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is greedy),
+ * seeded, until the stop token (or past it with --ignore-eos), --max-new-tokens or the context's
+ * end; the ids (or, with a tokenizer, the text) as they come, and a last line on stderr with the
+ * counts and the speed. The prompt is ids (--ids), text (--prompt, BOS first where the tokenizer
+ * has one) or one user message in MiniMind's chat format (--chat, the reply alone streamed); a
+ * MiniMind folder's tokenizer.json is the default tokenizer. */
 #define _POSIX_C_SOURCE 199309L
 #include "cli/cli.h"
 
@@ -41,15 +43,15 @@ static double now_ms(void) {
 
 int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *chat = NULL, *tokenizer_path = NULL;
-    int64_t max_new = 256, print_ids = 0, seed = 0, think = 0;
+    int64_t max_new = 256, print_ids = 0, seed = 0, think = 0, ignore_eos = 0;
     al_sampler_params sp = al_sampler_params_default();
     cli_pth_options pth;
     cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i++) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = 1;
-        if (!strcmp(flag, "--print-ids") || !strcmp(flag, "--think")) {
-            *(!strcmp(flag, "--think") ? &think : &print_ids) = 1;
+        if (!strcmp(flag, "--print-ids") || !strcmp(flag, "--think") || !strcmp(flag, "--ignore-eos")) {
+            *(!strcmp(flag, "--think") ? &think : !strcmp(flag, "--ignore-eos") ? &ignore_eos : &print_ids) = 1;
             continue;
         }
         const int took = cli_parse_pth_flag(argc, argv, i, &pth);
@@ -130,10 +132,10 @@ int cmd_generate(int argc, char **argv) {
     }
     al_error err = {0};
     int64_t n_prompt;
-    if (prompt) { /* BOS first where the tokenizer has one (llama2.c's; a tokenizer.json has none) */
-        n_prompt = al_tok_encode(tok, prompt, strlen(prompt), al_tok_bos_id(tok) >= 0, 0, ids, AL_MAX_SEQ, &err);
+    if (prompt) {
+        n_prompt = al_gen_encode_prompt(tok, prompt, strlen(prompt), ids, AL_MAX_SEQ, &err);
         if (n_prompt < 0) cli_error("--prompt: %s", err.msg);
-    } else if (chat) {
+    } else if (chat) { /* the template's own tokens: no BOS */
         size_t len = 0;
         char *text = chat_prompt(chat, (int)think, &len);
         n_prompt = text ? al_tok_encode(tok, text, len, 0, 0, ids, AL_MAX_SEQ, &err) : -1;
@@ -143,6 +145,7 @@ int cmd_generate(int argc, char **argv) {
         n_prompt = cli_parse_ids(ids_text, ids, AL_MAX_SEQ);
         if (n_prompt == 0) cli_error("--ids: give at least one token id");
     }
+    if (n_prompt == 0 && (prompt || chat)) cli_error("%s: the prompt has no tokens", prompt ? "--prompt" : "--chat");
     if (n_prompt < 1) {
         al_tok_free(tok);
         free(ids);
@@ -156,22 +159,17 @@ int cmd_generate(int argc, char **argv) {
         free(ids);
         return status;
     }
-    al_status st;
-    const al_model_hparams *hp = al_model_get_hparams(m);
-    const int64_t context = al_model_context(m);
-    float *logits = malloc((size_t)hp->vocab * sizeof *logits);
-    float *stages = malloc((size_t)(AL_SAMPLER_STAGES * hp->vocab) * sizeof *stages);
-    al_rng *rng = al_rng_create((uint64_t)seed);
-    if (!logits || !stages || !rng) {
-        cli_error("out of memory");
-        status = EXIT_FAILURE_ENV;
-    } else if (n_prompt > context) {
-        cli_error("the prompt has %lld tokens; the model's context is %lld", (long long)n_prompt, (long long)context);
-        status = EXIT_BAD_INPUT;
-    } else if (tok && al_tok_vocab_size(tok) != hp->vocab) {
-        cli_error("the tokenizer has %lld tokens but the model's vocabulary has %lld: they do not belong together",
-                  (long long)al_tok_vocab_size(tok), (long long)hp->vocab);
-        status = EXIT_BAD_INPUT;
+    /* 2. The generator (core/lab/generate.c, the model view's loop too) over the prompt. */
+    al_gen_options opt = al_gen_options_default();
+    opt.sampler = sp;
+    opt.max_new = max_new;
+    opt.ignore_eos = (int)ignore_eos;
+    al_generator *gen = NULL;
+    al_status st = al_gen_create(m, tok, kind, &opt, &gen, &err);
+    if (st == AL_OK && al_gen_prompt(gen, ids, n_prompt, (uint64_t)seed, &err) < 0) st = err.status;
+    if (st != AL_OK) {
+        cli_error("%s", err.msg);
+        status = st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     }
     /* Text out, when there is a tokenizer: the prompt's, then each token's as it comes. */
     al_tok_stream *stream = NULL;
@@ -188,45 +186,38 @@ int cmd_generate(int argc, char **argv) {
         fflush(stdout);
     }
 
-    /* 2. The prompt in one pass (its last logits), then one token per step until the limit,
-     *    the context's end or the stop token. */
-    int64_t n = n_prompt, generated = 0;
+    /* 3. The prompt in one pass (timed apart), then one token per step until the generator
+     *    says the text is over: the limit, the context's end or the stop token. */
     double t0 = now_ms(), t_prompt = 0.0;
-    if (status == EXIT_OK && (st = al_model_forward(m, ids, n_prompt, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
+    if (status == EXIT_OK && al_gen_forward(gen, &err) != AL_OK) {
         cli_error("%s", err.msg);
         status = EXIT_BAD_INPUT;
     }
     t_prompt = now_ms() - t0;
     t0 = now_ms();
-    while (status == EXIT_OK && generated < max_new && n < context) {
-        const int64_t chosen = al_sample(logits, hp->vocab, ids, n, &sp, rng, stages,
-                                         AL_SAMPLER_STAGES * hp->vocab, &err);
-        if (chosen < 0) {
+    while (status == EXIT_OK && al_gen_finished(gen) == AL_GEN_GOING) {
+        const int64_t next = al_gen_step(gen, &err);
+        if (next < 0) {
             cli_error("%s", err.msg);
-            status = EXIT_BAD_INPUT;
+            status = err.status == AL_ERR_ARG ? EXIT_BAD_INPUT : EXIT_FAILURE_ENV;
             break;
         }
-        const int32_t next = (int32_t)chosen;
-        if (next == al_model_file_stop_token(kind)) break;
-        ids[n++] = next;
-        generated++;
+        if (al_gen_finished(gen) == AL_GEN_STOP_TOKEN) break;
         if (stream) {
-            const int64_t len = al_tok_stream_push(stream, next, text, sizeof text, &err);
+            const int64_t len = al_tok_stream_push(stream, (int32_t)next, text, sizeof text, &err);
             if (len > 0) fwrite(text, 1, (size_t)len, stdout);
             fflush(stdout);
         } else if (!print_ids) {
-            printf("%d%s", (int)next, generated < max_new && n < context ? " " : "");
-        }
-        if (generated < max_new && n < context &&
-            (st = al_model_forward(m, &ids[n - 1], 1, logits, 1, hp->vocab, NULL, 0, &err)) != AL_OK) {
-            cli_error("%s", err.msg);
-            status = EXIT_FAILURE_ENV;
+            printf("%d%s", (int)next, al_gen_finished(gen) == AL_GEN_GOING ? " " : "");
         }
     }
     const double t_gen = now_ms() - t0;
+    const int64_t generated = al_gen_generated(gen);
     if (status == EXIT_OK) {
+        const int32_t *all = al_gen_ids(gen);
+        const int64_t n = al_gen_len(gen);
         if (print_ids)
-            for (int64_t i = n_prompt; i < n; i++) printf("%d%s", (int)ids[i], i + 1 < n ? " " : "");
+            for (int64_t i = n_prompt; i < n; i++) printf("%d%s", (int)all[i], i + 1 < n ? " " : "");
         if (stream) {
             const int64_t len = al_tok_stream_finish(stream, text, sizeof text, &err);
             if (len > 0) fwrite(text, 1, (size_t)len, stdout);
@@ -237,11 +228,9 @@ int cmd_generate(int argc, char **argv) {
                 generated && t_gen > 0 ? 1e3 * (double)generated / t_gen : 0.0);
     }
     al_tok_stream_free(stream);
+    al_gen_free(gen);
     al_tok_free(tok);
     free(ids);
-    free(logits);
-    free(stages);
-    al_rng_free(rng);
     al_model_free(m);
     return status;
 }

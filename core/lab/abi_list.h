@@ -110,6 +110,9 @@
     V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \
     E(rope_style)                                                                              \
     V(AL_ROPE_HALF_SPLIT, half_split) V(AL_ROPE_INTERLEAVED, interleaved)                      \
+    E(gen_finish)                                                                              \
+    V(AL_GEN_GOING, going) V(AL_GEN_NO_PROMPT, no_prompt) V(AL_GEN_STOP_TOKEN, stop_token)     \
+    V(AL_GEN_LENGTH, length) V(AL_GEN_CONTEXT, context)                                        \
     E(lab_role)                                                                                \
     V(AL_LAB_ROLE_PREVIOUS, previous) V(AL_LAB_ROLE_FIRST, first) V(AL_LAB_ROLE_LOCAL, local)  \
     V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)                                  \

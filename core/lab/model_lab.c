@@ -3,11 +3,14 @@
  * attention over them (growing one row per step), MoE routing and the residual stream's size
  * per token, the sampler's stages at the last step, and each head's role scores.
  *
- *   prompt:  text → ids (BOS first where the tokenizer has one, as `attnlab generate --prompt`)
- *            → the model over them in chunks of CHUNK tokens, captures copied into the stores
- *   step:    logits of the last token → MiniMind's sampler (al_sample, the CLI's call, seeded
- *            once per prompt) → the chosen id appended and run through the model (one more row
- *            of every layer's attention, one more position in every KV cache)
+ * The tokens come from the core's generator (lab/generate.c), the loop `attnlab generate` runs:
+ * the BOS rule, the sampler, the stop token and the context are its. The lab gives it its
+ * forward pass (lab_forward: the model in chunks of CHUNK tokens, each chunk's captures copied
+ * into the stores) and runs each token drawn through it at once, so the charts show it:
+ *   prompt:  text → ids (al_gen_encode_prompt) → al_gen_prompt → al_gen_forward (captures)
+ *   step:    al_gen_step (the draw from the last token's logits, seeded once per prompt) →
+ *            al_gen_forward of the token drawn (one more row of every layer's attention, one
+ *            more position in every KV cache)
  *
  * Stores are sized for the lab's context C when it is made, so nothing is allocated after:
  *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q); rows from
@@ -28,20 +31,18 @@ enum { CHUNK = 32 };
 struct al_model_lab {
     al_model *model;
     al_tokenizer *tok;
+    al_generator *gen;            /* the tokens: over model and tok */
     al_tok_stream *stream;
     al_model_file_kind kind;
     al_model_hparams hp;
     int64_t context;              /* C */
-    int64_t n, n_prompt;          /* tokens so far, of which the prompt */
-    int finished;                 /* the last step chose the stop token */
     int charts;                   /* 1: keep the captures and the greedy stages (the default) */
     int stale;                    /* steps were taken with charts off: the stores miss them */
+    int redraw;                   /* a greedy step's stages are owed (taken with charts off) */
     al_sampler_params last;       /* the last step's sampler settings (its stages, redrawn) */
-    int32_t *ids;                 /* [C] */
-    float *logits;                /* [vocab] of the last token */
-    float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step */
-    int64_t chosen;               /* the last step's choice, -1 before any */
-    al_rng *rng;
+    int64_t last_seen;            /* the ids the last draw's repetition penalty saw */
+    float *logits;                /* [vocab] the last draw's, for its stages at temperature 0 */
+    float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step, as drawn */
     float *attn;                  /* [L, H, C, C] */
     float *chunk_attn;            /* [L, H, CHUNK, C] one forward call's capture */
     int32_t *route_ids;           /* [L, C, top_k] */
@@ -61,8 +62,9 @@ static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n
 int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
     const int64_t L = hp->n_layers, H = hp->n_heads, k = hp->n_experts ? hp->top_k : 0;
+    /* the stores, then the logits and stages of the lab and of its generator */
     const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
-                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + (1 + AL_SAMPLER_STAGES) * hp->vocab;
+                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + 2 * (1 + AL_SAMPLER_STAGES) * hp->vocab;
     return (int64_t)sizeof(float) * floats + context * (int64_t)(sizeof(int32_t) + sizeof(int64_t));
 }
 
@@ -70,16 +72,17 @@ int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
 
 void al_model_lab_free(al_model_lab *lab) {
     if (!lab) return;
+    al_gen_free(lab->gen);
     al_model_free(lab->model);
     al_tok_stream_free(lab->stream);
     al_tok_free(lab->tok);
-    al_rng_free(lab->rng);
-    free(lab->ids), free(lab->logits), free(lab->stages), free(lab->attn), free(lab->chunk_attn);
+    free(lab->logits), free(lab->stages), free(lab->attn), free(lab->chunk_attn);
     free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
     free(lab->text), free(lab->text_end);
     free(lab);
 }
 
+static al_status lab_forward(void *user, const int32_t *ids, int64_t past, int64_t count, float *logits, al_error *err);
 static al_status compute_roles(al_model_lab *lab, al_error *err);
 
 /* "what: message": which of the files a problem is in (the page takes two or three). */
@@ -106,7 +109,6 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
                        (long long)context, AL_LAB_DEFAULT_CONTEXT, AL_LAB_MAX_CONTEXT);
     al_model_lab *lab = calloc(1, sizeof *lab);
     if (!lab) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
-    lab->chosen = -1;
     lab->charts = 1;
     /* 1. The model, its kind read from its bytes; the lab's context at most the model's. */
     lab->kind = kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(model, model_size) : kind;
@@ -125,7 +127,8 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
                          "(at most %lld MB): choose a shorter context", (long long)lab->context,
                          (long long)(bytes >> 20), (long long)(AL_MAX_BYTES >> 20));
     }
-    /* 2. The tokenizer that goes with it, whose vocabulary must be the model's. */
+    /* 2. The tokenizer that goes with it, and the generator over both (which refuses a
+     *    tokenizer of another vocabulary than the model's). */
     if (st == AL_OK) {
         const int llama2c = lab->kind == AL_MODEL_FILE_LLAMA2C;
         st = llama2c ? al_tok_llama2c_create(tokenizer, tokenizer_size, lab->hp.vocab, &lab->tok, err)
@@ -134,10 +137,14 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
             name_file(err, llama2c ? "the tokenizer (a llama2.c model reads a tokenizer.bin)"
                                    : "the tokenizer (a MiniMind model reads a tokenizer.json)");
     }
-    if (st == AL_OK && al_tok_vocab_size(lab->tok) != lab->hp.vocab)
-        st = al_fail(err, AL_ERR_SHAPE, "the tokenizer has %lld tokens but the model's vocabulary has %lld: they do not "
-                     "belong together", (long long)al_tok_vocab_size(lab->tok), (long long)lab->hp.vocab);
-    if (st == AL_OK) st = al_tok_stream_create(lab->tok, &lab->stream, err);
+    if (st == AL_OK) {
+        const al_gen_options opt = al_gen_options_default();
+        st = al_gen_create(lab->model, lab->tok, lab->kind, &opt, &lab->gen, err);
+    }
+    if (st == AL_OK) {
+        al_gen_set_forward(lab->gen, lab_forward, lab);
+        st = al_tok_stream_create(lab->tok, &lab->stream, err);
+    }
     /* 3. The stores (see the top of the file). */
     if (st == AL_OK) {
         const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
@@ -146,7 +153,6 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         for (int32_t id = 0; id < V; id++)
             if (al_tok_piece(lab->tok, id, &len) && len > longest) longest = len;
         lab->text_cap = C * 4 * ((int64_t)longest + 3); /* al_tok_stream_push's most per token */
-        lab->ids = malloc((size_t)C * sizeof *lab->ids);
         lab->logits = malloc((size_t)V * sizeof *lab->logits);
         lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
         lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
@@ -158,9 +164,8 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
         lab->text = malloc((size_t)lab->text_cap);
         lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
-        lab->rng = al_rng_create(0);
-        if (!lab->ids || !lab->logits || !lab->stages || !lab->attn || !lab->chunk_attn || !lab->route_ids ||
-            !lab->route_w || !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end || !lab->rng)
+        if (!lab->logits || !lab->stages || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
+            !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end)
             st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     }
     /* 4. Each head's role, measured once on a sequence of its own. */
@@ -175,38 +180,37 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
 
 /* ---- running tokens through the model ----------------------------------------------------- */
 
-/* Tokens ids[n .. n+count) through the model, in chunks, captures copied into the stores. */
-static al_status run_tokens(al_model_lab *lab, int64_t count, al_error *err) {
+/* The generator's forward pass (al_gen_forward_fn): ids [count] at positions past.. through the
+ * model, in chunks, captures copied into the stores. */
+static al_status lab_forward(void *user, const int32_t *ids, int64_t past, int64_t count, float *logits, al_error *err) {
+    al_model_lab *lab = user;
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
     const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 0;
     for (int64_t done = 0; done < count;) {
-        const int64_t past = lab->n, m = count - done < CHUNK ? count - done : CHUNK, keys = past + m;
+        const int64_t at = past + done, m = count - done < CHUNK ? count - done : CHUNK, keys = at + m;
         if (!lab->charts) { /* the model alone: nothing kept but the logits */
-            al_status st = al_model_forward(lab->model, lab->ids + past, m, lab->logits, 1, V, NULL, 0, err);
+            al_status st = al_model_forward(lab->model, ids + done, m, logits, 1, V, NULL, 0, err);
             if (st != AL_OK) return st;
-            lab->n += m, done += m, lab->stale = 1;
+            done += m, lab->stale = 1;
             continue;
         }
         al_model_capture_resid_norms(lab->model, lab->chunk_resid, (L + 1) * CHUNK);
-        al_status st = al_model_forward(lab->model, lab->ids + past, m, lab->logits, 1, V, lab->chunk_attn,
-                                        L * H * CHUNK * C, err);
+        al_status st = al_model_forward(lab->model, ids + done, m, logits, 1, V, lab->chunk_attn, L * H * CHUNK * C, err);
         al_model_capture_resid_norms(lab->model, NULL, 0);
         if (st != AL_OK) return st;
-        /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows past .. past+m-1 */
+        /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows at .. at+m-1 */
         for (int64_t lh = 0; lh < L * H; lh++)
             for (int64_t q = 0; q < m; q++) {
-                float *row = lab->attn + (lh * C + past + q) * C;
+                float *row = lab->attn + (lh * C + at + q) * C;
                 memcpy(row, lab->chunk_attn + (lh * m + q) * keys, (size_t)keys * sizeof(float));
                 memset(row + keys, 0, (size_t)(C - keys) * sizeof(float)); /* keys to come: 0 */
             }
         /* chunk_resid [L + 1, m] → resid [L + 1, C] */
         for (int64_t l = 0; l <= L; l++)
-            memcpy(lab->resid + l * C + past, lab->chunk_resid + l * m, (size_t)m * sizeof(float));
+            memcpy(lab->resid + l * C + at, lab->chunk_resid + l * m, (size_t)m * sizeof(float));
         /* routing [m, k] per layer → route [L, C, k] */
         for (int64_t l = 0; k && l < L; l++)
-            al_model_routing(lab->model, l, lab->route_ids + (l * C + past) * k, lab->route_w + (l * C + past) * k,
-                             m * k);
-        lab->n += m;
+            al_model_routing(lab->model, l, lab->route_ids + (l * C + at) * k, lab->route_w + (l * C + at) * k, m * k);
         done += m;
     }
     return AL_OK;
@@ -216,98 +220,103 @@ static al_status run_tokens(al_model_lab *lab, int64_t count, al_error *err) {
  * only; the bytes of a split character appear with the token that completes it). */
 static al_status append_text(al_model_lab *lab, int64_t i, al_error *err) {
     const int64_t start = i ? lab->text_end[i - 1] : 0;
-    const int64_t len = al_tok_stream_push(lab->stream, lab->ids[i], lab->text + start, lab->text_cap - start, err);
+    const int64_t len = al_tok_stream_push(lab->stream, al_gen_ids(lab->gen)[i], lab->text + start, lab->text_cap - start,
+                                           err);
     if (len < 0) return err ? err->status : AL_ERR_CAPACITY;
     lab->text_end[i] = start + len;
     return AL_OK;
 }
 
-/* Back to no tokens: caches emptied, a fresh decoder (NULL if memory ran out). */
-static void forget(al_model_lab *lab) {
-    al_model_reset(lab->model);
+/* The view of no tokens yet: a fresh decoder (NULL if memory ran out), no stages. */
+static void forget_view(al_model_lab *lab) {
     al_tok_stream_free(lab->stream);
     lab->stream = NULL;
     al_tok_stream_create(lab->tok, &lab->stream, NULL);
-    lab->n = lab->n_prompt = 0;
-    lab->finished = lab->stale = 0;
-    lab->chosen = -1;
+    lab->stale = lab->redraw = 0;
     memset(lab->stages, 0, (size_t)(AL_SAMPLER_STAGES * lab->hp.vocab) * sizeof *lab->stages);
+}
+
+/* Back to no tokens: the generator's too (caches emptied). */
+static void forget(al_model_lab *lab) {
+    al_gen_reset(lab->gen);
+    forget_view(lab);
 }
 
 int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n, uint64_t seed, al_error *err) {
     if (!lab || (!ids && n > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
-    if (n < 1) return al_fail(err, AL_ERR_ARG, "the prompt has no tokens: type some text"), -1;
-    if (n > lab->context)
-        return al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
-                       (long long)lab->context), -1;
-    for (int64_t i = 0; i < n; i++)
-        if (ids[i] < 0 || ids[i] >= lab->hp.vocab)
-            return al_fail(err, AL_ERR_ARG, "token %lld of the prompt, id %d, is outside the vocabulary of %lld",
-                           (long long)i, (int)ids[i], (long long)lab->hp.vocab), -1;
-    forget(lab);
-    if (!lab->stream) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
-    memcpy(lab->ids, ids, (size_t)n * sizeof *ids);
-    al_rng_free(lab->rng);
-    if (!(lab->rng = al_rng_create(seed))) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
-    al_status st = run_tokens(lab, n, err);
+    al_error local;
+    if (!err) err = &local; /* the page's words for the context, below */
+    /* 1. The generator's prompt (refused: the tokens before kept), then run with the captures. */
+    if (al_gen_prompt(lab->gen, ids, n, seed, err) < 0) {
+        if (err->status == AL_ERR_LIMIT)
+            al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
+                    (long long)lab->context);
+        return -1;
+    }
+    forget_view(lab);
+    al_status st = lab->stream ? al_gen_forward(lab->gen, err) : al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    /* 2. Each token's text. */
     for (int64_t i = 0; st == AL_OK && i < n; i++) st = append_text(lab, i, err);
     if (st != AL_OK) {
         forget(lab);
         return -1;
     }
-    lab->n_prompt = n;
     return n;
 }
 
 int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uint64_t seed, al_error *err) {
     if (!lab || (!text && len > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
-    const int bos = al_tok_bos_id(lab->tok) >= 0; /* llama2.c's BOS first; a tokenizer.json has none */
-    const int64_t n = al_tok_encode(lab->tok, text ? text : "", len, bos, 0, NULL, 0, err);
+    const int64_t n = al_gen_encode_prompt(lab->tok, text, len, NULL, 0, err);
     if (n < 0) return -1;
-    if (n > lab->context)
-        return al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
-                       (long long)lab->context), -1;
     int32_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
     if (!ids) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
-    int64_t got = al_tok_encode(lab->tok, text ? text : "", len, bos, 0, ids, n, err);
+    int64_t got = al_gen_encode_prompt(lab->tok, text, len, ids, n, err);
     if (got >= 0) got = al_model_lab_prompt_ids(lab, ids, got, seed, err);
     free(ids);
     return got;
 }
 
-/* The stages of a greedy step, as the chart draws them: at temperature 1, from the logits in
- * lab->logits over the first `seen` ids. */
-static al_status greedy_stages(al_model_lab *lab, int64_t seen, al_error *err) {
+/* The stages of a greedy step, as the chart draws them: at temperature 1, from the logits the
+ * step drew from (lab->logits) over the ids it saw. */
+static al_status greedy_stages(al_model_lab *lab, al_error *err) {
     al_sampler_params shown = lab->last;
     shown.temperature = 1.0;
-    return al_sampler_stages(lab->logits, lab->hp.vocab, lab->ids, seen, &shown, lab->stages,
+    lab->redraw = 0;
+    return al_sampler_stages(lab->logits, lab->hp.vocab, al_gen_ids(lab->gen), lab->last_seen, &shown, lab->stages,
                              AL_SAMPLER_STAGES * lab->hp.vocab, err);
 }
 
 int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err) {
     if (!lab || !p) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
-    if (lab->n < 1) return al_fail(err, AL_ERR_ARG, "give a prompt first"), -1;
-    if (lab->finished)
-        return al_fail(err, AL_ERR_ARG, "the model has ended its text (it chose its stop token): reset to go on"), -1;
-    if (lab->n >= lab->context)
-        return al_fail(err, AL_ERR_CAPACITY, "the context of %lld tokens is full", (long long)lab->context), -1;
     const int64_t V = lab->hp.vocab;
-    /* 1. MiniMind's sampler over every id so far, as `attnlab generate` calls it; at temperature
-     *    0 (greedy) the stages are then drawn as at temperature 1, the choice marked. */
-    const int64_t chosen = al_sample(lab->logits, V, lab->ids, lab->n, p, lab->rng, lab->stages, AL_SAMPLER_STAGES * V, err);
+    /* 1. The generator's step with these settings: the draw from the last token's logits (the
+     *    refusals too: no prompt, the text ended, the context full, bad settings). */
+    al_gen_options opt = al_gen_get_options(lab->gen);
+    opt.sampler = *p;
+    if (al_gen_set_options(lab->gen, &opt, err) != AL_OK) return -1;
+    const int64_t seen = al_gen_len(lab->gen);
+    const int64_t chosen = al_gen_step(lab->gen, err);
     if (chosen < 0) return -1;
     lab->last = *p;
-    if (p->temperature == 0.0 && lab->charts && greedy_stages(lab, lab->n, err) != AL_OK) return -1;
-    lab->chosen = chosen;
-    /* 2. The stop token ends the text (not appended, as the CLI does not print it). */
-    if ((int32_t)chosen == al_model_file_stop_token(lab->kind)) {
-        lab->finished = 1;
-        return chosen;
+    lab->last_seen = seen;
+    /* 2. The stages as drawn; at temperature 0 (greedy) the sampler leaves none, so they are
+     *    drawn as at temperature 1 from the same logits, the choice marked (now, or when the
+     *    charts come back on). */
+    if (p->temperature == 0.0) {
+        memcpy(lab->logits, al_gen_logits(lab->gen), (size_t)V * sizeof *lab->logits);
+        lab->redraw = 1;
+        if (lab->charts && greedy_stages(lab, err) != AL_OK) return -1;
+    } else {
+        memcpy(lab->stages, al_gen_stages(lab->gen), (size_t)(AL_SAMPLER_STAGES * V) * sizeof *lab->stages);
+        lab->redraw = 0;
     }
-    /* 3. The token through the model: one more row of attention, one more cache position. */
-    lab->ids[lab->n] = (int32_t)chosen;
-    if (run_tokens(lab, 1, err) != AL_OK) return -1;
-    if (append_text(lab, lab->n - 1, err) != AL_OK) return -1;
+    /* 3. The stop token ends the text (not appended, as the CLI does not print it); any other
+     *    token through the model now: one more row of attention, one more cache position. */
+    if (al_gen_len(lab->gen) == seen) return chosen;
+    if (al_gen_forward(lab->gen, err) != AL_OK || append_text(lab, seen, err) != AL_OK) {
+        forget(lab);
+        return -1;
+    }
     return chosen;
 }
 
@@ -317,20 +326,21 @@ al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
     if (!lab->charts || !lab->stale) return AL_OK;
     /* The steps taken without charts: every token run again from the start, captures on. The
      * numbers are those of the steps (a cached pass equals an uncached one, bit for bit), and the
-     * logits of the last token come out the same. */
-    const int64_t n = lab->n;
-    al_model_reset(lab->model);
-    lab->n = 0;
+     * logits of the last token come out the same; a greedy last step's stages from the logits
+     * it drew from. */
     lab->stale = 0;
-    /* The last step's stages were not drawn at temperature 0: from the logits that chose its
-     * token (those of the token before it, or of the last one if it chose the stop token). */
-    const int redraw = lab->chosen >= 0 && lab->last.temperature == 0.0;
-    const int64_t before = redraw && !lab->finished ? n - 1 : n;
-    al_status st = run_tokens(lab, before, err);
-    if (st == AL_OK && redraw) st = greedy_stages(lab, before, err);
-    if (st == AL_OK && before < n) st = run_tokens(lab, n - before, err);
+    al_gen_rewind(lab->gen);
+    al_status st = al_gen_forward(lab->gen, err);
+    if (st == AL_OK && lab->redraw) st = greedy_stages(lab, err);
     if (st != AL_OK) forget(lab);
     return st;
+}
+
+void al_model_lab_set_ignore_eos(al_model_lab *lab, int on) {
+    if (!lab) return;
+    al_gen_options opt = al_gen_get_options(lab->gen);
+    opt.ignore_eos = on != 0;
+    al_gen_set_options(lab->gen, &opt, NULL);
 }
 
 /* ---- head roles ---------------------------------------------------------------------------- */
@@ -338,15 +348,18 @@ al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
 /* On the probe of lab/head_roles.h, run as a prompt with every capture kept. */
 static al_status compute_roles(al_model_lab *lab, al_error *err) {
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context;
+    int32_t *ids = malloc((size_t)C * sizeof *ids);
+    if (!ids) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     al_role_probe probe;
-    al_status st = al_role_probe_ids(lab->ids, lab->hp.vocab, al_tok_bos_id(lab->tok), C, &probe, err);
-    if (st != AL_OK || !probe.len) return st; /* too short a context: the scores stay 0 */
-    lab->n = 0;
-    st = run_tokens(lab, probe.len, err);
-    for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++)
-        al_head_role_scores(&probe, lab->attn + lh * C * C, C, lab->roles + lh * AL_LAB_ROLES);
-    al_model_reset(lab->model);
-    lab->n = 0;
+    al_status st = al_role_probe_ids(ids, lab->hp.vocab, al_tok_bos_id(lab->tok), C, &probe, err);
+    if (st == AL_OK && probe.len) { /* too short a context: the scores stay 0 */
+        if (al_gen_prompt(lab->gen, ids, probe.len, 0, err) < 0) st = err ? err->status : AL_ERR_ARG;
+        if (st == AL_OK) st = al_gen_forward(lab->gen, err);
+        for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++)
+            al_head_role_scores(&probe, lab->attn + lh * C * C, C, lab->roles + lh * AL_LAB_ROLES);
+        al_gen_reset(lab->gen);
+    }
+    free(ids);
     return st;
 }
 
@@ -355,10 +368,11 @@ static al_status compute_roles(al_model_lab *lab, al_error *err) {
 const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab) { return lab ? &lab->hp : NULL; }
 al_model_file_kind al_model_lab_kind(const al_model_lab *lab) { return lab ? lab->kind : AL_MODEL_FILE_UNKNOWN; }
 int64_t al_model_lab_context(const al_model_lab *lab) { return lab ? lab->context : -1; }
-int64_t al_model_lab_len(const al_model_lab *lab) { return lab ? lab->n : -1; }
-int64_t al_model_lab_prompt_len(const al_model_lab *lab) { return lab ? lab->n_prompt : -1; }
-int al_model_lab_finished(const al_model_lab *lab) { return lab ? lab->finished : 0; }
-int64_t al_model_lab_chosen(const al_model_lab *lab) { return lab ? lab->chosen : -1; }
+int64_t al_model_lab_len(const al_model_lab *lab) { return lab ? al_gen_len(lab->gen) : -1; }
+int64_t al_model_lab_prompt_len(const al_model_lab *lab) { return lab ? al_gen_prompt_len(lab->gen) : -1; }
+int al_model_lab_finished(const al_model_lab *lab) { return lab && al_gen_finished(lab->gen) == AL_GEN_STOP_TOKEN; }
+al_gen_finish al_model_lab_finish(const al_model_lab *lab) { return lab ? al_gen_finished(lab->gen) : AL_GEN_NO_PROMPT; }
+int64_t al_model_lab_chosen(const al_model_lab *lab) { return lab ? al_gen_last(lab->gen) : -1; }
 
 static al_status check_cap(const char *what, int64_t need, int64_t cap, al_error *err) {
     return cap < need ? al_fail(err, AL_ERR_CAPACITY, "model lab %s: %lld values, room for %lld", what, (long long)need,
@@ -368,14 +382,15 @@ static al_status check_cap(const char *what, int64_t need, int64_t cap, al_error
 
 int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap) {
     if (!lab || (!out && cap > 0)) return -1;
-    const int64_t n = lab->n < cap ? lab->n : cap;
-    if (n > 0) memcpy(out, lab->ids, (size_t)n * sizeof *out);
-    return lab->n;
+    const int64_t len = al_gen_len(lab->gen), n = len < cap ? len : cap;
+    if (n > 0) memcpy(out, al_gen_ids(lab->gen), (size_t)n * sizeof *out);
+    return len;
 }
 
 int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap) {
-    if (!lab || i < -1 || i >= lab->n || (!out && cap > 0)) return -1;
-    const int64_t start = i > 0 ? lab->text_end[i - 1] : 0, end = i < 0 ? (lab->n ? lab->text_end[lab->n - 1] : 0)
+    const int64_t n_tokens = lab ? al_gen_len(lab->gen) : 0;
+    if (!lab || i < -1 || i >= n_tokens || (!out && cap > 0)) return -1;
+    const int64_t start = i > 0 ? lab->text_end[i - 1] : 0, end = i < 0 ? (n_tokens ? lab->text_end[n_tokens - 1] : 0)
                                                                         : lab->text_end[i];
     const int64_t from = i < 0 ? 0 : start, len = end - from;
     if (cap > 0) {
@@ -387,10 +402,11 @@ int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, i
 }
 
 int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap) {
-    if (!lab || i < 0 || i >= lab->n || (!out && cap > 0)) return -1;
+    if (!lab || i < 0 || i >= al_gen_len(lab->gen) || (!out && cap > 0)) return -1;
     const char *text = NULL;
     size_t len = 0;
-    if (al_tok_decode(lab->tok, i ? lab->ids[i - 1] : -1, lab->ids[i], &text, &len, NULL) != AL_OK) return -1;
+    const int32_t *ids = al_gen_ids(lab->gen);
+    if (al_tok_decode(lab->tok, i ? ids[i - 1] : -1, ids[i], &text, &len, NULL) != AL_OK) return -1;
     if (cap > 0) memcpy(out, text, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
     return (int64_t)len;
 }
@@ -410,7 +426,7 @@ al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t
     if (layer < 0 || layer >= lab->hp.n_layers || head < 0 || head >= lab->hp.n_heads)
         return al_fail(err, AL_ERR_ARG, "model lab attention: layer %lld head %lld is not in the model's %lld × %lld",
                        (long long)layer, (long long)head, (long long)lab->hp.n_layers, (long long)lab->hp.n_heads);
-    const int64_t n = lab->n, C = lab->context;
+    const int64_t n = al_gen_len(lab->gen), C = lab->context;
     al_status st = check_cap("attention", n * n, cap, err);
     if (st != AL_OK) return st;
     const float *a = lab->attn + (layer * lab->hp.n_heads + head) * C * C;
@@ -420,7 +436,7 @@ al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t
 
 al_status al_model_lab_mask(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
     if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab mask: NULL argument");
-    const int64_t n = lab->n;
+    const int64_t n = al_gen_len(lab->gen);
     al_status st = check_cap("mask", n * n, cap, err);
     /* Query q sees keys 0..q, in the prompt's pass (the causal triangle) and in each step (its
      * one row over every cached key and itself): 0 where it sees, -inf where it does not. */
@@ -431,7 +447,8 @@ al_status al_model_lab_mask(const al_model_lab *lab, float *out, int64_t cap, al
 
 int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size) {
     if (!lab || max_size < 1) return -1;
-    return lab->n < max_size ? lab->n : max_size;
+    const int64_t n = al_gen_len(lab->gen);
+    return n < max_size ? n : max_size;
 }
 
 al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *out, int64_t cap, al_error *err) {
@@ -440,7 +457,8 @@ al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *
     if (size < 0) return al_fail(err, AL_ERR_ARG, "model lab thumbnails: size %lld must be >= 1", (long long)max_size);
     al_status st = check_cap("thumbnails", LH * size * size, cap, err);
     for (int64_t lh = 0; st == AL_OK && lh < LH; lh++)
-        al_thumb_max_pool(lab->attn + lh * lab->context * lab->context, lab->n, lab->context, size, out + lh * size * size);
+        al_thumb_max_pool(lab->attn + lh * lab->context * lab->context, al_gen_len(lab->gen), lab->context, size,
+                          out + lh * size * size);
     return st;
 }
 
@@ -469,9 +487,10 @@ int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *ou
         out[at] = (int32_t)id;
         if (have < n) have++;
     }
-    int in = lab->chosen < 0;
-    for (int64_t i = 0; i < have && !in; i++) in = out[i] == lab->chosen;
-    if (!in) out[have - 1] = (int32_t)lab->chosen;
+    const int64_t chosen = al_gen_last(lab->gen);
+    int in = chosen < 0;
+    for (int64_t i = 0; i < have && !in; i++) in = out[i] == chosen;
+    if (!in) out[have - 1] = (int32_t)chosen;
     return have;
 }
 
@@ -490,16 +509,16 @@ int64_t al_model_lab_routing(const al_model_lab *lab, int64_t layer, int32_t *id
     if (layer < 0 || layer >= lab->hp.n_layers)
         return al_fail(err, AL_ERR_ARG, "model lab routing: layer %lld is not in [0, %lld)", (long long)layer,
                        (long long)lab->hp.n_layers), -1;
-    const int64_t k = lab->hp.top_k, need = lab->n * k;
+    const int64_t k = lab->hp.top_k, n = al_gen_len(lab->gen), need = n * k;
     if (check_cap("routing", need, cap, err) != AL_OK) return -1;
     memcpy(ids, lab->route_ids + layer * lab->context * k, (size_t)need * sizeof *ids);
     memcpy(weights, lab->route_w + layer * lab->context * k, (size_t)need * sizeof *weights);
-    return lab->n;
+    return n;
 }
 
 al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
     if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab residual norms: NULL argument");
-    const int64_t L = lab->hp.n_layers, n = lab->n;
+    const int64_t L = lab->hp.n_layers, n = al_gen_len(lab->gen);
     al_status st = check_cap("residual norms", (L + 1) * n, cap, err);
     for (int64_t l = 0; st == AL_OK && l <= L; l++)
         memcpy(out + l * n, lab->resid + l * lab->context, (size_t)n * sizeof(float));
@@ -509,10 +528,10 @@ al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t 
 int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err) {
     if (!lab || (!rows && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab KV: NULL argument"), -1;
     const al_model_hparams *hp = &lab->hp;
-    const int64_t steps = lab->n - lab->n_prompt, L = hp->n_layers;
+    const int64_t n_prompt = al_gen_prompt_len(lab->gen), steps = al_gen_len(lab->gen) - n_prompt, L = hp->n_layers;
     /* Row 0: after the prompt; row i: after step i. Bytes of every layer's cache together. */
     for (int64_t i = 0; i <= steps && i < cap; i++) {
-        const int64_t len = lab->n_prompt + i;
+        const int64_t len = n_prompt + i;
         rows[i].len = len;
         rows[i].bytes = L * al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
         rows[i].bytes_mha = L * al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
@@ -520,7 +539,7 @@ int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t
         rows[i].flops_cached = i ? al_model_flops(hp, 1, len - 1, 1) : al_model_flops(hp, len, 0, 1);
         rows[i].flops_uncached = al_model_flops(hp, len, 0, 1);
     }
-    return lab->n_prompt ? steps + 1 : 0;
+    return n_prompt ? steps + 1 : 0;
 }
 
 al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err) {

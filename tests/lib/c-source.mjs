@@ -30,6 +30,9 @@ export function functionsTakingErrors() {
   const text = withoutComments(headers.join('\n'));
   const found = new Map();
   for (const m of text.matchAll(/\b(al_\w+)\s*\(([^;{}]*)\)\s*;/g)) {
+    // A typedef of a function pointer (the generator's forward pass) names a type, not a call.
+    const statement = text.slice(Math.max(text.lastIndexOf(';', m.index), text.lastIndexOf('}', m.index)) + 1, m.index);
+    if (/\btypedef\b/.test(statement)) continue;
     const at = splitArguments(m[2]).findIndex((p) => /\bal_error\s*\*/.test(p));
     if (at >= 0) found.set(m[1], at);
   }

@@ -19,6 +19,10 @@ export const PROGRAMS = {
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
+  // Runs the CLI beside its folder for each case; under valgrind the CLI would run untraced,
+  // and test_model_lab covers the lab's memory.
+  test_generate: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin', 'models/minimind-fortunes'],
+    valgrind: null },
   test_sampler: { args: [] },
   test_sampler_limit: { args: [] },
   test_train_lab: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },

@@ -48,7 +48,7 @@
   }
 
   function renderButtons(snap) {
-    const done = snap.finished || snap.len >= m.info.context;
+    const done = snap.finish !== 'going'; // the core's generator says whether a step would draw
     $('btn-gen-step').disabled = done;
     $('btn-gen-play').disabled = done && !m.playing;
     $('btn-gen-play').textContent = m.playing ? P.t.pause : P.t.play;
@@ -202,7 +202,7 @@
     m.playing = true;
     while (m.playing) {
       const snap = await step();
-      if (!snap || snap.finished || snap.len >= m.info.context) break;
+      if (!snap || snap.finish !== 'going') break;
       // Let the page paint and take input between steps.
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     }

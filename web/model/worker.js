@@ -48,7 +48,7 @@
     const layer = Math.min(Math.max(0, view.layer | 0), hp.n_layers - 1);
     const head = Math.min(Math.max(0, view.head | 0), hp.n_heads - 1);
     const s = {
-      len, promptLen: lab.promptLen, finished: lab.finished, chosen: lab.chosen, ids, serial,
+      len, promptLen: lab.promptLen, finished: lab.finished, finish: lab.finish, chosen: lab.chosen, ids, serial,
       tokens, text: lab.text(), layer, head,
       thumbs: len ? lab.thumbs(Math.max(1, view.thumb | 0 || 32)) : { size: 0, data: new Float32Array(0) },
       attention: len ? lab.attention(layer, head) : new Float32Array(0),
@@ -98,7 +98,7 @@
     step({ sampler, count = 1, charts = true, view }) {
       need();
       lab.setCharts(charts);
-      for (let i = 0; i < count && !lab.finished && lab.len < lab.context; i++) lab.step(sampler);
+      for (let i = 0; i < count && lab.finish === 'going'; i++) lab.step(sampler);
       if (!charts) lab.setCharts(true);
       return snapshot(view);
     },

@@ -5,6 +5,7 @@
 #define ATTNLAB_LAB_H
 
 #include "attnlab/io.h"
+#include "attnlab/tokenizer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -235,9 +236,101 @@ al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
 int64_t al_abi_json(char *buf, int64_t cap);
 
 /* ------------------------------------------------------------------------------------------
+ * Generation: the one loop that `attnlab generate` and the model lab run (llama2.c's generate).
+ * A prompt's ids, then steps: each runs the tokens the model has not seen yet (the whole prompt
+ * first, then the token drawn last, one at a time with the KV caches), draws the next token with
+ * MiniMind's sampler (al_sample) from the last position's logits, and ends the text at the stop
+ * token (al_model_file_stop_token: llama2.c's BOS, MiniMind's eos; not appended), at max_new new
+ * tokens or at the context's end. A drawn token waits until the next step (or al_gen_forward)
+ * to go through the model, so the last one of a text is never run for nothing.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct al_generator al_generator;
+
+typedef struct {
+    al_sampler_params sampler; /* MiniMind's settings (al_sampler_params_default) */
+    int64_t max_new;           /* new tokens at most per prompt; -1: no limit but the context */
+    int ignore_eos;            /* 1: the stop token is appended like any other and the text goes on */
+} al_gen_options;
+
+al_gen_options al_gen_options_default(void); /* MiniMind's sampler, no limit, the stop token kept */
+
+/* Why the next step would draw nothing (al_gen_finished): AL_GEN_GOING if it would draw. */
+typedef enum {
+    AL_GEN_GOING,      /* a step draws a token */
+    AL_GEN_NO_PROMPT,  /* no prompt yet (or the last forward failed) */
+    AL_GEN_STOP_TOKEN, /* the last step drew the stop token: the text has ended */
+    AL_GEN_LENGTH,     /* max_new tokens drawn since the prompt */
+    AL_GEN_CONTEXT     /* the context is full */
+} al_gen_finish;
+
+/* A prompt's text as generation reads it: encoded with tok, BOS first where the tokenizer has
+ * one (llama2.c's, as run.c; a tokenizer.json has none). As al_tok_encode: ids NULL with cap 0
+ * is a size query; the count, or -1 with *err set. For a caller that needs the count before
+ * there is a model (to size its context) or a generator. */
+int64_t al_gen_encode_prompt(const al_tokenizer *tok, const char *text, size_t len, int32_t *ids, int64_t cap,
+                             al_error *err);
+
+/* A generator over `model` (borrowed, its context the generator's; its caches are the
+ * generator's to fill and empty until al_gen_free) and `tok` (borrowed, may be NULL: only
+ * checked to have the model's vocabulary), ending texts at kind's stop token. */
+al_status al_gen_create(al_model *model, const al_tokenizer *tok, al_model_file_kind kind, const al_gen_options *opt,
+                        al_generator **out, al_error *err);
+void al_gen_free(al_generator *g);
+
+/* The options from the next step on (the sampler, ignore_eos) or the next prompt (max_new
+ * counts from it). Refused (nothing changed) if max_new is out of range; the sampler's settings
+ * are checked by the step that uses them. */
+al_status al_gen_set_options(al_generator *g, const al_gen_options *opt, al_error *err);
+al_gen_options al_gen_get_options(const al_generator *g); /* the defaults for a NULL g */
+
+/* The forward pass the generator runs, for a caller that keeps what each pass shows (the model
+ * lab: attention, routing, residual norms): ids [n] at positions past .. past+n-1 through the
+ * model, with every layer's cache, and the last one's logits into logits [vocab]. NULL (the
+ * default): al_model_forward alone. */
+typedef al_status (*al_gen_forward_fn)(void *user, const int32_t *ids, int64_t past, int64_t n, float *logits,
+                                       al_error *err);
+void al_gen_set_forward(al_generator *g, al_gen_forward_fn fn, void *user);
+
+/* A new prompt (the tokens before forgotten, the caches emptied), the sampler's generator seeded
+ * with `seed`. The count, or -1 with *err set and the tokens before kept: no tokens, more than
+ * the context (AL_ERR_LIMIT), an id outside the vocabulary. */
+int64_t al_gen_prompt(al_generator *g, const int32_t *ids, int64_t n, uint64_t seed, al_error *err);
+
+/* The tokens not yet through the model (the prompt, or the last drawn) run now; nothing if none.
+ * On failure the generator is back to no prompt. */
+al_status al_gen_forward(al_generator *g, al_error *err);
+
+/* One step: the pending tokens through the model, the next token drawn (the stages kept for
+ * al_gen_stages), appended unless it is the stop token (then the text ends: al_gen_finished).
+ * Returns the token drawn, or -1 with *err set: al_gen_finished is not AL_GEN_GOING (the message
+ * says why), bad sampler settings or a failed forward. */
+int64_t al_gen_step(al_generator *g, al_error *err);
+al_gen_finish al_gen_finished(const al_generator *g); /* AL_GEN_NO_PROMPT for a NULL g */
+
+/* Empties the caches and leaves every token so far pending: the next forward runs them again
+ * (the same numbers: a pass with the cache equals one without it). Empty again: al_gen_reset. */
+void al_gen_rewind(al_generator *g);
+void al_gen_reset(al_generator *g);
+
+int64_t al_gen_len(const al_generator *g);        /* tokens so far, prompt included; -1 for NULL */
+int64_t al_gen_prompt_len(const al_generator *g);
+int64_t al_gen_generated(const al_generator *g);  /* tokens appended since the prompt */
+int64_t al_gen_context(const al_generator *g);
+int64_t al_gen_last(const al_generator *g);       /* the last step's draw, -1 since the prompt */
+int32_t al_gen_stop_token(const al_generator *g);
+/* Views into the generator, valid until its next call that changes it (NULL for a NULL g):
+ * the ids so far [len]; the logits [vocab] the next draw reads (after a step, before the next
+ * forward, those the step drew from); the last draw's stages [AL_SAMPLER_STAGES, vocab], as
+ * al_sample leaves them (at temperature 0 only the penalised logits, in the first row). */
+const int32_t *al_gen_ids(const al_generator *g);
+const float *al_gen_logits(const al_generator *g);
+const float *al_gen_stages(const al_generator *g);
+
+/* ------------------------------------------------------------------------------------------
  * The model lab: what the page's model view shows of a real model. A model (any file
- * al_model_load reads) and its tokenizer; a prompt, then one generated token per step with
- * MiniMind's sampler (the same tokens as `attnlab generate` with the same settings and seed);
+ * al_model_load reads) and its tokenizer; a prompt, then one generated token per step by the
+ * generator above (the same tokens as `attnlab generate` with the same settings and seed);
  * every layer's attention over all tokens so far, MoE routing, the residual stream's norms, the
  * sampler's stages at the last step, the KV cache's cost, and each head's role scores. The
  * stores for AL_LAB_MAX_CONTEXT tokens at most are allocated at create; nothing after.
@@ -272,6 +365,7 @@ int64_t al_model_lab_context(const al_model_lab *lab);
 int64_t al_model_lab_len(const al_model_lab *lab);        /* tokens so far, prompt included */
 int64_t al_model_lab_prompt_len(const al_model_lab *lab);
 int al_model_lab_finished(const al_model_lab *lab);       /* 1 once a step chose the stop token */
+al_gen_finish al_model_lab_finish(const al_model_lab *lab); /* why a step would draw nothing (al_gen_finished) */
 int64_t al_model_lab_chosen(const al_model_lab *lab);     /* the last step's token, -1 before any */
 
 /* A new prompt (everything before forgotten): text encoded as `attnlab generate --prompt`
@@ -284,9 +378,13 @@ int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n
 /* One step: the next token drawn by MiniMind's sampler with `p` from the last logits (the
  * stages kept for al_model_lab_stages; at temperature 0 drawn as at temperature 1), appended
  * and run through the model. Returns the token; the stop token (llama2.c: BOS, MiniMind: eos)
- * is returned but not appended, and ends the text. -1 with *err set: no prompt, the text
- * ended, the context full, bad sampler settings. */
+ * is returned but not appended, and ends the text (unless al_model_lab_set_ignore_eos). -1
+ * with *err set: no prompt, the text ended, the context full, bad sampler settings. */
 int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err);
+
+/* On: the stop token is appended like any other token and the text goes on past it (`attnlab
+ * generate --ignore-eos`), from the next step. Off by default. */
+void al_model_lab_set_ignore_eos(al_model_lab *lab, int on);
 
 /* Charts off: steps run the model alone (no attention, routing or norms kept, no stages drawn
  * at temperature 0), for speed. Turning them on again runs every token so far once more with
