@@ -617,6 +617,50 @@ static void test_views(void) {
     CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
 }
 
+/* The layer's FLOPs against PyTorch's profiler on the tutorial's layer (gen_attn_flops.py):
+ * al_attn_flops is what PyTorch multiplies — the whole n_query × n_keys rectangle of scores,
+ * the mask added afterwards — and equals the profiler's count. The causal work, counted here
+ * from the profiler's number: of the rectangle, query s (from 0) of the last n_query positions
+ * needs only the keys up to its own, so the n_query − 1 − s keys after it are multiplied for
+ * nothing — n_query·(n_query − 1)/2 scores per head, each a head_dim-long dot product for q·kᵀ
+ * and again for weights·V, 2 FLOPs per multiply-add. */
+static void test_attn_flops_profiler(const char *path) {
+    size_t size = 0;
+    uint8_t *bytes = read_file(path, &size);
+    char *text = bytes ? malloc(size + 1) : NULL;
+    CHECK(text != NULL, "%s: not read", path);
+    if (!text) {
+        free(bytes);
+        return;
+    }
+    memcpy(text, bytes, size);
+    text[size] = '\0';
+    free(bytes);
+    int cases = 0, masked_cases = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (line[0] == '#') continue;
+        long long v[7];
+        CHECK(sscanf(line, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7,
+              "attention flops fixture line: %s", line);
+        al_attn_hparams hp = al_attn_hparams_default();
+        hp.hidden = v[0], hp.n_heads = v[1], hp.n_kv_heads = v[2], hp.head_dim = v[3];
+        const int64_t nq = v[4], nk = v[5], profiler = v[6];
+        const int64_t masked = nq * (nq - 1) / 2; /* scores per head after their query's own key */
+        const int64_t causal = profiler - 2 * 2 * hp.n_heads * hp.head_dim * masked;
+        CHECK(al_attn_flops(&hp, nq, nk) == profiler, "%s: al_attn_flops %lld, the profiler %lld", line,
+              (long long)al_attn_flops(&hp, nq, nk), (long long)profiler);
+        CHECK(al_attn_flops_causal(&hp, nq, nk) == causal, "%s: al_attn_flops_causal %lld, the causal work %lld", line,
+              (long long)al_attn_flops_causal(&hp, nq, nk), (long long)causal);
+        cases++;
+        masked_cases += masked > 0;
+    }
+    free(text);
+    CHECK(cases >= 20 && masked_cases >= 8, "%s: %d calls (%d with masked scores)", path, cases, masked_cases);
+    const al_attn_hparams c = al_attn_hparams_default();
+    CHECK(al_attn_flops_causal(&c, 5, 4) == -1 && al_attn_flops_causal(&c, -1, 4) == -1 &&
+              al_attn_flops_causal(NULL, 1, 1) == -1, "causal FLOPs out of range accepted");
+}
+
 /* al_kv_growth against the formulas written out here: K and V of len tokens are
  * 2·len·kv_heads·head_dim float32 values; a call of q queries over k keys costs
  * 2·q·hidden·head_dim·(2·heads + 2·kv_heads) for the projections and 4·heads·q·k·head_dim for
@@ -724,6 +768,7 @@ int main(int argc, char **argv) {
     test_session_rope_relative();
     test_views();
     test_kv_growth();
+    test_attn_flops_profiler(argc > 2 ? argv[2] : "tests/fixtures/attn_flops/flops.txt");
     test_sort();
     al_st_free(golden);
     CHECK_DONE();

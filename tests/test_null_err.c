@@ -430,12 +430,12 @@ static void test_whole_model(void) {
     al_model_free(m);
 
     al_model_bench_result bench;
-    EXPECT(al_model_bench_run(NULL, 4, 4, 1, &bench, NULL), AL_ERR_ARG);
+    EXPECT(al_model_bench_run(NULL, 4, 4, 1, 1 << 20, &bench, NULL), AL_ERR_ARG);
     EXPECT(al_model_fill_random(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_model_create(&hp, 16, 4, &m, NULL), AL_OK);
     EXPECT(al_model_fill_random(m, 1, NULL), AL_OK);
-    EXPECT(al_model_bench_run(m, 12, 8, 1, &bench, NULL), AL_ERR_ARG); /* past the context */
-    EXPECT(al_model_bench_run(m, 4, 4, 1, &bench, NULL), AL_OK);
+    EXPECT(al_model_bench_run(m, 12, 8, 1, 1 << 20, &bench, NULL), AL_ERR_ARG); /* past the context */
+    EXPECT(al_model_bench_run(m, 4, 4, 1, 1 << 20, &bench, NULL), AL_OK);
     al_model_free(m);
 
     al_sampler_params sp = al_sampler_params_default();

@@ -6,14 +6,42 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The largest cache CPU 0 reports (/sys/devices/system/cpu/cpu0/cache/index<i>/size: "48K",
+ * "2048K", "32M"), in bytes; 0 when none is readable. */
+static int64_t last_level_cache_bytes(void) {
+    int64_t best = 0;
+    for (int i = 0; i < 16; i++) {
+        char path[64];
+        snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+        FILE *f = fopen(path, "r");
+        if (!f) continue;
+        long long n = 0;
+        char unit = 0;
+        const int got = fscanf(f, "%lld%c", &n, &unit);
+        fclose(f);
+        if (got < 1 || n <= 0 || n > (1LL << 40)) continue;
+        const int64_t bytes = (int64_t)n * (unit == 'K' ? 1024 : unit == 'M' ? 1024 * 1024 : unit == 'G' ? 1024 * 1024 * 1024 : 1);
+        if (bytes > best) best = bytes;
+    }
+    return best;
+}
+
+/* The buffer memory's read speed is measured over: 8 × the last-level cache, at least 1 GiB
+ * (and 1 GiB when the cache's size is unknown), at most 2 GiB — a machine shared with others
+ * lends no more. */
+static int64_t read_buffer_bytes(int64_t llc) {
+    const int64_t lo = (int64_t)1 << 30, hi = (int64_t)2 << 30;
+    return 8 * llc < lo ? lo : 8 * llc > hi ? hi : 8 * llc;
+}
+
 /* MiniMind-3's shape (its config's defaults) for `--preset minimind-3`. */
 static al_model_hparams minimind3(void) { return al_minimind_hparams_for(6400, 768, 8, 8, 4); }
 
-/* `attnlab bench --model PATH | --preset minimind-3 [--seq S] [--decode N] [--repeats R]`:
- * the whole model's prefill and decode speed, one JSON line. */
+/* `attnlab bench --model PATH | --preset minimind-3 [--seq S] [--decode N] [--repeats R]
+ * [--read-mib M]`: the whole model's prefill and decode speed, and its bounds, one JSON line. */
 static int bench_model(int argc, char **argv) {
     const char *model_path = NULL, *preset = NULL;
-    int64_t seq = 128, decode = 128, repeats = 5, seed = 0;
+    int64_t seq = 128, decode = 128, repeats = 5, seed = 0, read_mib = 0;
     for (int i = 0; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = value != NULL;
@@ -23,12 +51,15 @@ static int bench_model(int argc, char **argv) {
         else if (!strcmp(flag, "--decode")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &decode);
         else if (!strcmp(flag, "--repeats")) ok = cli_parse_int(value, 1, 1000, &repeats);
         else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
+        else if (!strcmp(flag, "--read-mib")) ok = cli_parse_int(value, 1, 16384, &read_mib);
         else {
             cli_error("unknown option '%s' for bench --model / --preset (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
         }
         if (!ok) {
-            cli_error("%s expects %s", flag, !strcmp(flag, "--repeats") ? "a count from 1 to 1000" : "a value");
+            cli_error("%s expects %s", flag, !strcmp(flag, "--repeats")    ? "a count from 1 to 1000"
+                                             : !strcmp(flag, "--read-mib") ? "a size in MiB from 1 to 16384"
+                                                                           : "a value");
             return EXIT_BAD_INPUT;
         }
     }
@@ -53,8 +84,9 @@ static int bench_model(int argc, char **argv) {
             return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
         }
     }
+    const int64_t llc = last_level_cache_bytes();
     al_model_bench_result r;
-    const al_status st = al_model_bench_run(m, seq, decode, repeats, &r, &err);
+    const al_status st = al_model_bench_run(m, seq, decode, repeats, read_mib ? read_mib << 20 : read_buffer_bytes(llc), &r, &err);
     const al_model_hparams hp = *al_model_get_hparams(m);
     al_model_free(m);
     if (st != AL_OK) {
@@ -63,12 +95,15 @@ static int bench_model(int argc, char **argv) {
     }
     printf("{\"model\": \"%s\", \"params\": %lld, \"seq\": %lld, \"decode\": %lld, \"prefill_ms\": %.4f, "
            "\"prefill_tokens_per_s\": %.1f, \"decode_ms\": %.4f, \"decode_tokens_per_s\": %.1f, "
-           "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"bandwidth_bound_tokens_per_s\": %.1f, "
-           "\"prefill_flops\": %lld, \"fma_peak_gflops\": %.2f, \"compute_bound_prefill_tokens_per_s\": %.1f}\n",
+           "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"read_buffer_bytes\": %lld, "
+           "\"last_level_cache_bytes\": %lld, \"read_lanes\": %d, \"bandwidth_bound_tokens_per_s\": %.1f, "
+           "\"prefill_flops\": %lld, \"fma_peak_gflops\": %.2f, \"fma_lanes\": %d, "
+           "\"compute_bound_prefill_tokens_per_s\": %.1f}\n",
            model_path ? "file" : "minimind-3 (random weights)", (long long)al_model_param_count(&hp), (long long)seq,
            (long long)decode, r.prefill_ms, r.prefill_tokens_per_s, r.decode_ms, r.decode_tokens_per_s,
-           (long long)r.weight_bytes_per_token, r.read_gb_per_s, r.bandwidth_bound_tokens_per_s,
-           (long long)r.prefill_flops, r.fma_peak_gflops, r.compute_bound_prefill_tokens_per_s);
+           (long long)r.weight_bytes_per_token, r.read_gb_per_s, (long long)r.read_buffer_bytes, (long long)llc,
+           (int)r.read_lanes, r.bandwidth_bound_tokens_per_s, (long long)r.prefill_flops, r.fma_peak_gflops,
+           (int)r.fma_lanes, r.compute_bound_prefill_tokens_per_s);
     return EXIT_OK;
 }
 
@@ -161,10 +196,14 @@ int cmd_bench(int argc, char **argv) {
         cli_error("%s", err.msg);
         return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     }
+    /* The prefill's two counts: the causal work (prefill_gflops's) and the whole rectangle of
+     * scores, what PyTorch's eager layer multiplies before it masks. */
     printf("{\"prefill_ms\": %.4f, \"decode_ms\": %.4f, \"prefill_gflops\": %.3f, "
+           "\"prefill_flops_causal\": %lld, \"prefill_flops_rectangle\": %lld, "
            "\"decode_recompute_ms\": %.4f, \"hidden\": %lld, \"heads\": %lld, \"kv_heads\": %lld, "
            "\"head_dim\": %lld, \"seq\": %lld, \"decode_at\": %lld, \"repeats\": %lld}\n",
-           r.prefill_ms, r.decode_ms, r.prefill_gflops, r.decode_recompute_ms, (long long)b.hp.hidden,
+           r.prefill_ms, r.decode_ms, r.prefill_gflops, (long long)(b.seq ? al_attn_flops_causal(&b.hp, b.seq, b.seq) : 0),
+           (long long)(b.seq ? al_attn_flops(&b.hp, b.seq, b.seq) : 0), r.decode_recompute_ms, (long long)b.hp.hidden,
            (long long)b.hp.n_heads, (long long)b.hp.n_kv_heads, (long long)b.hp.head_dim, (long long)b.seq,
            (long long)b.decode_at, (long long)b.repeats);
     return EXIT_OK; /* main checks that standard output was written */

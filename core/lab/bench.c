@@ -8,7 +8,9 @@
 #include "base/internal.h"
 #include "kernels/fma_peak.h"
 #include "kernels/gemm.h"
+#include "kernels/stream_read.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -32,6 +34,13 @@ static int cmp_double(const void *a, const void *b) {
 static double median(double *v, int64_t n) {
     al_sort(v, (size_t)n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys) {
+    const int64_t rectangle = al_attn_flops(hp, n_query, n_keys);
+    if (rectangle < 0 || n_query > n_keys) return -1;
+    /* the masked triangle: query s (from 0) skips the n_query − 1 − s keys after its own */
+    return rectangle - 4 * hp->n_heads * hp->head_dim * (n_query * (n_query - 1) / 2);
 }
 
 al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error *err) {
@@ -88,7 +97,7 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
             times[r] = now_ms() - t0;
         }
         out->prefill_ms = median(times, b->repeats);
-        out->prefill_gflops = (double)al_attn_flops(&cfg, b->seq, b->seq) / (out->prefill_ms * 1e6);
+        out->prefill_gflops = (double)al_attn_flops_causal(&cfg, b->seq, b->seq) / (out->prefill_ms * 1e6);
     }
     if (b->decode_at > 0) {
         const int64_t C = b->decode_at;
@@ -153,23 +162,10 @@ al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
     return AL_OK;
 }
 
-/* Sum of n floats in 16 independent lanes (so the loop vectorises and runs at the speed the
- * memory delivers the numbers, not at the latency of one chain of additions). */
-static float stream_sum(const float *w, int64_t n) {
-    float lane[16] = {0};
-    int64_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        for (int j = 0; j < 16; j++) lane[j] += w[i + j];
-    for (; i < n; i++) lane[0] += w[i];
-    float s = 0.0f;
-    for (int j = 0; j < 16; j++) s += lane[j];
-    return s;
-}
-
-/* One pass over the weights a decode step reads: every matrix and norm of every layer, top_k of
- * the experts of each layer (the ones a token uses), the final norm and the head (the embedding
- * when tied; an untied model reads one row of its embedding, left out). Returns the bytes. */
-static int64_t read_decode_weights(const al_model *m, float *sink) {
+/* The weights a decode step reads: every matrix and norm of every layer, top_k of the experts of
+ * each layer (the ones a token uses), the final norm and the head (the embedding when tied; an
+ * untied model reads one row of its embedding, left out). Returns the bytes. */
+static int64_t decode_weight_bytes(const al_model *m) {
     const al_model_hparams *hp = al_model_get_hparams(m);
     int64_t bytes = 0;
     for (int p = 0; p < AL_MP_COUNT; p++) {
@@ -180,16 +176,36 @@ static int64_t read_decode_weights(const al_model *m, float *sink) {
         for (int64_t l = 0; l < layers; l++)
             for (int64_t e = 0; e < experts; e++) {
                 int64_t numel = 0;
-                const float *w = al_model_get_param(m, (al_model_param)p, l, e, &numel);
-                if (!w) continue;
-                *sink += stream_sum(w, numel);
-                bytes += numel * (int64_t)sizeof(float);
+                if (al_model_get_param(m, (al_model_param)p, l, e, &numel)) bytes += numel * (int64_t)sizeof(float);
             }
     }
     return bytes;
 }
 
-al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
+enum { READ_ALIGN = 64, READ_MIN_MIB = 1 };
+#define READ_DEFAULT_BYTES ((int64_t)1 << 30)
+#define READ_MAX_BYTES ((int64_t)16 << 30)
+
+/* Memory's read speed over a buffer of `bytes` (rounded down to 64 floats), halved while it
+ * cannot be allocated, down to 1 MiB: the buffer's size and the lanes used written to out. */
+static al_status measure_read(int64_t bytes, al_model_bench_result *out, al_error *err) {
+    const int64_t step = READ_ALIGN * (int64_t)sizeof(float);
+    for (bytes -= bytes % step; bytes >= ((int64_t)READ_MIN_MIB << 20); bytes = bytes / 2 - bytes / 2 % step) {
+        if ((uint64_t)bytes > (uint64_t)SIZE_MAX) continue;
+        float *buf = aligned_alloc(READ_ALIGN, (size_t)bytes);
+        if (!buf) continue;
+        memset(buf, 0, (size_t)bytes); /* every page written, so every page is memory */
+        int lanes = 0;
+        out->read_gb_per_s = al_stream_read_gb_per_s(buf, bytes / (int64_t)sizeof(float), 5, &lanes, &out->read_checksum);
+        out->read_buffer_bytes = bytes;
+        out->read_lanes = lanes;
+        free(buf);
+        return AL_OK;
+    }
+    return al_fail(err, AL_ERR_NOMEM, "model bench: no memory for the %d MiB read buffer", READ_MIN_MIB);
+}
+
+al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats, int64_t read_bytes,
                              al_model_bench_result *out, al_error *err) {
     if (!m || !out) return al_fail(err, AL_ERR_ARG, "model bench: NULL argument");
     memset(out, 0, sizeof *out);
@@ -200,6 +216,9 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
     if (repeats < 1 || repeats > BENCH_MAX_REPEATS)
         return al_fail(err, repeats < 1 ? AL_ERR_ARG : AL_ERR_LIMIT, "model bench: repeats must be between 1 and %d",
                        BENCH_MAX_REPEATS);
+    if (read_bytes != 0 && (read_bytes < ((int64_t)READ_MIN_MIB << 20) || read_bytes > READ_MAX_BYTES))
+        return al_fail(err, AL_ERR_ARG, "model bench: read_bytes must be 0 (1 GiB) or from 1 MiB to 16 GiB (got %lld)",
+                       (long long)read_bytes);
     int32_t *ids = malloc((size_t)(prompt + decode) * sizeof *ids);
     float *logits = malloc((size_t)hp->vocab * sizeof *logits);
     al_status st = !ids || !logits ? al_fail(err, AL_ERR_NOMEM, "model bench: out of memory") : AL_OK;
@@ -223,23 +242,18 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
         out->decode_ms = median(step + 1, repeats);
         out->prefill_tokens_per_s = 1e3 * (double)prompt / out->prefill_ms;
         out->decode_tokens_per_s = decode ? 1e3 / out->decode_ms : 0.0;
-        /* The memory-bandwidth bound of a decode step: the weights it reads, over the fastest
-         * read of them measured (best of 5 passes after one warm-up). */
-        float sink = 0.0f;
-        double best = 0.0;
-        for (int r = 0; r <= 5; r++) {
-            const double t0 = now_ms();
-            out->weight_bytes_per_token = read_decode_weights(m, &sink);
-            const double dt = now_ms() - t0;
-            if (r && (best == 0.0 || dt < best)) best = dt;
-        }
-        out->read_gb_per_s = best > 0.0 ? (double)out->weight_bytes_per_token / (best * 1e6) : 0.0;
-        out->bandwidth_bound_tokens_per_s = best > 0.0 ? 1e3 / best : 0.0;
-        out->read_checksum = sink;
+        /* The memory-bandwidth bound of a decode step: the weights it reads, at the speed memory
+         * is read — over a buffer well past the caches, where a large model's weights are. */
+        out->weight_bytes_per_token = decode_weight_bytes(m);
+        st = measure_read(read_bytes ? read_bytes : READ_DEFAULT_BYTES, out, err);
+        out->bandwidth_bound_tokens_per_s =
+            out->weight_bytes_per_token > 0 ? out->read_gb_per_s * 1e9 / (double)out->weight_bytes_per_token : 0.0;
         /* The compute bound of the prefill: its multiply-adds at the fastest rate this core
          * issues them (every kernel's ceiling). */
         out->prefill_flops = al_model_flops(hp, prompt, 0, 1);
-        out->fma_peak_gflops = al_fma_peak_gflops(NULL);
+        int fma_lanes = 0;
+        out->fma_peak_gflops = al_fma_peak_gflops(&fma_lanes);
+        out->fma_lanes = fma_lanes;
         out->compute_bound_prefill_tokens_per_s =
             out->prefill_flops > 0 ? out->fma_peak_gflops * 1e9 * (double)prompt / (double)out->prefill_flops : 0.0;
     }

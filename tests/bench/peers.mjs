@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { ROOT } from '../lib/run.mjs';
 import { parseSafetensors, readSafetensors } from '../lib/safetensors.mjs';
-import { median } from './stats.mjs';
+import { ROUNDS, median, spread } from './stats.mjs';
 
 const ONNX = join(ROOT, 'tests', 'out', 'onnx');
 const STORIES = join(ROOT, 'models', 'stories260K');
@@ -47,9 +47,9 @@ function maxDiff(got, want) {
 // optimising tier only once it has been called often enough, in the background: a large module
 // such as onnxruntime-web's runs up to ten times slower for its first second or so (measured
 // here: the seeds' layer at 128 tokens, 20–38 ms a run for 1.2 s, then 3 ms).
-async function medianMs(fn, repeats) {
+async function medianMs(fn, repeats, warm = true) {
   const until = performance.now() + 1000;
-  for (let w = 0; w < 5 || performance.now() < until; w++) await fn();
+  for (let w = 0; warm && (w < 5 || performance.now() < until); w++) await fn();
   const times = [];
   for (let r = 0; r < repeats; r++) {
     const t0 = performance.now();
@@ -151,14 +151,14 @@ async function layerRows(core, peers, quick) {
           session.free();
         }
         drawDiff = Math.max(drawDiff, benchDraw);
-        const repeats = quick ? (c.hidden > 64 ? 5 : 15) : (c.hidden > 64 ? 15 : 101);
+        const repeats = quick ? (c.hidden > 64 ? 3 : 15) : (c.hidden > 64 ? 7 : 41); // per round
         const benchCfg = { hidden: c.hidden, heads: c.heads, kvHeads: c.kv_heads, headDim: c.head_dim, ropeBase: c.rope_base, seq, seed: SEED };
         // The same warm-up for AttnLab's module: Core.bench warms the core for 0.1 s inside one
         // call, still in V8's first tier until the calls around it have been made often enough.
         const until = performance.now() + 1000;
         for (let w = 0; w < 2 || performance.now() < until; w++) core.bench({ ...benchCfg, repeats: 1 });
-        const attnlabMs = core.bench({ ...benchCfg, repeats }).prefillMs;
-        const base = { case: `${c.name} prefill`, tokens: seq, attnlab_ms: attnlabMs };
+        const attnlab = () => core.bench({ ...benchCfg, repeats }).prefillMs;
+        const base = { case: `${c.name} prefill`, tokens: seq, attnlab_ms: attnlab() };
         const sameWeights = benchDraw <= 1e-5 ? null : `the files' weights are not the bench's: the bench's own draw differs from them by ${benchDraw.toExponential(2)}`;
 
         // onnxruntime-web, each graph
@@ -174,7 +174,7 @@ async function layerRows(core, peers, quick) {
             sin: new ort.Tensor('float32', input.sin.data, input.sin.shape),
           };
           const diff = maxDiff((await ortSession.run(feeds)).y.data, ours);
-          rows.push(await timed(engine, base, diff, sameWeights, () => ortSession.run(feeds), repeats));
+          rows.push(await timed(engine, base, diff, sameWeights, () => ortSession.run(feeds), repeats, attnlab));
         }
 
         // TensorFlow.js, WebAssembly backend
@@ -186,7 +186,7 @@ async function layerRows(core, peers, quick) {
           const mask = tf.tidy(() => tf.where(tf.greater(tf.reshape(tf.range(0, seq), [1, seq]), tf.reshape(tf.range(0, seq), [seq, 1])), tf.fill([seq, seq], -Infinity), tf.zeros([seq, seq])));
           const once = () => { const y = tfl.run(x, cos, sin, mask); const data = y.dataSync(); y.dispose(); return data; };
           try {
-            rows.push(await timed('tfjs-wasm', base, maxDiff(once(), ours), sameWeights, once, repeats));
+            rows.push(await timed('tfjs-wasm', base, maxDiff(once(), ours), sameWeights, once, repeats, attnlab));
           } finally {
             tf.dispose([x, cos, sin, mask]);
           }
@@ -200,13 +200,21 @@ async function layerRows(core, peers, quick) {
   return { rows, drawDiff };
 }
 
-// A row: timed only when the peer agrees with AttnLab; fn does `per` units of base's work.
-async function timed(engine, base, diff, problem, fn, repeats, per = 1) {
+// A row: timed only when the peer agrees with AttnLab; fn does `per` units of base's work, and
+// attnlab() (sync or async) measures AttnLab's ms for one unit. ROUNDS rounds of AttnLab then
+// the peer (the peer warmed up once, before the first); medians over the rounds, and the ratio
+// peer / AttnLab per round: its median and range.
+async function timed(engine, base, diff, problem, fn, repeats, attnlab, per = 1) {
   const row = { engine, ...base, max_diff: diff };
   if (problem) return { ...row, note: `${problem}: not timed` };
   if (!(diff <= TOLERANCE)) return { ...row, note: `disagrees with AttnLab (max diff ${diff.toExponential(2)} > ${TOLERANCE}): not timed` };
-  const peerMs = (await medianMs(fn, repeats)) / per;
-  return { ...row, peer_ms: peerMs, ratio: peerMs / base.attnlab_ms };
+  const ours = [], theirs = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    ours.push(await attnlab());
+    theirs.push((await medianMs(fn, repeats, r === 0)) / per);
+  }
+  const ratio = spread(theirs.map((t, i) => t / ours[i]));
+  return { ...row, attnlab_ms: median(ours), peer_ms: median(theirs), ratio: ratio.median, ratio_min: ratio.min, ratio_max: ratio.max };
 }
 
 const argmax = (v) => { let best = 0; for (let i = 1; i < v.length; i++) if (v[i] > v[best]) best = i; return best; };
@@ -219,22 +227,31 @@ async function storiesRow(core, peers, quick) {
   const base = { engine: 'onnxruntime-web', case: 'stories260K, greedy generation from BOS, per token' };
   const read = (name) => new Uint8Array(readFileSync(join(STORIES, name)));
   const lab = core.createModelLab({ model: read('stories260K.bin'), tokenizer: read('tok512.bin') });
-  const samples = quick ? 5 : 9;
-  let ids, attnlabMs;
+  const samples = quick ? 3 : 5; // per round
   try {
     lab.setCharts(false);
-    const generate = () => {
+    const generateOurs = () => {
       lab.promptIds([1]);
       for (let i = 0; i < STORIES_TOKENS && !lab.finished; i++) lab.step({ temperature: 0 });
     };
-    generate();
-    ids = Array.from(lab.ids()).slice(1);
-    attnlabMs = (await medianMs(generate, samples)) / ids.length;
+    generateOurs();
+    const ids = Array.from(lab.ids()).slice(1);
+    let warm = true;
+    const attnlab = async () => {
+      const ms = (await medianMs(generateOurs, samples, warm)) / ids.length;
+      warm = false;
+      return ms;
+    };
+    const row = { case: base.case, tokens: ids.length, attnlab_ms: await attnlab() };
+    if (!peers.ort.ort) return { ...base, ...row, note: peers.ort.note };
+    return await storiesPeer(peers, base, row, ids, samples, attnlab);
   } finally {
     lab.free();
   }
-  const row = { case: base.case, tokens: ids.length, attnlab_ms: attnlabMs };
-  if (!peers.ort.ort) return { ...base, ...row, note: peers.ort.note };
+}
+
+// The decode-step graph under onnxruntime-web against the model lab's ids, then timed.
+async function storiesPeer(peers, base, row, ids, samples, attnlab) {
 
   const { ort } = peers.ort;
   const dir = join(ONNX, 'stories260K');
@@ -266,7 +283,7 @@ async function storiesRow(core, peers, quick) {
     const diff = maxDiff(theirs, ours.logits);
     const differing = peerIds.findIndex((id, i) => id !== ids[i]);
     const idsNote = differing < 0 ? `the same ${ids.length} ids as the model lab; logits of the first ${LOGIT_STEPS} steps checked` : `ids differ from the model lab's from token ${differing} on`;
-    const timedRow = await timed('onnxruntime-web', row, diff, differing < 0 ? null : idsNote, () => generate(ids.length), samples, ids.length);
+    const timedRow = await timed('onnxruntime-web', row, diff, differing < 0 ? null : idsNote, () => generate(ids.length), samples, attnlab, ids.length);
     return { ...timedRow, note: timedRow.note || idsNote };
   } finally {
     await session.release();
@@ -325,10 +342,10 @@ export async function peersBench(core, { quick = false } = {}) {
 // The bench's report of it: the markdown table and how each side was run (fmt: run.mjs's
 // number format).
 export function peersMarkdown({ rows, how }, fmt) {
-  const md = ['AttnLab\'s WebAssembly against browser engines (Node, one thread each, same weights and inputs; peer / AttnLab > 1: AttnLab is faster):', ''];
+  const md = [`AttnLab's WebAssembly against browser engines (Node, one thread each, same weights and inputs; ${ROUNDS} rounds of AttnLab then the peer: medians, and the ratio's median and range; peer / AttnLab > 1: AttnLab is faster):`, ''];
   md.push('| engine | case | tokens | AttnLab ms | peer ms | peer / AttnLab | max diff | note |', '|---|---|---:|---:|---:|---:|---:|---|');
   for (const r of rows) {
-    md.push(`| ${r.engine} | ${r.case} | ${r.tokens} | ${fmt(r.attnlab_ms)} | ${fmt(r.peer_ms)} | ${r.ratio ? `${fmt(r.ratio)}×` : '—'} | ${r.max_diff === undefined ? '—' : r.max_diff.toExponential(1)} | ${r.note || ''} |`);
+    md.push(`| ${r.engine} | ${r.case} | ${r.tokens} | ${fmt(r.attnlab_ms)} | ${fmt(r.peer_ms)} | ${r.ratio ? `${fmt(r.ratio)}× (${fmt(r.ratio_min)}–${fmt(r.ratio_max)})` : '—'} | ${r.max_diff === undefined ? '—' : r.max_diff.toExponential(1)} | ${r.note || ''} |`);
   }
   md.push('', ...Object.entries(how).map(([k, v]) => `- ${k}: ${v}`), '');
   return md;

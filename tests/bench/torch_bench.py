@@ -2,7 +2,8 @@
 tests/reference/03-attention-demo.py) on one thread, the same sizes and the same weights and
 inputs as `attnlab bench` (torch.manual_seed(seed), the layer's nn.Linear init, then randn),
 timed as the median of repeated runs after a warm-up of at least 0.1 s. Prints one JSON line
-per case.
+per case, with the BLAS kernel and threads that ran it (torch_env.blas_info). GFLOP/s are the
+bench's, from the core's counts (run.mjs).
 
     /usr/bin/python3 tests/bench/torch_bench.py '[{"hidden":768,"heads":8,"kv_heads":4,
         "head_dim":96,"rope_base":1e6,"seq":512,"decode_at":2048,"repeats":10}]'
@@ -12,15 +13,12 @@ import os
 import sys
 import time
 
-# One thread means one thread: torch.set_num_threads(1) bounds PyTorch's own pool, but the
-# OpenBLAS under Debian's python3-torch starts a thread per core unless told before it loads
-# (on an idle 2-core machine that alone made PyTorch twice as fast).
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
-
+# One thread, and the BLAS kernel reported with every result (torch_env.py).
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from torch_env import blas_info  # noqa: E402
 import torch  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 SRC = open(os.path.join(HERE, "..", "reference", "03-attention-demo.py"), encoding="utf-8").read()
 ns = {}
 exec(SRC[:SRC.index("\ntorch.manual_seed(42)")], ns)
@@ -43,12 +41,6 @@ def median_ms(fn, repeats):
     return times[n // 2] if n % 2 else 0.5 * (times[n // 2 - 1] + times[n // 2])
 
 
-def flops(c, n_query, n_keys):
-    """Same count as al_attn_flops: projections + full-rectangle scores and weights·V."""
-    proj = 2 * n_query * c["hidden"] * c["head_dim"] * (2 * c["heads"] + 2 * c["kv_heads"])
-    return proj + 4 * c["heads"] * n_query * n_keys * c["head_dim"]
-
-
 def run(c):
     torch.manual_seed(c.get("seed", 0))
     attn = SimpleAttention(c["hidden"], c["heads"], c["kv_heads"], c["head_dim"])
@@ -61,7 +53,6 @@ def run(c):
         if seq:
             xs, cs, ss = x[:, :seq], cos[:seq], sin[:seq]
             out["prefill_ms"] = median_ms(lambda: attn(xs, cs, ss), reps)
-            out["prefill_gflops"] = flops(c, seq, seq) / (out["prefill_ms"] * 1e6)
         if at:
             _, past = attn(x[:, :at], cos[:at], sin[:at], use_cache=True)
             tok, ct, st = x[:, at:at + 1], cos[at:at + 1], sin[at:at + 1]
@@ -72,6 +63,6 @@ def run(c):
 
 
 if __name__ == "__main__":
-    torch.set_num_threads(1)
+    info = blas_info()
     for case in json.loads(sys.argv[1]):
-        print(json.dumps(run(case)), flush=True)
+        print(json.dumps({**run(case), "blas": info}), flush=True)

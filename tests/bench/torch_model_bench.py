@@ -11,15 +11,12 @@ import os
 import sys
 import time
 
-# One thread means one thread: torch.set_num_threads(1) bounds PyTorch's own pool, but the
-# OpenBLAS under Debian's python3-torch starts a thread per core unless told before it loads
-# (on an idle 2-core machine that alone made PyTorch twice as fast).
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
-
+# One thread, and the BLAS kernel reported with every result (torch_env.py).
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from torch_env import blas_info  # noqa: E402
 import torch  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 from minimind_model import MiniMindConfig, MiniMindForCausalLM  # noqa: E402
 
@@ -32,7 +29,6 @@ def median(v):
 
 def main():
     args = json.loads(sys.argv[1])
-    torch.set_num_threads(1)
     torch.manual_seed(0)
     cfg = MiniMindConfig(max_position_embeddings=args["seq"] + args["decode"] + 1)
     model = MiniMindForCausalLM(cfg).eval()
@@ -53,7 +49,7 @@ def main():
             prefill.append((t1 - t0) * 1e3)
             step.append((t2 - t1) * 1e3 / max(1, args["decode"]))
     p, s = median(prefill), median(step)
-    print(json.dumps({"torch": torch.__version__, "prefill_ms": p, "prefill_tokens_per_s": 1e3 * args["seq"] / p,
+    print(json.dumps({"torch": torch.__version__, "blas": blas_info(), "prefill_ms": p, "prefill_tokens_per_s": 1e3 * args["seq"] / p,
                       "decode_ms": s, "decode_tokens_per_s": 1e3 / s if args["decode"] else 0.0}))
 
 

@@ -12,20 +12,18 @@ import os
 import sys
 import time
 
-# One thread means one thread (see torch_model_bench.py): OpenBLAS is told before it loads.
-for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = "1"
-
+# One thread, and the BLAS kernel reported with every result (torch_env.py).
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from torch_env import blas_info  # noqa: E402
 import torch  # noqa: E402
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "reference"))
 import minimind_train as mt  # noqa: E402
 
 
 def main():
     a = json.loads(sys.argv[1])
-    torch.set_num_threads(1)
     torch.manual_seed(0)
     cfg = mt.make_config(hidden_size=a["hidden"], num_hidden_layers=a["layers"], num_attention_heads=a["heads"],
                          num_key_value_heads=a["kv_heads"], vocab_size=a["vocab"],
@@ -45,7 +43,7 @@ def main():
             times.append(time.perf_counter() - t0)
     times.sort()
     t = times[len(times) // 2]
-    print(json.dumps({"torch": torch.__version__, "step_ms": t * 1e3, "tokens_per_s": a["batch"] * a["seq"] / t}))
+    print(json.dumps({"torch": torch.__version__, "blas": blas_info(), "step_ms": t * 1e3, "tokens_per_s": a["batch"] * a["seq"] / t}))
 
 
 if __name__ == "__main__":

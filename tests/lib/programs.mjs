@@ -3,7 +3,7 @@
 // builds (and checks that no built program is missing from this list); valgrind.test.mjs runs
 // them under memcheck with `valgrind` arguments: the same as `args` when absent, null to skip.
 export const PROGRAMS = {
-  test_core: { args: ['tests/fixtures/kernels.safetensors'] },
+  test_core: { args: ['tests/fixtures/kernels.safetensors', 'tests/fixtures/attn_flops/flops.txt'] },
   test_rng: { args: ['tests/fixtures/rng/rng_golden.txt'] },
   test_format: { args: ['tests/fixtures/format/tensor_repr.txt'] },
   test_safetensors: { args: ['tests/malformed'] },

@@ -52,6 +52,16 @@ int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
  * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
 int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
+/* The FLOPs of the same call that a causal layer needs: the n_query queries are the last of the
+ * n_keys positions, and query s (from 0) sees n_keys − n_query + s + 1 keys — projections as
+ * above, scores and weights·V 4·n_heads·head_dim·Σ_s (n_keys − n_query + s + 1), which is
+ * al_attn_flops less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
+ * al_model_flops makes per layer). The core's attention computes these (its blocks of
+ * AL_ATTEND_QUERY_BLOCK queries add at most block − 1 key columns each); PyTorch's eager layer
+ * multiplies the whole rectangle and masks it afterwards: al_attn_flops is what it multiplies,
+ * this is what either needs. -1 where al_attn_flops is, or n_query > n_keys. */
+int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
+
 /* One state of the KV cache while a sequence grows (batch 1, float32). */
 typedef struct {
     int64_t len;            /* tokens in the cache */
@@ -177,21 +187,28 @@ typedef struct {
 typedef struct {
     double prefill_ms;     /* median time of one prefill of seq tokens (no cache) */
     double decode_ms;      /* median time of one decode step against decode_at cached tokens */
-    double prefill_gflops; /* al_attn_flops(cfg, seq, seq) / prefill time */
+    double prefill_gflops; /* al_attn_flops_causal(cfg, seq, seq) / prefill time: the work done */
     double decode_recompute_ms; /* the same step by recomputing decode_at + 1 tokens, no cache */
 } al_bench_result;
 
 al_status al_bench_run(const al_bench_config *cfg, al_bench_result *out, al_error *err);
 
 /* The whole model timed: a prefill of `prompt` tokens (logits of the last), then `decode`
- * one-token steps with their logits; medians of `repeats` runs after one warm-up. */
+ * one-token steps with their logits; medians of `repeats` runs after one warm-up. The memory
+ * read speed behind the bandwidth bound is measured over a buffer of read_bytes (0: 1 GiB;
+ * else 1 MiB to 16 GiB), which must be well past the last-level cache to measure memory
+ * (the CLI sizes it from the cache's size); halved until it can be allocated. */
 typedef struct {
     double prefill_ms;           /* the prefill */
     double decode_ms;            /* one decode step */
     double prefill_tokens_per_s;
     double decode_tokens_per_s;
     int64_t weight_bytes_per_token;      /* weights a decode step reads (see bench.c) */
-    double read_gb_per_s;                /* the fastest measured read of those bytes */
+    double read_gb_per_s;                /* memory read speed: the fastest of 5 passes over a buffer
+                                          * of read_buffer_bytes, with the widest loads */
+    int64_t read_buffer_bytes;           /* that buffer (read_bytes asked, or less if refused) */
+    int32_t read_lanes;                  /* float lanes of one load: 16 AVX-512, 8 AVX2, 4 SSE2 */
+    int32_t fma_lanes;                   /* float lanes of fma_peak_gflops's multiply-adds */
     double bandwidth_bound_tokens_per_s; /* read_gb_per_s / weight_bytes_per_token */
     float read_checksum;                 /* the sum read (so the reads are not optimised away) */
     int64_t prefill_flops;               /* al_model_flops of the prefill (last token's logits) */
@@ -199,7 +216,7 @@ typedef struct {
     double compute_bound_prefill_tokens_per_s; /* prompt tokens at that ceiling */
 } al_model_bench_result;
 
-al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats,
+al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_t repeats, int64_t read_bytes,
                              al_model_bench_result *out, al_error *err);
 
 /* The training step timed (forward with labels, backward, clipping, AdamW) on a model of shape
