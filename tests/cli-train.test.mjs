@@ -17,12 +17,13 @@ const CLI = join(ROOT, 'build', 'attnlab');
 const work = mkdtempSync(join(tmpdir(), 'attnlab-train-'));
 process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 
-// A corpus of the repository's own English and Chinese text, documents split by empty lines,
-// then the last 40 Chinese fortunes of the shipped sample: the held-out part (the last 5% of
-// the documents) is fortunes, whatever the files before them hold.
+// A corpus of English and Chinese text, documents split by empty lines: a frozen copy of the
+// repository's own README and page strings (tests/fixtures/train-corpus/head.txt, so that an
+// edit of the README changes no batch), then the last 40 fortunes of the shipped sample: the
+// held-out part (the last 5% of the documents) is fortunes.
 const corpus = join(work, 'corpus.txt');
 const fortunes = readFileSync(join(ROOT, 'models', 'minimind-fortunes', 'train-sample.txt'), 'utf8').split(/\n\n+/).slice(-40);
-writeFileSync(corpus, [...['README.md', 'web/model/strings.js', 'web/i18n.js'].map((f) => readFileSync(join(ROOT, f), 'utf8')), ...fortunes].join('\n\n'));
+writeFileSync(corpus, [readFileSync(join(ROOT, 'tests', 'fixtures', 'train-corpus', 'head.txt'), 'utf8'), ...fortunes].join('\n\n'));
 const SHAPE = ['--hidden', '32', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--batch', '2', '--seq', '32', '--lr', '3e-3'];
 
 function train(out, extra) {
