@@ -52,10 +52,13 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
                             const al_forward_acts *acts);
 
 /* Every weight in one block of al_model_param_count floats, in al_model_weights's order; a
- * weight's offset from it (al_model_get_param's pointer minus the block) is the offset of its
- * gradient or moment in an array laid out the same. al_model_weights_changed: the block was
- * written (repacked before the next forward). */
+ * weight's offset in it is the offset of its gradient or moment in an array laid out the same.
+ * al_model_weight_offset: that offset and *numel (may be NULL) its count, a weight of no
+ * numbers included (an attention-only model's FFN: numel 0); -1 where the model has no such
+ * weight or an index is out of range. al_model_weights_changed: the block was written
+ * (repacked before the next forward). */
 float *al_model_weight_block(al_model *m);
+int64_t al_model_weight_offset(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
 void al_model_weights_changed(al_model *m);
 
 #endif

@@ -383,7 +383,8 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
     for (int64_t l = 0; l < L; l++) {
         float **slot = m->layer + l * m->slots;
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++) {
-            slot[p - AL_MP_ATTN_NORM] = m->param_numel[p] ? w : NULL;
+            int64_t shape[2];
+            slot[p - AL_MP_ATTN_NORM] = al_model_param_shape(hp, (al_model_param)p, shape) > 0 ? w : NULL;
             w += m->param_numel[p];
         }
         slot[ROUTER_SLOT] = m->param_numel[AL_MP_ROUTER] ? w : NULL;
@@ -481,12 +482,14 @@ void al_model_reset(al_model *m) {
     m->len = 0;
 }
 
-static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
-                        int64_t *numel) {
-    if (!m || p < 0 || p >= AL_MP_COUNT || m->param_numel[p] == 0) return NULL;
+/* Where weight p (of layer, of expert) starts in the weight block, one that holds no numbers
+ * included (an attention-only model's FFN); NULL if the model has no such weight or an index is
+ * out of range. */
+static float *weight_at(const al_model *m, al_model_param p, int64_t layer, int64_t expert) {
+    int64_t shape[2];
+    if (!m || p < 0 || p >= AL_MP_COUNT || al_model_param_shape(&m->hp, p, shape) <= 0) return NULL;
     if (is_layer_param(p) && (layer < 0 || layer >= m->hp.n_layers)) return NULL;
     if (is_expert_param(p) && (expert < 0 || expert >= m->hp.n_experts)) return NULL;
-    if (numel) *numel = m->param_numel[p];
     float *const *slot = m->layer + layer * m->slots;
     switch (p) {
     case AL_MP_EMBED: return m->embed;
@@ -498,6 +501,14 @@ static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int6
     case AL_MP_EXPERT_DOWN: return slot[EXPERT_SLOTS + 3 * expert + (p - AL_MP_EXPERT_GATE)];
     default: return slot[p - AL_MP_ATTN_NORM];
     }
+}
+
+static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                        int64_t *numel) {
+    float *w = weight_at(m, p, layer, expert);
+    if (!w || m->param_numel[p] == 0) return NULL;
+    if (numel) *numel = m->param_numel[p];
+    return w;
 }
 
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
@@ -765,6 +776,13 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
 }
 
 float *al_model_weight_block(al_model *m) { return m ? m->weights : NULL; }
+
+int64_t al_model_weight_offset(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int64_t *numel) {
+    const float *w = weight_at(m, p, layer, expert);
+    if (!w) return -1;
+    if (numel) *numel = m->param_numel[p];
+    return w - m->weights;
+}
 
 void al_model_weights_changed(al_model *m) {
     if (m) m->packed_stale = 1;
