@@ -2,11 +2,13 @@
  * central finite differences of the forward pass (float32, a step small enough that no MoE
  * top-k choice flips), for a dense model with QK-Norm and half-split RoPE, one with
  * interleaved RoPE and no QK-Norm, an attention-only one (no FFN) and an MoE model with top-2
- * routing, renormalised weights and the load-balancing loss; and the refusals. Against PyTorch autograd (losses, every
+ * routing, renormalised weights and the load-balancing loss; that the trainer's forward gives
+ * the model's logits and attention weights bit for bit; and the refusals. Against PyTorch autograd (losses, every
  * gradient, 20 AdamW steps): tests/train.test.mjs with tests/fixtures/train/. */
 #include "attnlab.h"
 #include "check.h"
 #include "read_file.h"
+#include "train/trainer_internal.h" /* al_trainer_logits */
 
 #include <math.h>
 #include <stdlib.h>
@@ -79,6 +81,74 @@ static al_model_hparams small(void) {
     hp.vocab = 40, hp.hidden = 16, hp.n_layers = 2, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 4;
     hp.ffn_hidden = 24, hp.max_seq = 16, hp.rope_base = 10000.0, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1;
     return hp;
+}
+
+/* The trainer's forward is the model's: on the same weights, a batch of two sequences through
+ * the trainer gives, bit for bit, the logits (al_trainer_logits) and every layer's attention
+ * weights (al_trainer_attention) that al_model_forward gives each sequence after a reset,
+ * through its KV caches. The model's context is the trainer's max_seq, so that both rotate by
+ * the same RoPE table. */
+static uint32_t bits(float f) {
+    uint32_t b;
+    memcpy(&b, &f, sizeof b);
+    return b;
+}
+
+static void check_same_forward(const char *name, al_model_hparams hp) {
+    enum { B = 2, T = 8 };
+    al_error err = {0};
+    al_trainer *t = NULL;
+    al_model *m = NULL;
+    CHECK(al_trainer_create(&hp, B, T, &t, &err) == AL_OK && al_model_create(&hp, T, T, &m, &err) == AL_OK, "%s: %s",
+          name, err.msg);
+    const int64_t V = hp.vocab, H = hp.n_heads, L = hp.n_layers;
+    float *t_logits = malloc((size_t)(B * T * V) * sizeof(float)), *m_logits = malloc((size_t)(T * V) * sizeof(float));
+    float *t_att = malloc((size_t)(B * H * T * T) * sizeof(float)), *m_att = malloc((size_t)(L * H * T * T) * sizeof(float));
+    if (!t || !m || !t_logits || !m_logits || !t_att || !m_att) goto done;
+    fill(t, 11);
+    /* the trainer's weights into the model, weight by weight */
+    const int64_t n_refs = al_model_weights(&hp, NULL);
+    al_weight_ref *refs = malloc((size_t)n_refs * sizeof *refs);
+    al_model_weights(&hp, refs);
+    for (int64_t r = 0; refs && r < n_refs; r++) {
+        int64_t n = 0, nm = 0;
+        const float *w = al_trainer_weight(t, refs[r].p, refs[r].layer, refs[r].expert, &n);
+        float *dst = al_model_param_for_write(m, refs[r].p, refs[r].layer, refs[r].expert, &nm);
+        CHECK(n == nm && (n == 0 || (w && dst)), "%s: weight %d holds %lld and %lld numbers", name, (int)refs[r].p,
+              (long long)n, (long long)nm);
+        if (n && w && dst && n == nm) memcpy(dst, w, (size_t)n * sizeof(float));
+    }
+    free(refs);
+    int32_t ids[B * T], labels[B * T];
+    for (int i = 0; i < B * T; i++) ids[i] = labels[i] = (i * 11 + 5) % (int)V;
+    CHECK(al_trainer_logits(t, ids, B, T, t_logits, B * T * V, &err) == AL_OK, "%s: trainer logits: %s", name, err.msg);
+    float loss = 0.0f;
+    CHECK(al_trainer_forward(t, ids, labels, B, T, 0.0, &loss, NULL, NULL, &err) == AL_OK, "%s: %s", name, err.msg);
+    for (int64_t b = 0; b < B; b++) {
+        al_model_reset(m);
+        CHECK(al_model_forward(m, ids + b * T, T, m_logits, T, T * V, m_att, L * H * T * T, &err) == AL_OK, "%s: %s", name,
+              err.msg);
+        int64_t differ = 0, first = -1;
+        for (int64_t i = 0; i < T * V; i++)
+            if (bits(m_logits[i]) != bits(t_logits[b * T * V + i])) differ++, first = first < 0 ? i : first;
+        CHECK(differ == 0, "%s: sequence %lld: %lld of %lld logits differ, the first [%lld]: model %.9g, trainer %.9g", name,
+              (long long)b, (long long)differ, (long long)(T * V), (long long)first, first < 0 ? 0.0 : m_logits[first],
+              first < 0 ? 0.0 : t_logits[b * T * V + first]);
+        for (int64_t l = 0; l < L; l++) {
+            CHECK(al_trainer_attention(t, l, t_att, B * H * T * T) == B * H * T * T, "%s: trainer attention", name);
+            differ = 0, first = -1;
+            for (int64_t i = 0; i < H * T * T; i++) /* trainer [B, H, T, T], model [L, H, T, T] */
+                if (bits(m_att[l * H * T * T + i]) != bits(t_att[b * H * T * T + i]))
+                    differ++, first = first < 0 ? i : first;
+            CHECK(differ == 0, "%s: sequence %lld layer %lld: %lld attention weights differ, the first [%lld]: model %.9g, "
+                  "trainer %.9g", name, (long long)b, (long long)l, (long long)differ, (long long)first,
+                  first < 0 ? 0.0 : m_att[l * H * T * T + first], first < 0 ? 0.0 : t_att[b * H * T * T + first]);
+        }
+    }
+done:
+    free(t_logits), free(m_logits), free(t_att), free(m_att);
+    al_model_free(m);
+    al_trainer_free(t);
 }
 
 static void test_refusals(void) {
@@ -367,6 +437,18 @@ int main(int argc, char **argv) {
     hp = small();
     hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 20, hp.norm_topk_prob = 1, hp.tied = 0;
     check_gradients("MoE top-2 of 3, renormalised, load-balancing loss", hp, 0.1, 1e-3f);
+    hp = small();
+    check_same_forward("trainer = model: QK-Norm, half-split RoPE, GQA, tied", hp);
+    hp.qk_norm = 0, hp.rope_style = AL_ROPE_INTERLEAVED, hp.tied = 0, hp.n_kv_heads = 4;
+    check_same_forward("trainer = model: dense, interleaved RoPE, no QK-Norm, untied", hp);
+    hp = small();
+    hp.ffn_hidden = 0;
+    check_same_forward("trainer = model: attention-only", hp);
+    hp = small();
+    hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 20, hp.norm_topk_prob = 1, hp.tied = 0;
+    check_same_forward("trainer = model: MoE top-2 of 3", hp);
+    hp.top_k = 1, hp.norm_topk_prob = 0;
+    check_same_forward("trainer = model: MoE top-1 of 3", hp);
     test_refusals();
     test_state_checks();
     test_bigram();

@@ -1,6 +1,7 @@
-/* model/attend.h — the heart of attention for one head, shared by the single layer
- * (attention.c) and the whole model (model.c): scores against the keys each query may see,
- * scaled, masked, softmaxed, then the weighted sum of the values. Not public API. */
+/* model/attend.h — the attention block every forward runs: the single layer (attention.c), the
+ * whole decoder (model.c) and, through the decoder, the trainer. Projections, QK-Norm, RoPE,
+ * the KV cache, then per head the scores against the keys each query may see, scaled, masked,
+ * softmaxed, and the weighted sum of the values; the output projection last. Not public API. */
 #ifndef ATTNLAB_MODEL_ATTEND_H
 #define ATTNLAB_MODEL_ATTEND_H
 
@@ -20,5 +21,44 @@
 void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
                     int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
                     int64_t head_dim, float scale, int fault_mask_leak, float *scores);
+
+/* An attention block's weights as its forward reads them. */
+typedef struct {
+    const float *wq, *wk, *wv, *wo;   /* packed for the GEMM (al_pack_panels) from [H·D, hidden],
+                                       * [KV·D, hidden], [KV·D, hidden], [hidden, H·D] */
+    const float *q_norm, *k_norm;     /* [head_dim] each; read only with qk_norm */
+    const float *rope_cos, *rope_sin; /* [positions, head_dim]: row m rotates position m */
+    int32_t rope_style;               /* al_rope_style */
+} al_attn_block;
+
+/* Where the block writes what it computes, for n = batch · seq new tokens. A training forward
+ * keeps these buffers for its backward; inference reuses one set for every layer. */
+typedef struct {
+    float *q_proj, *k_proj; /* [n, H·D], [n, KV·D]: the projections before QK-Norm, kept apart;
+                             * NULL: QK-Norm runs in place in q and k */
+    float *rms_q, *rms_k;   /* [n·H], [n·KV]: QK-Norm's divisors, or NULL */
+    float *q;               /* [n, H, D] after QK-Norm and RoPE */
+    float *k, *v;           /* [n, KV, D]: k after QK-Norm and RoPE, v as projected */
+    float *ctx;             /* [n, H·D]: the heads merged, before o_proj */
+    float *k_packed;        /* without a cache: one sequence's K as panels, KV · panels(seq) */
+    float *scores;          /* [AL_ATTEND_QUERY_BLOCK, past + seq] scratch */
+} al_attn_bufs;
+
+/* out = o_proj(attention(x)) for `seq` new tokens of each of `batch` sequences, as the seeds'
+ * SimpleAttention and MiniMind's Attention compute it:
+ *   1. q, k, v = x Wqᵀ, x Wkᵀ, x Wvᵀ, split into heads;
+ *   2. QK-Norm (hp->qk_norm): RMSNorm over each head's head_dim values;
+ *   3. RoPE (half-split or interleaved) at positions past .. past+seq-1;
+ *   4. with a cache: k, v appended (past = its length), the queries attend to all past + seq
+ *      keys; without: past = 0 and each sequence attends to its own keys;
+ *   5. per sequence and query head h (KV head h / (H / KV)): al_attend_head, scale √head_dim;
+ *   6. the heads merged and projected: out = ctx Woᵀ.
+ * weights, if not NULL, receives the softmax weights [batch, H, seq, past + seq]. The caller
+ * has checked the sizes against the buffers and the cache. */
+void al_attn_block_forward(float *out,                /* [batch · seq, hidden] */
+                           float *weights,            /* [batch, H, seq, past + seq] or NULL */
+                           const al_attn_bufs *b, const float *x, /* [batch · seq, hidden] */
+                           const al_attn_hparams *hp, const al_attn_block *w, al_kv_cache *cache,
+                           int64_t batch, int64_t seq);
 
 #endif

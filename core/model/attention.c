@@ -6,12 +6,11 @@
  * projections packed for the GEMM (kernels/gemm.c), repacked only after the weights were
  * handed out for writing; the RoPE table and every intermediate buffer live in a third
  * allocation sized for max_batch × max_seq tokens at create time, so a forward call (and in
- * particular a decode step) never allocates. Scores are computed a block of QUERY_BLOCK queries at a time, over only the
- * keys the block may see: the full [seq, seq] matrix is never materialised. */
+ * particular a decode step) never allocates. The forward is the attention block the decoder
+ * runs too (model/attend.c): scores are computed a block of queries at a time, over only the
+ * keys the block may see, so the full [seq, seq] matrix is never materialised. */
 #include "model/kv_cache.h"
 #include "model/attend.h"
-#include "kernels/softmax.h"
-#include "base/fault.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -327,37 +326,12 @@ al_status al_attn_project_qkv(al_attn *a, float *q, float *k, float *v, const fl
     return AL_OK;
 }
 
-void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
-                    int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
-                    int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
-    for (int64_t s0 = 0; s0 < seq; s0 += AL_ATTEND_QUERY_BLOCK) {
-        const int64_t rows = seq - s0 < AL_ATTEND_QUERY_BLOCK ? seq - s0 : AL_ATTEND_QUERY_BLOCK;
-        const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
-        float *sc = scores;                       /* [rows, visible] */
-        al_gemm(sc, visible, q + s0 * ld_q, ld_q, keys, rows, visible, head_dim, 0);
-        for (int64_t r = 0; r < rows; r++) {
-            float *row = sc + r * visible;
-            int64_t last = past + s0 + r;
-            if (fault_mask_leak && last + 1 < visible) last++;
-            al_softmax_causal_row(row, visible, last + 1, scale);
-            if (weights) {
-                float *w = weights + (s0 + r) * ld_w;
-                memcpy(w, row, (size_t)visible * sizeof(float));
-                for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
-            }
-        }
-        /* Masked weights are exactly 0, so their terms add nothing. */
-        al_gemm(ctx + s0 * ld_ctx, ld_ctx, sc, visible, values, rows, head_dim, visible, 0);
-    }
-}
-
 al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *attn_weights,
                           int64_t attn_cap, const float *x, int64_t batch, int64_t seq,
                           al_error *err) {
     if (!a || !out || !x) return al_fail(err, AL_ERR_ARG, "attention forward: NULL argument");
     const al_attn_hparams *c = &a->hp;
     const int64_t H = c->n_heads, KV = c->n_kv_heads, D = c->head_dim;
-    const int64_t n_rep = H / KV;
     const int64_t past = cache ? al_kv_cache_len(cache) : 0;
     al_status st = check_forward_args(a, batch, seq, past, err);
     if (st != AL_OK) return st;
@@ -370,58 +344,15 @@ al_status al_attn_forward(al_attn *a, al_kv_cache *cache, float *out, float *att
     const int64_t n = batch * seq;
     if ((st = check_finite(x, n * c->hidden, "input x", err)) != AL_OK) return st;
 
-    /* 1. Projections: q [n, H, D], k and v [n, KV, D] (the view(bsz, seq, heads, dim) split). */
+    /* Projections, QK-Norm, RoPE, the cache, each head's attention and o_proj: the block the
+     * decoder runs too (model/attend.c). */
     ensure_packed(a);
-    project(a, AL_PARAM_Q_PROJ, a->q, x, n);
-    project(a, AL_PARAM_K_PROJ, a->k, x, n);
-    project(a, AL_PARAM_V_PROJ, a->v, x, n);
-
-    /* 2. QK-Norm: RMSNorm over each head's head_dim values, before RoPE. */
-    if (c->qk_norm) {
-        al_rmsnorm_forward(a->q, a->q, a->param[AL_PARAM_Q_NORM], n * H, D, c->eps);
-        al_rmsnorm_forward(a->k, a->k, a->param[AL_PARAM_K_NORM], n * KV, D, c->eps);
-    }
-
-    /* 3. RoPE on q and k at absolute positions past .. past+seq-1 (V is never rotated). */
-    for (int64_t b = 0; b < batch; b++) {
-        al_rope_apply(a->q + b * seq * H * D, a->rope_cos + past * D, a->rope_sin + past * D, seq,
-                      H, D);
-        al_rope_apply(a->k + b * seq * KV * D, a->rope_cos + past * D, a->rope_sin + past * D,
-                      seq, KV, D);
-    }
-
-    /* 4. Keys and values to attend to: the cache after appending, or this call's own. */
-    if (cache) {
-        for (int64_t b = 0; b < batch; b++)
-            for (int64_t s = 0; s < seq; s++)
-                al_kv_cache_store(cache, b, past + s, a->k + (b * seq + s) * KV * D,
-                                  a->v + (b * seq + s) * KV * D);
-        al_kv_cache_commit(cache, batch, seq);
-    }
-
-    /* 5. Per batch and head, a block of queries at a time: scores = q·Kᵀ over the keys the
-     *    block may see, / √head_dim, causal mask on the last `seq` columns (query s sees key t
-     *    iff t <= past + s), softmax, then weights·V. Query head h reads KV head h / n_rep
-     *    (repeat_kv without the copy). */
-    float scale = (float)sqrt((double)D);
-    if (AL_FAULT(AL_FAULT_CACHE_DRIFT) && cache && past > 0) scale = nextafterf(scale, INFINITY);
-    const int64_t panel_floats = al_pack_panels_size(L, D);
-    for (int64_t b = 0; b < batch; b++) {
-        if (!cache) al_pack_keys(a->k_packed, a->k + b * seq * KV * D, seq, KV, D);
-        for (int64_t h = 0; h < H; h++) {
-            const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / n_rep;
-            const al_bmat keys = cache ? al_kv_cache_keys(cache, b, kvh)
-                                       : al_bmat_packed(a->k_packed + kvh * panel_floats, D);
-            const al_bmat values = cache ? al_kv_cache_values(cache, b, kvh)
-                                         : al_bmat_rows(a->v + b * seq * KV * D + kvh * D, KV * D);
-            al_attend_head(a->ctx + b * seq * H * D + h * D, H * D,
-                           attn_weights ? attn_weights + (b * H + h) * seq * L : NULL, L,
-                           a->q + (b * seq * H + h) * D, H * D, keys, values, seq, past, D, scale,
-                           AL_FAULT(AL_FAULT_MASK_LEAK), a->scores);
-        }
-    }
-
-    /* 6. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
-    project(a, AL_PARAM_O_PROJ, out, a->ctx, n);
+    const al_attn_bufs bufs = {.q = a->q, .k = a->k, .v = a->v, .ctx = a->ctx, .k_packed = a->k_packed,
+                               .scores = a->scores};
+    const al_attn_block w = {.wq = a->packed[AL_PARAM_Q_PROJ], .wk = a->packed[AL_PARAM_K_PROJ],
+                             .wv = a->packed[AL_PARAM_V_PROJ], .wo = a->packed[AL_PARAM_O_PROJ],
+                             .q_norm = a->param[AL_PARAM_Q_NORM], .k_norm = a->param[AL_PARAM_K_NORM],
+                             .rope_cos = a->rope_cos, .rope_sin = a->rope_sin, .rope_style = AL_ROPE_HALF_SPLIT};
+    al_attn_block_forward(out, attn_weights, &bufs, x, c, &w, cache, batch, seq);
     return AL_OK;
 }

@@ -3,15 +3,24 @@
  * or, attention-only, none), the final RMSNorm and the lm_head (tied to the embedding or not)
  * — MiniMind's MiniMindForCausalLM and Llama / llama2.c's Transformer.
  *
- * Memory: the weights in one allocation carved into named arrays; their GEMM-packed copies in
- * a second, rebuilt only after weights were handed out for writing; one KV cache per layer for
- * the context reserved at create; and every activation of a forward call in a third
- * allocation sized for max_step tokens. A forward call allocates nothing. */
+ * The same forward runs a batch of whole sequences for training (al_model_forward_batch,
+ * model/forward.h): then each layer's activations go to the caller's store instead of the
+ * scratch below, the caches stay untouched, and the numbers are those of al_model_forward.
+ *
+ * Memory: the weights in one allocation carved into named arrays, in al_model_weights's order
+ * (the trainer's gradients and moments mirror it); their GEMM-packed copies in a second,
+ * rebuilt only after weights were handed out for writing; one KV cache per layer for the
+ * context reserved at create; and every activation of a forward call in a third allocation
+ * sized for max_step tokens (the residual stream and the MoE's gathered rows for max_rows: a
+ * batch). A forward call allocates nothing. */
 #include "model/attend.h"
+#include "model/forward.h"
 #include "model/kv_cache.h"
+#include "model/norm.h"
 #include "model/rope.h"
 #include "torch/reduce.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +37,9 @@ struct al_model {
     al_model_hparams hp;
     int64_t context;  /* positions reserved in the caches and RoPE tables */
     int64_t max_step; /* tokens per pass through the blocks */
+    int64_t max_rows; /* tokens per batch pass (al_model_forward_batch); max_step otherwise */
     int64_t len;      /* tokens in the caches */
+    al_attn_hparams attn_hp; /* the attention block's fields of hp */
 
     float *weights;                      /* one allocation for every weight */
     float *embed;                        /* [vocab, hidden] */
@@ -54,19 +65,20 @@ struct al_model {
     al_kv_cache **cache;                 /* [n_layers] */
     float *work;                         /* one allocation for everything below */
     float *rope_cos, *rope_sin;          /* [context, head_dim] */
-    float *x;                            /* [max_step, hidden] the residual stream */
+    float *x;                            /* [max_rows, hidden] the residual stream */
     float *xn;                           /* [max_step, hidden] normed */
     float *q;                            /* [max_step, n_heads, head_dim] */
     float *k, *v;                        /* [max_step, n_kv_heads, head_dim] */
     float *ctx;                          /* [max_step, n_heads·head_dim] */
     float *gate, *up;                    /* [max_step, max(ffn_hidden, moe_ffn_hidden)] */
     float *probs;                        /* [max_step, n_experts] router softmax */
-    float *rows;                         /* [max_step, hidden] tokens routed to one expert */
+    float *rows;                         /* [max_rows, hidden] tokens routed to one expert */
     float *expert_out;                   /* [max_step, hidden] that expert's outputs */
     int64_t *row_token;                  /* [max_step] where each gathered row came from */
     float *row_w;                        /* [max_step] its weight for that expert */
-    float *tmp;                          /* [max_step, hidden] a block's output before the add */
+    float *tmp;                          /* [max_rows, hidden] a block's output before the add */
     float *scores;                       /* [AL_ATTEND_QUERY_BLOCK, context] */
+    float *k_packed;                     /* batches: [n_kv_heads, panels(context)] one sequence's K */
 };
 
 /* ---- configuration ------------------------------------------------------------------------ */
@@ -196,11 +208,22 @@ static int64_t ffn_width(const al_model_hparams *hp) {
     return hp->n_experts && hp->moe_ffn_hidden > hp->ffn_hidden ? hp->moe_ffn_hidden : hp->ffn_hidden;
 }
 
-static int64_t work_floats(const al_model_hparams *hp, int64_t context, int64_t max_step) {
+/* The tokens of a batch pass: max_batch sequences of the context (0: none, al_model_forward's
+ * max_step). */
+static int64_t max_rows_of(int64_t context, int64_t max_step, int64_t max_batch) {
+    return max_batch ? max_batch * context : max_step;
+}
+
+/* A model for batches (max_batch > 0, al_model_create_batches) keeps its activations in the
+ * caller's store; of its scratch it needs the stream, a block's output and an expert's
+ * gathered rows for a whole batch, and one sequence's K packed. */
+static int64_t work_floats(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch) {
     const int64_t q_width = hp->n_heads * hp->head_dim, kv_width = hp->n_kv_heads * hp->head_dim;
-    return 2 * context * hp->head_dim + max_step * (6 * hp->hidden + 2 * q_width + 2 * kv_width +
+    const int64_t max_rows = max_rows_of(context, max_step, max_batch);
+    const int64_t k_packed = max_batch ? hp->n_kv_heads * al_pack_panels_size(context, hp->head_dim) : 0;
+    return 2 * context * hp->head_dim + max_step * (3 * hp->hidden + 2 * q_width + 2 * kv_width +
                                                     2 * ffn_width(hp) + hp->n_experts + 1) +
-           AL_ATTEND_QUERY_BLOCK * context +
+           3 * max_rows * hp->hidden + AL_ATTEND_QUERY_BLOCK * context + k_packed +
            2 * hp->n_layers * max_step * (hp->n_experts ? hp->top_k : 0); /* routing */
 }
 
@@ -251,14 +274,27 @@ int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past
     return 2 * (hp->n_layers * (n_new * (attn_proj + ffn) + attn) + logits_rows * hp->hidden * hp->vocab);
 }
 
+/* Bytes of a model, for batches of max_batch sequences (0: none); the arguments are within
+ * range. */
+static int64_t bytes_for(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch) {
+    const int64_t cache_floats = hp->n_layers * 2 * context * hp->n_kv_heads * hp->head_dim +
+                                 hp->n_layers * hp->n_kv_heads * AL_GEMM_NR * hp->head_dim;
+    return (int64_t)sizeof(float) * (weight_floats(hp) + packed_floats(hp) +
+                                     work_floats(hp, context, max_step, max_batch) + cache_floats);
+}
+
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > hp->max_seq ||
         max_step < 1 || max_step > context)
         return -1;
-    const int64_t cache_floats = hp->n_layers * 2 * context * hp->n_kv_heads * hp->head_dim +
-                                 hp->n_layers * hp->n_kv_heads * AL_GEMM_NR * hp->head_dim;
-    return (int64_t)sizeof(float) *
-           (weight_floats(hp) + packed_floats(hp) + work_floats(hp, context, max_step) + cache_floats);
+    return bytes_for(hp, context, max_step, 0);
+}
+
+int64_t al_model_batches_bytes(const al_model_hparams *hp, int64_t max_batch, int64_t max_seq) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK || max_seq < 1 || max_seq > hp->max_seq || max_batch < 1 ||
+        max_batch > AL_MAX_BATCH)
+        return -1;
+    return bytes_for(hp, max_seq, max_seq, max_batch);
 }
 
 /* ---- create, free, weights ---------------------------------------------------------------- */
@@ -289,8 +325,9 @@ void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int
         }
 }
 
-al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
-                          al_model **out, al_error *err) {
+/* al_model_create's work, and for batches of max_batch sequences of the context (0: none). */
+static al_status create(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch,
+                        al_model **out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "model: no output pointer");
     *out = NULL;
     al_status st = al_model_hparams_check(hp, err);
@@ -301,7 +338,7 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     if (max_step < 1 || max_step > context)
         return al_fail(err, AL_ERR_ARG, "model: %lld tokens per pass; give 1 to the context (%lld)",
                        (long long)max_step, (long long)context);
-    const int64_t bytes = al_model_bytes_needed(hp, context, max_step);
+    const int64_t bytes = bytes_for(hp, context, max_step, max_batch);
     if (bytes > AL_MAX_MODEL_BYTES)
         return al_fail(err, AL_ERR_LIMIT, "model: needs %lld MiB for a context of %lld; the limit is %lld MiB",
                        (long long)(bytes >> 20), (long long)context, (long long)(AL_MAX_MODEL_BYTES >> 20));
@@ -311,10 +348,13 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     m->hp = *hp;
     m->context = context;
     m->max_step = max_step;
+    const int64_t max_rows = max_rows_of(context, max_step, max_batch);
+    m->max_rows = max_rows;
+    m->attn_hp = (al_attn_hparams){hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim, hp->rope_base, hp->eps, hp->qk_norm};
     const int64_t L = hp->n_layers;
     m->weights = malloc((size_t)weight_floats(hp) * sizeof(float));
     m->packed_mem = malloc((size_t)packed_floats(hp) * sizeof(float));
-    m->work = malloc((size_t)work_floats(hp, context, max_step) * sizeof(float));
+    m->work = malloc((size_t)work_floats(hp, context, max_step, max_batch) * sizeof(float));
     m->slots = EXPERT_SLOTS + 3 * hp->n_experts;
     m->packs = packs_per_layer(hp);
     m->layer = calloc((size_t)(L * m->slots), sizeof(float *));
@@ -325,35 +365,36 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
         al_model_free(m);
         return al_fail(err, AL_ERR_NOMEM, "model: out of memory for %lld MiB", (long long)(bytes >> 20));
     }
-    const al_attn_hparams attn = {hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim,
-                                  hp->rope_base, hp->eps, hp->qk_norm};
     const al_attn_capacity cap = {1, context};
     for (int64_t l = 0; l < L; l++)
-        if ((st = al_kv_cache_create(&attn, &cap, &m->cache[l], err)) != AL_OK) {
+        if ((st = al_kv_cache_create(&m->attn_hp, &cap, &m->cache[l], err)) != AL_OK) {
             al_model_free(m);
             return st;
         }
 
-    /* The weight block: embedding, every layer's weights, final norm, untied head. */
+    /* The weight block in al_model_weights's order: embedding, final norm, untied head, then
+     * layer by layer its weights in al_model_param's order, an expert's by expert. */
     for (int p = 0; p < AL_MP_COUNT; p++) m->param_numel[p] = param_numel(hp, (al_model_param)p);
     float *w = m->weights;
     m->embed = w, w += m->param_numel[AL_MP_EMBED];
+    m->final_norm = w, w += m->param_numel[AL_MP_FINAL_NORM];
+    m->lm_head = hp->tied ? m->embed : w;
+    w += m->param_numel[AL_MP_LM_HEAD]; /* 0 when tied */
     for (int64_t l = 0; l < L; l++) {
         float **slot = m->layer + l * m->slots;
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++) {
-            slot[p - AL_MP_ATTN_NORM] = m->param_numel[p] ? w : NULL;
+            int64_t shape[2];
+            slot[p - AL_MP_ATTN_NORM] = al_model_param_shape(hp, (al_model_param)p, shape) > 0 ? w : NULL;
             w += m->param_numel[p];
         }
         slot[ROUTER_SLOT] = m->param_numel[AL_MP_ROUTER] ? w : NULL;
         w += m->param_numel[AL_MP_ROUTER];
-        for (int64_t e = 0; e < hp->n_experts; e++)
-            for (int p = AL_MP_EXPERT_GATE; p <= AL_MP_EXPERT_DOWN; p++) {
+        for (int p = AL_MP_EXPERT_GATE; p <= AL_MP_EXPERT_DOWN; p++)
+            for (int64_t e = 0; e < hp->n_experts; e++) {
                 slot[EXPERT_SLOTS + 3 * e + (p - AL_MP_EXPERT_GATE)] = w;
                 w += m->param_numel[p];
             }
     }
-    m->final_norm = w, w += m->param_numel[AL_MP_FINAL_NORM];
-    m->lm_head = hp->tied ? m->embed : w;
     memset(m->weights, 0, (size_t)weight_floats(hp) * sizeof(float));
     for (int64_t l = 0; l < L; l++)
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++)
@@ -378,9 +419,10 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     float *p = m->work;
     m->rope_cos = p; p += context * hp->head_dim;
     m->rope_sin = p; p += context * hp->head_dim;
-    m->x = p;        p += S * hp->hidden;
+    m->x = p;        p += max_rows * hp->hidden;
+    m->tmp = p;      p += max_rows * hp->hidden;
+    m->rows = p;     p += max_rows * hp->hidden;
     m->xn = p;       p += S * hp->hidden;
-    m->tmp = p;      p += S * hp->hidden;
     m->q = p;        p += S * q_width;
     m->ctx = p;      p += S * q_width;
     m->k = p;        p += S * kv_width;
@@ -388,18 +430,33 @@ al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t m
     m->gate = p;     p += S * ffn_width(hp);
     m->up = p;       p += S * ffn_width(hp);
     m->probs = p;    p += S * hp->n_experts;
-    m->rows = p;     p += S * hp->hidden;
     m->expert_out = p; p += S * hp->hidden;
     m->row_w = p;    p += S;
     m->route_w = p;  p += hp->n_layers * S * (hp->n_experts ? hp->top_k : 0);
     m->route_ids = (int32_t *)p; p += hp->n_layers * S * (hp->n_experts ? hp->top_k : 0);
-    m->scores = p;
+    m->scores = p;   p += AL_ATTEND_QUERY_BLOCK * context;
+    m->k_packed = max_batch ? p : NULL;
     /* The same cos/sin table for both conventions: the interleaved one reads each row's
      * first head_dim/2 values (pair i at index i). YaRN stretches the frequencies first, as
      * MiniMind's precompute_freqs_cis does when the model reaches past the original context. */
     al_model_rope_table(hp, m->rope_cos, m->rope_sin, context);
     *out = m;
     return AL_OK;
+}
+
+al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
+                          al_model **out, al_error *err) {
+    return create(hp, context, max_step, 0, out, err);
+}
+
+al_status al_model_create_batches(const al_model_hparams *hp, int64_t max_batch, int64_t max_seq, al_model **out,
+                                  al_error *err) {
+    if (max_batch < 1 || max_batch > AL_MAX_BATCH) {
+        if (out) *out = NULL;
+        return al_fail(err, AL_ERR_ARG, "model: batches of 1 to %d sequences (asked %lld)", AL_MAX_BATCH,
+                       (long long)max_batch);
+    }
+    return create(hp, max_seq, max_seq, max_batch, out, err);
 }
 
 void al_model_free(al_model *m) {
@@ -425,12 +482,14 @@ void al_model_reset(al_model *m) {
     m->len = 0;
 }
 
-static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
-                        int64_t *numel) {
-    if (!m || p < 0 || p >= AL_MP_COUNT || m->param_numel[p] == 0) return NULL;
+/* Where weight p (of layer, of expert) starts in the weight block, one that holds no numbers
+ * included (an attention-only model's FFN); NULL if the model has no such weight or an index is
+ * out of range. */
+static float *weight_at(const al_model *m, al_model_param p, int64_t layer, int64_t expert) {
+    int64_t shape[2];
+    if (!m || p < 0 || p >= AL_MP_COUNT || al_model_param_shape(&m->hp, p, shape) <= 0) return NULL;
     if (is_layer_param(p) && (layer < 0 || layer >= m->hp.n_layers)) return NULL;
     if (is_expert_param(p) && (expert < 0 || expert >= m->hp.n_experts)) return NULL;
-    if (numel) *numel = m->param_numel[p];
     float *const *slot = m->layer + layer * m->slots;
     switch (p) {
     case AL_MP_EMBED: return m->embed;
@@ -442,6 +501,14 @@ static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int6
     case AL_MP_EXPERT_DOWN: return slot[EXPERT_SLOTS + 3 * expert + (p - AL_MP_EXPERT_GATE)];
     default: return slot[p - AL_MP_ATTN_NORM];
     }
+}
+
+static float *param_ptr(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                        int64_t *numel) {
+    float *w = weight_at(m, p, layer, expert);
+    if (!w || m->param_numel[p] == 0) return NULL;
+    if (numel) *numel = m->param_numel[p];
+    return w;
 }
 
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
@@ -471,11 +538,13 @@ static void ensure_packed(al_model *m) {
 
 /* ---- forward ------------------------------------------------------------------------------ */
 
+/* Layer l's packed map `slot` (or the head: l = n_layers, slot 0). */
+static const float *packed_map(const al_model *m, int64_t l, int64_t slot) { return m->packed[l * m->packs + slot]; }
+
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    const float *packed = m->packed[l * m->packs + slot];
-    al_gemm(y, out_dim, x, in_dim, al_bmat_packed(packed, in_dim), n, out_dim, in_dim, 0);
+    al_gemm(y, out_dim, x, in_dim, al_bmat_packed(packed_map(m, l, slot), in_dim), n, out_dim, in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
@@ -483,32 +552,38 @@ static const float *layer_param(const al_model *m, int64_t l, al_model_param p) 
 }
 
 /* out [n, hidden] = down(silu(gate(x)) · up(x)) with the packed maps at slots g, g+1, g+2
- * (gate, up, down) of layer l: SwiGLU, silu(a) = a · σ(a) = a / (1 + e^−a). */
-static void swiglu(al_model *m, int64_t l, int64_t g, float *out, const float *x, int64_t n, int64_t width) {
+ * (gate, up, down) of layer l: SwiGLU, silu(a) = a · σ(a) = a / (1 + e^−a). gate, up and act
+ * [n, width] receive the three (act may be gate: inference keeps none of them). */
+static void swiglu(const al_model *m, int64_t l, int64_t g, float *out, const float *x, int64_t n, int64_t width,
+                   float *gate, float *up, float *act) {
     const int64_t E = m->hp.hidden;
-    linear(m, l, g, m->gate, x, n, width, E);
-    linear(m, l, g + 1, m->up, x, n, width, E);
+    linear(m, l, g, gate, x, n, width, E);
+    linear(m, l, g + 1, up, x, n, width, E);
     for (int64_t i = 0; i < n * width; i++) {
-        const float a = m->gate[i];
-        m->gate[i] = a / (1.0f + expf(-a)) * m->up[i];
+        const float a = gate[i];
+        act[i] = a / (1.0f + expf(-a)) * up[i];
     }
-    linear(m, l, g + 2, out, m->gate, n, E, width);
+    linear(m, l, g + 2, out, act, n, E, width);
 }
 
-/* MoE (MiniMind's MOEFeedForward, inference): p = softmax(router(x)) per token; its top_k
- * experts e with weights p_e (renormalised to sum 1 when norm_topk_prob); out = Σ p_e ·
- * expert_e(x). Tokens are gathered per expert and run through it together. Leaves the routing
- * in m->route_ids / m->route_w for layer l. */
-static void moe(al_model *m, int64_t l, float *out, const float *x, int64_t n) {
+/* MoE (MiniMind's MOEFeedForward): p = softmax(router(x)) per token; its top_k experts e with
+ * weights p_e (renormalised to sum 1 when norm_topk_prob); out = Σ p_e · expert_e(x). Tokens
+ * are gathered per expert and run through it together, the experts in order. Leaves the
+ * routing in m->route_ids / m->route_w for layer l, or with a store A all of it (the router's
+ * softmax, the choices, and every expert's rows one after the other) in A. */
+static void moe(al_model *m, int64_t l, const al_layer_acts *A, float *out, const float *x, int64_t n) {
     const al_model_hparams *hp = &m->hp;
-    const int64_t E = hp->hidden, X = hp->n_experts, K = hp->top_k;
-    int32_t *ids = m->route_ids + l * m->max_step * K;
-    float *w = m->route_w + l * m->max_step * K;
-    linear(m, l, PACK_FFN, m->probs, x, n, X, E);
-    al_softmax_forward(m->probs, m->probs, n, X);
+    const int64_t E = hp->hidden, X = hp->n_experts, K = hp->top_k, F = hp->moe_ffn_hidden;
+    float *probs = A ? A->probs : m->probs;
+    int32_t *ids = A ? A->top_ids : m->route_ids + l * m->max_step * K;
+    float *w = A ? A->top_w : m->route_w + l * m->max_step * K;
+    int64_t *row_token = A ? A->row_token : m->row_token;
+    float *row_w = A ? A->row_w : m->row_w;
+    linear(m, l, PACK_FFN, probs, x, n, X, E);
+    al_softmax_forward(probs, probs, n, X);
     for (int64_t t = 0; t < n; t++) {
         /* top-k by repeated selection: the largest left, the first on ties (as torch.topk). */
-        const float *p = m->probs + t * X;
+        const float *p = probs + t * X;
         float sum = 0.0f;
         for (int64_t k = 0; k < K; k++) {
             int64_t best = -1;
@@ -525,21 +600,28 @@ static void moe(al_model *m, int64_t l, float *out, const float *x, int64_t n) {
             for (int64_t k = 0; k < K; k++) w[t * K + k] = w[t * K + k] / (sum + 1e-20f);
     }
     memset(out, 0, (size_t)(n * E) * sizeof(float));
+    int64_t at = 0; /* rows gathered for the experts before e (kept in A, one after the other) */
     for (int64_t e = 0; e < X; e++) {
+        const int64_t first = A ? at : 0;
         int64_t rows = 0;
         for (int64_t t = 0; t < n; t++)
             for (int64_t k = 0; k < K; k++)
                 if (ids[t * K + k] == e) {
                     memcpy(m->rows + rows * E, x + t * E, (size_t)E * sizeof(float));
-                    m->row_token[rows] = t;
-                    m->row_w[rows++] = w[t * K + k];
+                    row_token[first + rows] = t;
+                    row_w[first + rows++] = w[t * K + k];
                 }
+        if (A) A->expert_rows[e] = at;
+        at += rows;
         if (!rows) continue;
-        swiglu(m, l, PACK_FFN + 1 + 3 * e, m->expert_out, m->rows, rows, hp->moe_ffn_hidden);
+        float *expert_out = A ? A->expert_out + first * E : m->expert_out;
+        swiglu(m, l, PACK_FFN + 1 + 3 * e, expert_out, m->rows, rows, F, A ? A->g + first * F : m->gate,
+               A ? A->u + first * F : m->up, A ? A->a + first * F : m->gate);
         for (int64_t r = 0; r < rows; r++)
             for (int64_t i = 0; i < E; i++)
-                out[m->row_token[r] * E + i] += m->row_w[r] * m->expert_out[r * E + i];
+                out[row_token[first + r] * E + i] += row_w[first + r] * expert_out[r * E + i];
     }
+    if (A) A->expert_rows[X] = at;
 }
 
 int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *weights, int64_t cap) {
@@ -563,56 +645,46 @@ void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap) {
     m->resid_cap = norms ? cap : 0;
 }
 
-/* One pass of n <= max_step tokens at positions past .. past+n-1 through every block; leaves
- * the residual stream in m->x. attn: [n_layers, n_heads, n, past + n] or NULL. */
-static void blocks(al_model *m, int64_t n, int64_t past, float *attn) {
+/* One pass through every block: `batch` sequences of `seq` new tokens in m->x (a batch only
+ * with a store; otherwise batch 1 at positions len .. len+seq-1 through the caches). Leaves the
+ * residual stream in m->x.
+ *   attn: [n_layers, n_heads, seq, len + seq] or NULL (no store);
+ *   acts: each layer's activations for a backward (batches), or NULL: the scratch, reused. */
+static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const al_forward_acts *acts) {
     const al_model_hparams *hp = &m->hp;
-    const int64_t E = hp->hidden, H = hp->n_heads, KV = hp->n_kv_heads, D = hp->head_dim;
-    const int64_t F = hp->ffn_hidden, n_rep = H / KV, keys = past + n;
-    const float scale = (float)sqrt((double)D);
+    const int64_t E = hp->hidden, H = hp->n_heads, F = hp->ffn_hidden, n = batch * seq, keys = m->len + seq;
     for (int64_t l = 0; l < hp->n_layers; l++) {
+        const al_layer_acts *A = acts ? &acts->layer[l] : NULL;
         /* 1. Attention's pre-norm: xn = RMSNorm(x) · w. */
-        al_rmsnorm_forward(m->xn, m->x, layer_param(m, l, AL_MP_ATTN_NORM), n, E, hp->eps);
-        /* 2. q [n, H, D], k and v [n, KV, D]. */
-        linear(m, l, PACK_Q, m->q, m->xn, n, H * D, E);
-        linear(m, l, PACK_K, m->k, m->xn, n, KV * D, E);
-        linear(m, l, PACK_V, m->v, m->xn, n, KV * D, E);
-        /* 3. QK-Norm (MiniMind), then RoPE at the tokens' absolute positions. */
-        if (hp->qk_norm) {
-            al_rmsnorm_forward(m->q, m->q, layer_param(m, l, AL_MP_Q_NORM), n * H, D, hp->eps);
-            al_rmsnorm_forward(m->k, m->k, layer_param(m, l, AL_MP_K_NORM), n * KV, D, hp->eps);
-        }
-        const float *cos_t = m->rope_cos + past * D, *sin_t = m->rope_sin + past * D;
-        if (hp->rope_style == AL_ROPE_INTERLEAVED) {
-            al_rope_apply_interleaved(m->q, cos_t, sin_t, n, H, D);
-            al_rope_apply_interleaved(m->k, cos_t, sin_t, n, KV, D);
-        } else {
-            al_rope_apply(m->q, cos_t, sin_t, n, H, D);
-            al_rope_apply(m->k, cos_t, sin_t, n, KV, D);
-        }
-        /* 4. K and V into the layer's cache, then each head over the keys it may see; query
-         *    head h reads KV head h / n_rep. */
-        al_kv_cache *cache = m->cache[l];
-        for (int64_t t = 0; t < n; t++) al_kv_cache_store(cache, 0, past + t, m->k + t * KV * D, m->v + t * KV * D);
-        al_kv_cache_commit(cache, 1, n);
-        for (int64_t h = 0; h < H; h++)
-            al_attend_head(m->ctx + h * D, H * D, attn ? attn + ((l * H + h) * n) * keys : NULL, keys,
-                           m->q + h * D, H * D, al_kv_cache_keys(cache, 0, h / n_rep),
-                           al_kv_cache_values(cache, 0, h / n_rep), n, past, D, scale, 0, m->scores);
-        /* 5. h = x + o_proj(heads merged). */
-        linear(m, l, PACK_O, m->tmp, m->ctx, n, E, H * D);
+        if (A) memcpy(A->x_in, m->x, (size_t)(n * E) * sizeof(float));
+        float *xn = A ? A->xn : m->xn;
+        al_rmsnorm_keep_forward(xn, A ? A->rms1 : NULL, m->x, layer_param(m, l, AL_MP_ATTN_NORM), n, E, hp->eps);
+        /* 2.-5. q, k, v, QK-Norm (MiniMind), RoPE at the tokens' positions, K and V into the
+         *    layer's cache (or, a batch, each sequence's own), each head over the keys it may
+         *    see, then o_proj: the attention block the single layer runs (model/attend.c). */
+        const al_attn_bufs bufs =
+            A ? (al_attn_bufs){A->q_proj, A->k_proj, A->rms_q, A->rms_k, A->q, A->k, A->v, A->ctx, m->k_packed, m->scores}
+              : (al_attn_bufs){NULL, NULL, NULL, NULL, m->q, m->k, m->v, m->ctx, NULL, m->scores};
+        const al_attn_block w = {packed_map(m, l, PACK_Q), packed_map(m, l, PACK_K), packed_map(m, l, PACK_V),
+                                 packed_map(m, l, PACK_O), layer_param(m, l, AL_MP_Q_NORM),
+                                 layer_param(m, l, AL_MP_K_NORM), m->rope_cos, m->rope_sin, hp->rope_style};
+        al_attn_block_forward(m->tmp, A ? A->att : attn ? attn + l * H * seq * keys : NULL, &bufs, xn, &m->attn_hp, &w,
+                              A ? NULL : m->cache[l], batch, seq);
+        /* h = x + o_proj(heads merged). */
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
+        if (A) memcpy(A->h, m->x, (size_t)(n * E) * sizeof(float));
         /* 6. The FFN's pre-norm, then SwiGLU, or the mixture of SwiGLU experts (MoE), and
          * 7. out = h + FFN(...). An attention-only model (ffn_hidden 0: MiniMind's empty
          *    FeedForward, which adds zeros) has neither: out = h. */
         if (hp->n_experts || F) {
-            al_rmsnorm_forward(m->xn, m->x, layer_param(m, l, AL_MP_FFN_NORM), n, E, hp->eps);
-            if (hp->n_experts) moe(m, l, m->tmp, m->xn, n);
-            else swiglu(m, l, PACK_FFN, m->tmp, m->xn, n, F);
+            float *hn = A ? A->hn : m->xn;
+            al_rmsnorm_keep_forward(hn, A ? A->rms2 : NULL, m->x, layer_param(m, l, AL_MP_FFN_NORM), n, E, hp->eps);
+            if (hp->n_experts) moe(m, l, A, m->tmp, hn, n);
+            else swiglu(m, l, PACK_FFN, m->tmp, hn, n, F, A ? A->g : m->gate, A ? A->u : m->up, A ? A->a : m->gate);
             for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
         }
         /* 8. (captured only when asked) ‖out‖ per token, the residual stream after block l. */
-        if (m->resid_norms) store_resid_norms(m, l + 1, n);
+        if (m->resid_norms && !A) store_resid_norms(m, l + 1, n);
     }
 }
 
@@ -654,7 +726,6 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
      * went through (each query sees the same keys, summed in the same order). */
     for (int64_t done = 0; done < n;) {
         const int64_t step = n - done < m->max_step ? n - done : m->max_step;
-        const int64_t past = m->len;
         /* 0. x = embedding rows of the ids. */
         for (int64_t t = 0; t < step; t++)
             memcpy(m->x + t * hp->hidden, m->embed + (int64_t)ids[done + t] * hp->hidden,
@@ -663,7 +734,7 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
             m->resid_n = n, m->resid_at = done;
             store_resid_norms(m, 0, step);
         }
-        blocks(m, step, past, attn);
+        blocks(m, 1, step, attn, NULL);
         m->len += step;
         m->route_tokens = step;
         /* 8. Final norm and lm_head for the rows asked for: logits = RMSNorm(x) · headᵀ. */
@@ -685,4 +756,34 @@ int64_t al_sample_greedy(const float *logits, int64_t vocab) {
     for (int64_t i = 0; i < vocab; i++)
         if (logits[i] == logits[i] && (best < 0 || logits[i] > logits[best])) best = i;
     return best < 0 ? 0 : best;
+}
+
+/* ---- for the trainer -------------------------------------------------------------------- */
+
+void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int64_t seq, float *logits,
+                            const al_forward_acts *acts) {
+    const al_model_hparams *hp = &m->hp;
+    const int64_t n = batch * seq, E = hp->hidden;
+    assert(acts && m->k_packed && n <= m->max_rows && seq <= m->context);
+    ensure_packed(m);
+    /* 0. x = embedding rows of the ids. */
+    for (int64_t t = 0; t < n; t++) memcpy(m->x + t * E, m->embed + (int64_t)ids[t] * E, (size_t)E * sizeof(float));
+    blocks(m, batch, seq, NULL, acts);
+    /* 8. Final norm and lm_head for every token: logits = RMSNorm(x) · headᵀ. */
+    memcpy(acts->x_final, m->x, (size_t)(n * E) * sizeof(float));
+    al_rmsnorm_keep_forward(acts->xf, acts->rms_f, m->x, m->final_norm, n, E, hp->eps);
+    linear(m, hp->n_layers, 0, logits, acts->xf, n, hp->vocab, E);
+}
+
+float *al_model_weight_block(al_model *m) { return m ? m->weights : NULL; }
+
+int64_t al_model_weight_offset(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int64_t *numel) {
+    const float *w = weight_at(m, p, layer, expert);
+    if (!w) return -1;
+    if (numel) *numel = m->param_numel[p];
+    return w - m->weights;
+}
+
+void al_model_weights_changed(al_model *m) {
+    if (m) m->packed_stale = 1;
 }

@@ -3,21 +3,28 @@
  *   LayerNorm y = (x − mean) / sqrt(var + eps) · weight + bias   (nn.LayerNorm)
  * RMSNorm only rescales; LayerNorm also recentres. Both follow PyTorch's float32 order of
  * operations so that printed values match to the last digit. */
+#include "model/norm.h"
 #include "torch/reduce.h"
 
 #include <math.h>
 
-void al_rmsnorm_forward(float *y, const float *x, const float *weight, int64_t n, int64_t dim,
-                        float eps) {
+void al_rmsnorm_keep_forward(float *y, float *rms, const float *x, const float *weight, int64_t n,
+                             int64_t dim, float eps) {
     for (int64_t r = 0; r < n; r++) {
         const float *xr = x + r * dim;
         float *yr = y + r * dim;
         /* mean(x²) as torch: x.pow(2) elementwise, summed in torch's order, divided by dim. */
         const float sum_sq = al_sum_squares_f32(xr, dim);
-        const float rms = sqrtf(sum_sq / (float)dim + eps);
+        const float rms_r = sqrtf(sum_sq / (float)dim + eps);
+        if (rms) rms[r] = rms_r;
         /* The seeds write weight * x / rms: the product first, then the division. */
-        for (int64_t i = 0; i < dim; i++) yr[i] = weight[i] * xr[i] / rms;
+        for (int64_t i = 0; i < dim; i++) yr[i] = weight[i] * xr[i] / rms_r;
     }
+}
+
+void al_rmsnorm_forward(float *y, const float *x, const float *weight, int64_t n, int64_t dim,
+                        float eps) {
+    al_rmsnorm_keep_forward(y, NULL, x, weight, n, dim, eps);
 }
 
 /* Welford's running mean and M2 over a short row, as PyTorch's RowwiseMoments does for the

@@ -1,5 +1,5 @@
-/* train_ops.c — the model's ops for training: each forward keeps what its backward needs, each
- * backward is the chain rule written out (as llm.c writes GPT-2's). Sums that PyTorch does in
+/* train_ops.c — the backward of each of the model's ops, the chain rule written out (as llm.c
+ * writes GPT-2's), from what the model's forward kept (model/forward.h). Sums that PyTorch does in
  * float32 are done in float32 here too, except the reductions that decide a norm or a loss,
  * which run in double (within float32 rounding of PyTorch's either way). */
 #include "train/train_ops.h"
@@ -10,24 +10,12 @@
 
 /* ---- RMSNorm ---------------------------------------------------------------------------------- */
 
-void al_tr_rmsnorm_forward(float *y, float *r, const float *x, const float *w, int64_t rows, int64_t d, float eps) {
-    for (int64_t i = 0; i < rows; i++) {
-        const float *xi = x + i * d;
-        float *yi = y + i * d;
-        double ss = 0.0;
-        for (int64_t j = 0; j < d; j++) ss += (double)xi[j] * xi[j];
-        const float ri = 1.0f / sqrtf((float)(ss / (double)d) + eps); /* r = 1/√(mean(x²) + eps) */
-        r[i] = ri;
-        for (int64_t j = 0; j < d; j++) yi[j] = w[j] * (xi[j] * ri); /* y = w ⊙ (x · r) */
-    }
-}
-
-void al_tr_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, const float *r,
+void al_tr_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *x, const float *w, const float *rms,
                             int64_t rows, int64_t d, int accumulate) {
     for (int64_t i = 0; i < rows; i++) {
         const float *xi = x + i * d, *dyi = dy + i * d;
         float *dxi = dx + i * d;
-        const float ri = r[i];
+        const float ri = 1.0f / rms[i]; /* r = 1/√(mean(x²) + eps) */
         /* ∂y_j/∂x_k = w_j r δ_jk − w_j x_j r³ x_k / d  →  dx = r·(w⊙dy) − x · r³/d · Σ_j w_j dy_j x_j */
         double dot = 0.0;
         for (int64_t j = 0; j < d; j++) dot += (double)w[j] * dyi[j] * xi[j];
@@ -40,55 +28,7 @@ void al_tr_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *
     }
 }
 
-/* ---- RoPE --------------------------------------------------------------------------------------- */
-
-void al_tr_rope(float *x, const float *cos_t, const float *sin_t, int64_t rows, int64_t seq, int64_t n_heads,
-                int64_t head_dim, int interleaved, int inverse) {
-    const int64_t half = head_dim / 2;
-    for (int64_t i = 0; i < rows; i++) {
-        const float *c = cos_t + (i % seq) * head_dim, *s = sin_t + (i % seq) * head_dim;
-        for (int64_t h = 0; h < n_heads; h++) {
-            float *v = x + (i * n_heads + h) * head_dim;
-            for (int64_t p = 0; p < half; p++) {
-                /* pair (a, b) turned by θ_p:  a' = a cos − b sin,  b' = b cos + a sin;
-                 * the inverse turns by −θ_p (the transpose of the rotation: its backward) */
-                float *a = interleaved ? &v[2 * p] : &v[p], *b = interleaved ? &v[2 * p + 1] : &v[p + half];
-                const float cp = c[p], sp = inverse ? -s[p] : s[p];
-                const float a0 = *a, b0 = *b;
-                *a = a0 * cp - b0 * sp;
-                *b = b0 * cp + a0 * sp;
-            }
-        }
-    }
-}
-
 /* ---- causal attention with GQA -------------------------------------------------------------------- */
-
-void al_tr_attention_forward(float *ctx, float *att, const float *q, const float *k, const float *v, int64_t batch,
-                             int64_t seq, int64_t n_heads, int64_t n_kv_heads, int64_t head_dim, float *kt) {
-    const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
-    const float scale = 1.0f / sqrtf((float)head_dim);
-    for (int64_t b = 0; b < batch; b++)
-        for (int64_t h = 0; h < n_heads; h++) {
-            const int64_t kvh = h / rep; /* repeat_kv: query head h reads KV head h / rep */
-            const float *qb = q + b * seq * qw + h * head_dim, *kb = k + b * seq * kw + kvh * head_dim;
-            float *a = att + (b * n_heads + h) * seq * seq;
-            /* 1. scores [seq, seq] = q kᵀ on the GEMM (kᵀ [head_dim, seq] copied out first) */
-            for (int64_t s = 0; s < seq; s++)
-                for (int64_t d = 0; d < head_dim; d++) kt[d * seq + s] = kb[s * kw + d];
-            al_gemm(a, seq, qb, qw, al_bmat_rows(kt, seq), seq, seq, head_dim, 0);
-            /* 2. scaled, masked past the query (−inf), softmax: masked weights exactly 0 */
-            for (int64_t t = 0; t < seq; t++) {
-                float *row = a + t * seq;
-                for (int64_t s = 0; s <= t; s++) row[s] *= scale;
-                for (int64_t s = t + 1; s < seq; s++) row[s] = -INFINITY;
-            }
-            al_softmax_forward(a, a, seq, seq);
-            /* 3. ctx = att · v */
-            al_gemm(ctx + b * seq * qw + h * head_dim, qw, a, seq, al_bmat_rows(v + b * seq * kw + kvh * head_dim, kw), seq,
-                    head_dim, seq, 0);
-        }
-}
 
 void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *att, const float *q,
                               const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,
@@ -134,10 +74,6 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
 /* ---- SwiGLU ----------------------------------------------------------------------------------------- */
 
 static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-
-void al_tr_swiglu_forward(float *a, const float *g, const float *u, int64_t n) {
-    for (int64_t i = 0; i < n; i++) a[i] = g[i] * sigmoid(g[i]) * u[i]; /* silu(g) · u */
-}
 
 void al_tr_swiglu_backward(float *dg, float *du, const float *da, const float *g, const float *u, int64_t n) {
     for (int64_t i = 0; i < n; i++) {

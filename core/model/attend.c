@@ -1,0 +1,106 @@
+/* attend.c — the attention block every forward runs (model/attend.h): the single layer of the
+ * tutorial, the decoder's blocks and, through the decoder, the trainer's forward, so that the
+ * three compute the same numbers. Nothing here allocates: the caller owns every buffer. */
+#include "model/attend.h"
+#include "model/kv_cache.h"
+#include "model/norm.h"
+#include "kernels/softmax.h"
+#include "base/fault.h"
+
+#include <math.h>
+#include <string.h>
+
+void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
+                    int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
+                    int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
+    for (int64_t s0 = 0; s0 < seq; s0 += AL_ATTEND_QUERY_BLOCK) {
+        const int64_t rows = seq - s0 < AL_ATTEND_QUERY_BLOCK ? seq - s0 : AL_ATTEND_QUERY_BLOCK;
+        const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
+        float *sc = scores;                       /* [rows, visible] */
+        al_gemm(sc, visible, q + s0 * ld_q, ld_q, keys, rows, visible, head_dim, 0);
+        for (int64_t r = 0; r < rows; r++) {
+            float *row = sc + r * visible;
+            int64_t last = past + s0 + r;
+            if (fault_mask_leak && last + 1 < visible) last++;
+            al_softmax_causal_row(row, visible, last + 1, scale);
+            if (weights) {
+                float *w = weights + (s0 + r) * ld_w;
+                memcpy(w, row, (size_t)visible * sizeof(float));
+                for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
+            }
+        }
+        /* Masked weights are exactly 0, so their terms add nothing. */
+        al_gemm(ctx + s0 * ld_ctx, ld_ctx, sc, visible, values, rows, head_dim, visible, 0);
+    }
+}
+
+/* y [n, out] = x [n, in] · Wᵀ with W packed. */
+static void project(float *y, const float *x, const float *packed, int64_t n, int64_t out, int64_t in) {
+    al_gemm(y, out, x, in, al_bmat_packed(packed, in), n, out, in, 0);
+}
+
+void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, const float *x,
+                           const al_attn_hparams *hp, const al_attn_block *w, al_kv_cache *cache,
+                           int64_t batch, int64_t seq) {
+    const int64_t E = hp->hidden, H = hp->n_heads, KV = hp->n_kv_heads, D = hp->head_dim;
+    const int64_t n = batch * seq, n_rep = H / KV;
+    const int64_t past = cache ? al_kv_cache_len(cache) : 0;
+    const int64_t L = past + seq; /* keys each new query can see, before masking */
+
+    /* 1. Projections: q [n, H, D], k and v [n, KV, D] (the view(bsz, seq, heads, dim) split);
+     *    q and k into q_proj and k_proj first when those are kept apart. */
+    const int keep = hp->qk_norm && b->q_proj;
+    project(keep ? b->q_proj : b->q, x, w->wq, n, H * D, E);
+    project(keep ? b->k_proj : b->k, x, w->wk, n, KV * D, E);
+    project(b->v, x, w->wv, n, KV * D, E);
+
+    /* 2. QK-Norm: RMSNorm over each head's head_dim values, before RoPE. */
+    if (hp->qk_norm) {
+        al_rmsnorm_keep_forward(b->q, b->rms_q, keep ? b->q_proj : b->q, w->q_norm, n * H, D, hp->eps);
+        al_rmsnorm_keep_forward(b->k, b->rms_k, keep ? b->k_proj : b->k, w->k_norm, n * KV, D, hp->eps);
+    }
+
+    /* 3. RoPE on q and k at absolute positions past .. past+seq-1 (V is never rotated). */
+    const float *cos_t = w->rope_cos + past * D, *sin_t = w->rope_sin + past * D;
+    for (int64_t s = 0; s < batch; s++) {
+        float *q = b->q + s * seq * H * D, *k = b->k + s * seq * KV * D;
+        if (w->rope_style == AL_ROPE_INTERLEAVED) {
+            al_rope_apply_interleaved(q, cos_t, sin_t, seq, H, D);
+            al_rope_apply_interleaved(k, cos_t, sin_t, seq, KV, D);
+        } else {
+            al_rope_apply(q, cos_t, sin_t, seq, H, D);
+            al_rope_apply(k, cos_t, sin_t, seq, KV, D);
+        }
+    }
+
+    /* 4. Keys and values to attend to: the cache after appending, or this call's own. */
+    if (cache) {
+        for (int64_t s = 0; s < batch; s++)
+            for (int64_t t = 0; t < seq; t++)
+                al_kv_cache_store(cache, s, past + t, b->k + (s * seq + t) * KV * D, b->v + (s * seq + t) * KV * D);
+        al_kv_cache_commit(cache, batch, seq);
+    }
+
+    /* 5. Per sequence and head, a block of queries at a time: scores = q·Kᵀ over the keys the
+     *    block may see, / √head_dim, causal mask on the last `seq` columns (query s sees key t
+     *    iff t <= past + s), softmax, then weights·V. Query head h reads KV head h / n_rep
+     *    (repeat_kv without the copy). */
+    float scale = (float)sqrt((double)D);
+    if (AL_FAULT(AL_FAULT_CACHE_DRIFT) && cache && past > 0) scale = nextafterf(scale, INFINITY);
+    const int64_t panel_floats = al_pack_panels_size(L, D);
+    for (int64_t s = 0; s < batch; s++) {
+        if (!cache) al_pack_keys(b->k_packed, b->k + s * seq * KV * D, seq, KV, D);
+        for (int64_t h = 0; h < H; h++) {
+            const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / n_rep;
+            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
+            const al_bmat values = cache ? al_kv_cache_values(cache, s, kvh)
+                                         : al_bmat_rows(b->v + s * seq * KV * D + kvh * D, KV * D);
+            al_attend_head(b->ctx + s * seq * H * D + h * D, H * D, weights ? weights + (s * H + h) * seq * L : NULL, L,
+                           b->q + (s * seq * H + h) * D, H * D, keys, values, seq, past, D, scale,
+                           AL_FAULT(AL_FAULT_MASK_LEAK), b->scores);
+        }
+    }
+
+    /* 6. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
+    project(out, b->ctx, w->wo, n, E, H * D);
+}
