@@ -24,11 +24,7 @@ export function run(program, args, options = {}) {
     input: options.input,
     maxBuffer: 64 << 20,
     env: ENV,
-<<<<<<< HEAD
     timeout: options.timeout, // ms, a hang guard: the program is killed (SIGTERM) past it
-=======
-    timeout: options.timeout,
->>>>>>> fix-bench
   });
   return { status: r.status, signal: r.signal, stdout: r.stdout, stderr: r.stderr };
 }
