@@ -263,7 +263,10 @@ static void test_against_cli(const char *dir) {
     char path[1024];
     snprintf(path, sizeof path, "%s/loss.csv", dir);
     size_t csv_size = 0;
-    csv = read_file(path, &csv_size);
+    uint8_t *csv_bytes = read_file(path, &csv_size);
+    csv = csv_bytes ? malloc(csv_size + 1) : NULL; /* as text: NUL-terminated */
+    if (csv) memcpy(csv, csv_bytes, csv_size), csv[csv_size] = '\0';
+    free(csv_bytes);
     float *h = malloc((size_t)(c.steps * AL_TRAIN_COLUMNS) * sizeof *h);
     CHECK(h && al_train_lab_history(lab, 0, h, c.steps * AL_TRAIN_COLUMNS) == c.steps, "history");
     const char *line = csv ? strchr((const char *)csv, '\n') : NULL;

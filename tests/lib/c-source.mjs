@@ -29,7 +29,8 @@ export function functionsTakingErrors() {
   const headers = readdirSync(dir).filter((f) => f.endsWith('.h')).map((f) => readFileSync(join(dir, f), 'utf8'));
   const text = withoutComments(headers.join('\n'));
   const found = new Map();
-  for (const m of text.matchAll(/\b(al_\w+)\s*\(([^;{}]*)\)\s*;/g)) {
+  // (a function pointer's declaration, `al_status (*draw)(..., al_error *err);`, is no function)
+  for (const m of text.matchAll(/\b(al_\w+)\s*\((?!\s*\*)([^;{}]*)\)\s*;/g)) {
     const at = splitArguments(m[2]).findIndex((p) => /\bal_error\s*\*/.test(p));
     if (at >= 0) found.set(m[1], at);
   }
