@@ -146,7 +146,7 @@ WASM_EXPORTS := \
     al_model_lab_set_charts al_model_lab_mask al_model_lab_set_ignore_eos al_model_lab_finish \
     al_train_lab_config_default al_train_lab_create al_train_lab_free al_train_lab_step al_train_lab_hparams \
     al_train_lab_steps_done al_train_lab_tokens_done al_train_lab_param_count al_train_lab_history \
-    al_train_lab_evals al_train_lab_induction_max al_train_lab_last_batch al_train_lab_probe al_train_lab_pattern al_train_lab_piece \
+    al_train_lab_evals al_train_lab_induction_max al_train_lab_held_out_loss al_train_lab_last_batch al_train_lab_probe al_train_lab_pattern al_train_lab_piece \
     al_train_lab_file \
     mallinfo \
     malloc free

@@ -267,6 +267,8 @@ static void test_tokenizer(void) {
     EXPECT_COUNT(al_tok_encode(t, "ab", 2, 1, 0, ids, 4, NULL), -1); /* no BOS */
     EXPECT_COUNT(al_tok_encode(t, "ab", 2, 0, 0, ids, 4, NULL), 1);
     CHECK(ids[0] == 256, "'ab' is id 256, got %d", (int)ids[0]);
+    al_corpus corpus;
+    EXPECT(al_corpus_encode(t, "ab", 2, 1, &corpus, NULL), AL_ERR_ARG); /* no <|im_start|> */
     al_tok_free(t);
 
     /* Training: a refused corpus, vocabulary size and text, then one that trains. */
@@ -278,6 +280,15 @@ static void test_tokenizer(void) {
     EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, NULL, &trained_len, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_tok_train_bpe("ab ab", 5, 300, 0, &trained, &trained_len, NULL, NULL), AL_OK);
     CHECK(trained && trained_len > 0, "no tokenizer.json from training");
+    /* A corpus with it (MiniMind's added tokens): one document of "ab ab" is too few tokens for
+     * windows of 4, enough for windows of 1. */
+    EXPECT(al_tok_hf_create((const uint8_t *)trained, trained_len, 0, &t, NULL), AL_OK);
+    EXPECT(al_corpus_encode(t, "ab ab", 5, 4, &corpus, NULL), AL_ERR_ARG);
+    EXPECT(al_corpus_encode(NULL, "ab ab", 5, 1, &corpus, NULL), AL_ERR_ARG);
+    EXPECT(al_corpus_encode(t, "ab ab", 5, 1, &corpus, NULL), AL_OK);
+    CHECK(corpus.n_tokens >= 3 && corpus.split < corpus.n_tokens, "a corpus of %lld tokens", (long long)corpus.n_tokens);
+    al_corpus_free(&corpus);
+    al_tok_free(t);
 
     /* Cutting the trained file: below 292, above its size, not a tokenizer.json, then to 292. */
     char *cut = (char *)&cut;
@@ -549,6 +560,10 @@ static void test_generator(void) {
     al_model_free(m);
 }
 
+static float *trainer_weight_for_write(void *ctx, const al_weight_ref *ref, int64_t *numel) {
+    return al_trainer_param((al_trainer *)ctx, ref->p, ref->layer, ref->expert, numel);
+}
+
 /* The trainer and its files with no error to fill. */
 static void test_trainer(void) {
     al_model_hparams hp = {0};
@@ -560,6 +575,8 @@ static void test_trainer(void) {
     EXPECT(al_trainer_create(&hp, 1, 4, &t, NULL), AL_OK);
     EXPECT(al_trainer_init_weights(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_trainer_init_weights(t, 1, NULL), AL_OK);
+    EXPECT(al_weights_init(NULL, 1, trainer_weight_for_write, t, NULL), AL_ERR_ARG);
+    EXPECT(al_weights_init(&hp, 1, trainer_weight_for_write, t, NULL), AL_OK);
     const int32_t ids[4] = {1, 2, 3, 4}, none[4] = {-100, -100, -100, -100};
     EXPECT(al_trainer_forward(t, ids, none, 1, 4, 0.0, NULL, NULL, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_trainer_backward(t, 1.0f, NULL), AL_ERR_ARG); /* no forward yet */
@@ -595,6 +612,19 @@ static void test_trainer(void) {
     CHECK(al_trainer_steps(t) == 3, "the step count came back as %lld", (long long)al_trainer_steps(t));
     al_st_free(st);
     free(image);
+    /* the one training step on a stream of 20 ids: too few for windows of 12, enough for 4 */
+    int32_t stream[20], batch_ids[4];
+    for (int i = 0; i < 20; i++) stream[i] = 1 + i % 15;
+    al_stream_batches sb;
+    EXPECT(al_stream_batches_init(&sb, stream, 20, 10, 1, 12, 7, NULL), AL_ERR_ARG);
+    EXPECT(al_stream_batches_init(&sb, stream, 20, 10, 1, 4, 7, NULL), AL_OK);
+    const al_batch_source src = al_stream_batch_source(&sb);
+    al_train_settings ts = {1, 4, 2, 3, 1e-3, 0.0, al_adamw_params_default()};
+    EXPECT(al_train_step(NULL, &ts, &src, 0, batch_ids, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_train_step(t, &ts, &src, 3, batch_ids, NULL, NULL), AL_ERR_ARG); /* past the run */
+    EXPECT(al_train_step(t, &ts, &src, 0, batch_ids, NULL, NULL), AL_OK);
+    CHECK(isfinite(al_train_held_out_loss(t, &ts, &src, batch_ids)), "no held-out loss");
+    EXPECT(al_trainer_init_weights(t, 1, NULL), AL_OK);
     /* the model's export and NLL, the bigram baseline, float16 writing */
     al_model *m = NULL;
     EXPECT(al_model_create(&hp, 4, 4, &m, NULL), AL_OK);

@@ -2,9 +2,10 @@
  * the repeated task's sequences are r_1..r_R r_1..r_R then fresh ids (R in [seq/4, seq/2]); the
  * first step's losses (all targets, the first copies', the repeated copies') are what a
  * separately loaded model (al_model_load of the exported model.safetensors and config.json,
- * taken before the step) gives on the same batch; the learning rate is MiniMind's schedule;
- * the roles at the last evaluation are the model lab's on the exported model; the same
- * settings give the same run bit for bit; text batches are windows of the encoded text; the
+ * taken before the step) gives on the same batch; the learning rate is MiniMind's schedule as
+ * `attnlab train` indexes it (step s at (s + 1) of steps); the roles at the last evaluation are
+ * the model lab's on the exported model; the same settings give the same run bit for bit; text
+ * batches are windows of the text's corpus (al_corpus_encode, as `attnlab train` reads it); the
  * three files load (the model, its config, the tokenizer cut to the vocabulary); bad settings
  * are refused with a message naming them.
  *   test_train_lab models/minimind-tokenizer/tokenizer.json models/minimind-fortunes/train-sample.txt */
@@ -93,7 +94,7 @@ static void test_first_step_against_model(void) {
     }
     const float want[3] = {(float)(all / (double)n_all), (float)(half[1] / (double)n_half[1]), (float)(half[2] / (double)n_half[2])};
     check_close("step 0: loss, first copies, repeated copies", row, want, 3, 1e-5);
-    const double lr = c.lr * (0.1 + 0.45 * (1.0 + cos(3.141592653589793 * 0.0 / (double)c.steps)));
+    const double lr = c.lr * (0.1 + 0.45 * (1.0 + cos(3.141592653589793 * 1.0 / (double)c.steps)));
     CHECK(row[AL_TRAIN_LR] == (float)lr, "lr %g, MiniMind's schedule says %g", row[AL_TRAIN_LR], lr);
     free(ids), free(logits);
     al_model_free(m);
@@ -116,7 +117,7 @@ static void test_run(void) {
     CHECK(al_train_lab_history(twin, 0, h2, 12 * AL_TRAIN_COLUMNS) == c.steps, "twin history");
     CHECK(!memcmp(h, h2, sizeof h), "the same settings gave another run");
     for (int64_t s = 0; s < c.steps; s++) {
-        const double lr = c.lr * (0.1 + 0.45 * (1.0 + cos(3.141592653589793 * (double)s / (double)c.steps)));
+        const double lr = c.lr * (0.1 + 0.45 * (1.0 + cos(3.141592653589793 * (double)(s + 1) / (double)c.steps)));
         CHECK(h[s * AL_TRAIN_COLUMNS + AL_TRAIN_LR] == (float)lr, "lr at step %lld", (long long)s);
         CHECK(isfinite(h[s * AL_TRAIN_COLUMNS]) && h[s * AL_TRAIN_COLUMNS] > 0.0f, "loss at step %lld", (long long)s);
     }
@@ -163,7 +164,8 @@ static void test_run(void) {
     al_train_lab_free(lab), al_train_lab_free(twin);
 }
 
-/* Text: each sequence is a window of the text as the cut tokenizer encodes it. */
+/* Text: each sequence is a window of the text's corpus as the cut tokenizer encodes it (its
+ * training part). */
 static void test_text(void) {
     al_train_lab_config c = small();
     c.data = AL_TRAIN_DATA_TEXT;
@@ -177,9 +179,10 @@ static void test_text(void) {
     al_tokenizer *tok = NULL;
     CHECK(al_tok_hf_create(tj, tn, c.vocab, &tok, &err) == AL_OK, "the tokenizer file does not read with %lld ids: %s",
           (long long)c.vocab, err.msg);
-    const int64_t n = tok ? al_tok_encode(tok, text, text_len, 0, 0, NULL, 0, &err) : -1;
-    int32_t *all = malloc((size_t)(n > 0 ? n : 1) * sizeof *all);
-    if (n > 0) al_tok_encode(tok, text, text_len, 0, 0, all, n, &err);
+    al_corpus corpus = {0};
+    CHECK(tok && al_corpus_encode(tok, text, text_len, c.seq + 1, &corpus, &err) == AL_OK, "corpus: %s", err.msg);
+    const int64_t n = corpus.split;
+    const int32_t *all = corpus.ids;
     CHECK(al_train_lab_step(lab, 2, &err) == 2, "steps: %s", err.msg);
     const int64_t N = c.batch * c.seq;
     int32_t *ids = malloc((size_t)N * sizeof *ids);
@@ -193,7 +196,8 @@ static void test_text(void) {
     CHECK(al_train_lab_history(lab, 1, row, AL_TRAIN_COLUMNS) == 1, "history");
     CHECK(isnan(row[AL_TRAIN_FIRST_HALF]) && isnan(row[AL_TRAIN_REPEATED_HALF]), "text has no halves");
     CHECK(al_train_lab_hparams(lab)->ffn_hidden == al_minimind_ffn_hidden(c.hidden), "ffn -1: MiniMind's width");
-    free(all), free(ids);
+    free(ids);
+    al_corpus_free(&corpus);
     al_tok_free(tok);
     al_buffer_free(tj);
     al_train_lab_free(lab);

@@ -46,9 +46,9 @@ async function download(page, selector) {
   return { name: d.suggestedFilename(), bytes: readFileSync(path) };
 }
 
-// The default run (seed 42, deterministic) has a layer-1 head's induction score pass 0.5 at
-// step 600 (the evaluations are 25 steps apart) and the halves' losses part at step 663: the
-// bound leaves more than twice that.
+// The default run (seed 42, deterministic: `attnlab train`'s step on the repeated task) has a
+// layer-1 head's induction score pass 0.5 at step 675 (the evaluations are 25 steps apart) and
+// the halves' losses part at step 737: the bound leaves about twice that.
 const INDUCTION_BY = 1500;
 // A hang guard only: ten times the two minutes the bench holds the run to.
 const HANG_MS = 20 * 60 * 1000;

@@ -760,6 +760,8 @@
     get stepsDone() { return Number(this.core.m._al_train_lab_steps_done(this.live())); }
     get tokensDone() { return Number(this.core.m._al_train_lab_tokens_done(this.live())); }
     get inductionMax() { return this.core.m._al_train_lab_induction_max(this.live()); }
+    // al_train_lab_held_out_loss: on text, the held-out loss at the last evaluation (NaN on the repeated task)
+    get heldOutLoss() { return this.core.m._al_train_lab_held_out_loss(this.live()); }
     // al_train_lab_step: up to n more steps; the steps done
     step(n) {
       checkInt('steps', n, 0, 1e6);

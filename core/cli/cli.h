@@ -161,21 +161,11 @@ int cmd_logits(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);
-/* A corpus as train and eval split it (corpus.c). */
-typedef struct {
-    int64_t n_tokens;  /* the stream's length */
-    int64_t split;     /* where the held-out part starts */
-    int64_t n_docs;    /* the documents */
-    int64_t held_docs; /* the documents held out; 0: the corpus is split by tokens */
-} cli_corpus;
-/* The corpus text's documents as one stream of ids (<|im_start|> doc <|im_end|> each), malloc'd,
- * split into a training part and a held-out part: the last 5% of the documents (at least one)
- * from 20 documents on; with fewer, the last 5% of the tokens, at least one window of `window`
- * tokens, the rest (at least as much) for training. NULL after printing why (fewer than
- * 2·window tokens in a corpus split by tokens). */
-int32_t *cli_encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t window, cli_corpus *c);
+/* The corpus text as train and eval split it (al_corpus_encode) into *c: 1, or 0 after printing
+ * why ("--corpus: ..."). */
+int cli_encode_corpus(const al_tokenizer *tok, const char *text, size_t len, int64_t window, al_corpus *c);
 /* "corpus: N documents, T tokens; held out: ..." on stderr: which split was used. */
-void cli_print_split(const cli_corpus *c);
+void cli_print_split(const al_corpus *c);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_convert(int argc, char **argv);

@@ -43,22 +43,25 @@ int cmd_eval(int argc, char **argv) {
     }
     al_tokenizer *tok = cli_load_tokenizer(tokenizer_path, 0);
     free(default_tok);
-    size_t size = 0;
-    char *text = tok ? (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &size) : NULL;
-    cli_corpus corpus = {0};
-    int32_t *ids = text ? cli_encode_corpus(tok, text, size, seq + 1, &corpus) : NULL;
-    const int64_t n = corpus.n_tokens, split = corpus.split;
-    free(text);
-    int status = ids ? EXIT_OK : EXIT_BAD_INPUT;
-    if (ids && (split < 2 || n - split < 2)) {
-        cli_error("--corpus: too few tokens to split (%lld)", (long long)n);
-        status = EXIT_BAD_INPUT;
-    }
+    int status = tok ? EXIT_OK : EXIT_BAD_INPUT;
+    /* the model first: a tokenizer that is not the model's is said as such, before the corpus
+     * is read with it */
     al_model_file_kind kind;
     al_model *m = status == EXIT_OK ? cli_load_model(model_path, seq, seq, NULL, &kind, &status) : NULL;
     if (m && al_model_get_hparams(m)->vocab != al_tok_vocab_size(tok)) {
         cli_error("the tokenizer has %lld tokens but the model's vocabulary has %lld", (long long)al_tok_vocab_size(tok),
                   (long long)al_model_get_hparams(m)->vocab);
+        status = EXIT_BAD_INPUT;
+    }
+    size_t size = 0;
+    char *text = status == EXIT_OK ? (char *)cli_read_file(corpus_path, MAX_CORPUS_BYTES, &size) : NULL;
+    al_corpus corpus = {0};
+    if (status == EXIT_OK && !(text && cli_encode_corpus(tok, text, size, seq + 1, &corpus))) status = EXIT_BAD_INPUT;
+    const int32_t *ids = corpus.ids;
+    const int64_t n = corpus.n_tokens, split = corpus.split;
+    free(text);
+    if (status == EXIT_OK && (split < 2 || n - split < 2)) {
+        cli_error("--corpus: too few tokens to split (%lld)", (long long)n);
         status = EXIT_BAD_INPUT;
     }
     /* the held-out part in consecutive windows of seq tokens: the model's loss, and the pairs the
@@ -90,7 +93,8 @@ int cmd_eval(int argc, char **argv) {
                "\"bigram_lambda\": %g}\n",
                (long long)split, (long long)held, (long long)count, sum / (double)count, bigram.loss, bigram.add_k_loss,
                bigram.k, bigram.interpolated_loss, bigram.lambda);
-    free(prev), free(next), free(ids);
+    free(prev), free(next);
+    al_corpus_free(&corpus);
     al_model_free(m);
     al_tok_free(tok);
     return status;

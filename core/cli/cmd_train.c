@@ -4,10 +4,11 @@
  *      them, or an empty line), each encoded as <|im_start|> text <|im_end|> (MiniMind's
  *      pretraining samples) into one stream of ids; the last 5% of the documents held out, or
  *      with fewer than 20 documents the last 5% of the tokens (at least one window)
- *   2. each optimizer step: `accum` micro-batches of `batch` windows of `seq` tokens drawn from
- *      the stream by a generator seeded with (seed, step, micro-batch) — so a run resumed at any
- *      step draws what it would have drawn — forward, backward (loss / accum), then MiniMind's
- *      cosine schedule, clipping and AdamW
+ *   2. each optimizer step al_train_step's (train/loop.c, the Train tab's too): `accum`
+ *      micro-batches of `batch` windows of `seq` tokens drawn from the stream by a generator
+ *      seeded with (seed, step, micro-batch) — so a run resumed at any step draws what it would
+ *      have drawn — forward, backward (loss / accum), then MiniMind's cosine schedule,
+ *      clipping and AdamW
  *   3. a progress line on stderr, a row of loss.csv per step (and the held-out loss at each
  *      checkpoint), and checkpoints: OUT is a MiniMind folder (config.json, model.safetensors,
  *      tokenizer.json) that generate, logits and the page load, plus train_state.safetensors
@@ -89,38 +90,6 @@ static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- the corpus: cli_encode_corpus (corpus.c) ---- */
-
-/* One micro-batch: `batch` windows of seq tokens from stream[lo, hi), labels = ids, drawn by
- * PyTorch's generator seeded with (seed, step, micro). */
-static void draw_batch(const int32_t *stream, int64_t lo, int64_t hi, int64_t batch, int64_t seq, uint64_t seed,
-                       int64_t step, int64_t micro, int32_t *ids) {
-    al_rng *rng = al_rng_create(seed * 1000003u + (uint64_t)step * 131u + (uint64_t)micro);
-    float u[64];
-    al_rng_uniform(rng, u, batch, 0.0f, 1.0f);
-    al_rng_free(rng);
-    for (int64_t b = 0; b < batch; b++) {
-        int64_t at = lo + (int64_t)((double)u[b] * (double)(hi - lo - seq));
-        if (at > hi - seq) at = hi - seq;
-        memcpy(ids + b * seq, stream + at, (size_t)seq * sizeof *ids);
-    }
-}
-
-/* The mean loss over `n` fixed windows of the held-out part (no gradient kept). */
-static double held_out_loss(al_trainer *t, const int32_t *stream, int64_t lo, int64_t hi, const train_settings *s,
-                            int32_t *ids) {
-    double sum = 0.0;
-    int64_t count = 0;
-    for (int64_t k = 0; k < 8 && hi - lo > s->seq; k++) {
-        draw_batch(stream, lo, hi, s->batch, s->seq, 0xE7A1u, -1, k, ids);
-        float loss = 0.0f;
-        al_error err = {0};
-        if (al_trainer_forward(t, ids, ids, s->batch, s->seq, s->aux_coef, &loss, NULL, NULL, &err) == AL_OK)
-            sum += loss, count++;
-    }
-    return count ? sum / (double)count : NAN;
 }
 
 /* ---- checkpoints ------------------------------------------------------------------------------------------ */
@@ -388,16 +357,17 @@ int cmd_train(int argc, char **argv) {
         if (!tok) free(corpus), corpus = NULL;
     }
     free(resumed_tok);
-    cli_corpus text = {0};
-    int32_t *stream = corpus ? cli_encode_corpus(tok, corpus, corpus_size, s.seq + 1, &text) : NULL;
-    const int64_t n_stream = text.n_tokens, split = text.split;
+    al_corpus text = {0};
+    al_stream_batches batches;
+    al_error err = {0};
+    status = corpus && cli_encode_corpus(tok, corpus, corpus_size, s.seq + 1, &text) ? EXIT_OK : EXIT_BAD_INPUT;
     free(corpus);
-    status = stream ? EXIT_OK : EXIT_BAD_INPUT;
-    if (stream && (split < s.seq + 1 || n_stream - split < s.seq + 1)) {
-        cli_error("--corpus: %lld tokens (%lld for training, %lld held out) are too few for windows of %lld",
-                  (long long)n_stream, (long long)split, (long long)(n_stream - split), (long long)s.seq);
+    if (status == EXIT_OK && al_stream_batches_init(&batches, text.ids, text.n_tokens, text.split, s.batch, s.seq,
+                                                    (uint64_t)s.seed, &err) != AL_OK) {
+        cli_error("--corpus: %s", err.msg);
         status = EXIT_BAD_INPUT;
     }
+    const al_batch_source source = al_stream_batch_source(&batches);
     s.vocab = tok ? al_tok_vocab_size(tok) : 0;
 
     /* 2. the model: MiniMind's shape from the flags, or the run being resumed */
@@ -405,7 +375,6 @@ int cmd_train(int argc, char **argv) {
     if (s.ffn >= 0) hp.ffn_hidden = s.ffn;
     hp.rope_base = s.rope_theta;
     if (s.experts) hp.n_experts = s.experts, hp.top_k = s.top_k, hp.moe_ffn_hidden = hp.ffn_hidden, hp.norm_topk_prob = 1;
-    al_error err = {0};
     al_trainer *t = NULL;
     if (status == EXIT_OK && s.hidden % s.heads) {
         cli_error("--hidden %lld is not a multiple of --heads %lld", (long long)s.hidden, (long long)s.heads);
@@ -424,7 +393,8 @@ int cmd_train(int argc, char **argv) {
     if (status == EXIT_OK && resume && start == s.steps) {
         fprintf(stderr, "attnlab: the run in '%s' has done its %lld steps: nothing to do\n", cli_show(out),
                 (long long)start);
-        free(tok_bytes), free(stream);
+        free(tok_bytes);
+        al_corpus_free(&text);
         al_trainer_free(t);
         al_tok_free(tok);
         return EXIT_OK;
@@ -475,28 +445,14 @@ int cmd_train(int argc, char **argv) {
     int64_t saved = resume ? start : -1; /* the step of the checkpoint on disk; -1: none */
     const int64_t every = s.every ? s.every : (s.steps >= 10 ? s.steps / 10 : 1);
     const double t0 = now_s();
-    al_adamw_params ap = al_adamw_params_default();
-    ap.clip = s.clip, ap.weight_decay = s.weight_decay;
+    al_train_settings run = {s.batch, s.seq, s.accum, s.steps, s.lr, s.aux_coef, al_adamw_params_default()};
+    run.adamw.clip = s.clip, run.adamw.weight_decay = s.weight_decay;
     int64_t step = start;
     for (; status == EXIT_OK && step < s.steps && !interrupted; step++) {
         const double ts = now_s();
-        double loss = 0.0;
-        al_trainer_zero_grad(t);
-        for (int64_t micro = 0; micro < s.accum && status == EXIT_OK; micro++) {
-            draw_batch(stream, 0, split, s.batch, s.seq, (uint64_t)s.seed, step, micro, ids);
-            float l = 0.0f;
-            if (al_trainer_forward(t, ids, ids, s.batch, s.seq, s.aux_coef, &l, NULL, NULL, &err) != AL_OK ||
-                al_trainer_backward(t, 1.0f / (float)s.accum, &err) != AL_OK) {
-                cli_error("step %lld: %s", (long long)(step + 1), err.msg);
-                status = EXIT_BAD_INPUT;
-            }
-            loss += l / (double)s.accum;
-        }
-        /* MiniMind's schedule over the micro-batches: this step's last one */
-        ap.lr = al_lr_schedule(s.lr, (step + 1) * s.accum, s.steps * s.accum);
-        float norm = 0.0f;
+        al_train_step_result r = {0};
         /* weights that stop being finite end the run here: the checkpoint on disk stays */
-        if (status == EXIT_OK && (al_trainer_step(t, &ap, &norm, &err) != AL_OK || al_trainer_check(t, &err) != AL_OK)) {
+        if (al_train_step(t, &run, &source, step, ids, &r, &err) != AL_OK || al_trainer_check(t, &err) != AL_OK) {
             if (saved >= 0)
                 cli_error("step %lld: %s; the checkpoint of step %lld is kept", (long long)(step + 1), err.msg,
                           (long long)saved);
@@ -509,14 +465,14 @@ int cmd_train(int argc, char **argv) {
         const double tps = (double)(s.batch * s.seq * s.accum) / dt;
         const int save = (step + 1) % every == 0 || step + 1 == s.steps;
         double held = NAN;
-        if (save) held = held_out_loss(t, stream, split, n_stream, &s, ids);
-        fprintf(log, "%lld,%.6f,%.6g,%.6f,%.1f,", (long long)(step + 1), loss, ap.lr, norm, tps);
+        if (save) held = al_train_held_out_loss(t, &run, &source, ids);
+        fprintf(log, "%lld,%.6f,%.6g,%.6f,%.1f,", (long long)(step + 1), r.loss, r.lr, r.grad_norm, tps);
         if (save) fprintf(log, "%.6f", held);
         fprintf(log, "\n");
         fflush(log);
         const double left = elapsed / (double)(step + 1 - start) * (double)(s.steps - step - 1);
         fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.0f tokens/s  %.0f s left   ", (long long)(step + 1),
-                (long long)s.steps, loss, tps, left);
+                (long long)s.steps, r.loss, tps, left);
         if (save && !checkpoint(t, out, &s, step + 1)) status = EXIT_FAILURE_ENV;
         else if (save) saved = step + 1;
     }
@@ -525,7 +481,8 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "\n%s after step %lld: %s\n", interrupted ? "interrupted" : "done", (long long)step, cli_show(out));
     for (size_t i = 0; i < sizeof STOPPING / sizeof STOPPING[0]; i++) signal(STOPPING[i], SIG_DFL);
     if (log) fclose(log);
-    free(loss_path), free(ids), free(stream);
+    free(loss_path), free(ids);
+    al_corpus_free(&text);
     al_trainer_free(t);
     al_tok_free(tok);
     if (status == EXIT_OK && interrupted) return 130;

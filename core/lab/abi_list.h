@@ -81,7 +81,8 @@
     F(al_train_lab_config, heads, i64) F(al_train_lab_config, kv_heads, i64)                   \
     F(al_train_lab_config, hidden, i64) F(al_train_lab_config, ffn, i64)                       \
     F(al_train_lab_config, rope_theta, f64) F(al_train_lab_config, batch, i64)                 \
-    F(al_train_lab_config, seq, i64) F(al_train_lab_config, steps, i64)                        \
+    F(al_train_lab_config, seq, i64) F(al_train_lab_config, accum, i64)                      \
+    F(al_train_lab_config, steps, i64)                                                         \
     F(al_train_lab_config, lr, f64) F(al_train_lab_config, seed, i64)                          \
     F(al_train_lab_config, eval_every, i64) F(al_train_lab_config, data, i32)
 

@@ -140,26 +140,14 @@ static void param_extent(const al_model_hparams *hp, int p, int64_t *layers, int
     *experts = p >= AL_MP_EXPERT_GATE ? hp->n_experts : 1;
 }
 
+static float *model_weight_for_write(void *ctx, const al_weight_ref *ref, int64_t *numel) {
+    return al_model_param_for_write((al_model *)ctx, ref->p, ref->layer, ref->expert, numel);
+}
+
 al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
     if (!m) return al_fail(err, AL_ERR_ARG, "random weights: no model");
-    const al_model_hparams *hp = al_model_get_hparams(m);
-    al_rng *rng = al_rng_create(seed);
-    if (!rng) return al_fail(err, AL_ERR_NOMEM, "random weights: out of memory");
-    /* N(0, 0.02²) for every matrix (GPT-2's init, what MiniMind's would be near), norms left at 1. */
-    for (int p = 0; p < AL_MP_COUNT; p++) {
-        int64_t shape[2];
-        if (al_model_param_shape(hp, (al_model_param)p, shape) != 2) continue;
-        int64_t layers, experts;
-        param_extent(hp, p, &layers, &experts);
-        for (int64_t l = 0; l < layers; l++)
-            for (int64_t e = 0; e < experts; e++) {
-                int64_t numel = 0;
-                float *w = al_model_param_for_write(m, (al_model_param)p, l, e, &numel);
-                if (w) al_rng_normal(rng, w, numel, 0.0f, 0.02f);
-            }
-    }
-    al_rng_free(rng);
-    return AL_OK;
+    /* the one fresh start (model/init.c): the trainer's, so one seed gives one model */
+    return al_weights_init(al_model_get_hparams(m), seed, model_weight_for_write, m, err);
 }
 
 /* The weights a decode step reads: every matrix and norm of every layer, top_k of the experts of

@@ -1,38 +1,12 @@
 /* train_files.c — a trainer's weights in and out of MiniMind's files: its weights as a
  * model.safetensors image by MiniMind's names (what `generate`, `logits` and the page load), its
- * weights set from such an image (to resume, or to go on from a model), and the fresh start a
- * run begins from. */
+ * weights set from such an image (to resume, or to go on from a model). */
 #include "base/internal.h"
 #include "lab/weight_list.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err) {
-    if (!t) return al_fail(err, AL_ERR_ARG, "trainer init: NULL argument");
-    const al_model_hparams *hp = al_trainer_hparams(t);
-    al_rng *rng = al_rng_create(seed);
-    if (!rng) return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
-    /* every matrix N(0, 0.02²) from PyTorch's generator, in the model's order; norms 1 */
-    const int64_t n = al_model_weights(hp, NULL);
-    al_weight_ref *refs = malloc((size_t)n * sizeof *refs);
-    if (!refs) {
-        al_rng_free(rng);
-        return al_fail(err, AL_ERR_NOMEM, "trainer init: out of memory");
-    }
-    al_model_weights(hp, refs);
-    for (int64_t i = 0; i < n; i++) {
-        int64_t numel = 0, shape[2];
-        float *w = al_trainer_param(t, refs[i].p, refs[i].layer, refs[i].expert, &numel);
-        if (al_model_param_shape(hp, refs[i].p, shape) == 2) al_rng_normal(rng, w, numel, 0.0f, 0.02f);
-        else
-            for (int64_t j = 0; j < numel; j++) w[j] = 1.0f;
-    }
-    free(refs);
-    al_rng_free(rng);
-    return AL_OK;
-}
 
 static const float *trainer_weight(const void *ctx, const al_weight_ref *ref) {
     return al_trainer_weight((const al_trainer *)ctx, ref->p, ref->layer, ref->expert, NULL);

@@ -3,17 +3,24 @@
  * every head's roles measured as it learns.
  *
  *   create:  MiniMind's tokenizer cut to its first `vocab` ids → the model's shape → a trainer
- *            with N(0, 0.02²) weights → the data (text: encoded once) → the roles at step 0
- *   step:    a batch [batch, seq] → forward (each row's loss kept) → backward → AdamW at
- *            MiniMind's cosine schedule; every eval_every steps (and the last) the roles again
+ *            with al_trainer_init_weights' weights → the data (text: a corpus as `attnlab train`
+ *            reads one, al_corpus_encode: documents, <|im_start|> text <|im_end|>, the held-out
+ *            part) → the roles at step 0
+ *   step:    al_train_step, `attnlab train`'s step (train/loop.c): `accum` micro-batches
+ *            [batch, seq] from the batch source (the text's windows as the CLI draws them, or
+ *            the repeated task), each forward (each row's loss kept) and backward, then AdamW
+ *            at MiniMind's cosine schedule; every eval_every steps (and the last) the roles
+ *            again, and on text the held-out loss (al_train_held_out_loss)
  *   roles:   the probe of lab/head_roles.h (the model view's) through the trainer, batch 1;
  *            each layer's attention kept for the pattern of a clicked head
  *
  * The repeated task: each sequence is R random ids, the same R ids again, then fresh random
  * ids to the end, R drawn per sequence from [seq/4, seq/2] (so no fixed distance predicts the
- * repeat: only finding the earlier copy does). Its first half is unpredictable; the second half
- * can be read off the first by an induction head. The losses kept per step: all targets, and
- * the targets r_2..r_R of the first copy and of the second (the halves).
+ * repeat: only finding the earlier copy does), each micro-batch by the generator of (seed,
+ * step, micro-batch) as the text's windows are drawn. Its first half is unpredictable; the
+ * second half can be read off the first by an induction head. The losses kept per step: all
+ * targets, and the targets r_2..r_R of the first copy and of the second (the halves), over all
+ * the step's micro-batches.
  *
  * Stores, allocated at create:
  *   history [steps, AL_TRAIN_COLUMNS]               loss, first half, repeated half, lr per step
@@ -33,13 +40,18 @@ struct al_train_lab {
     al_tokenizer *tok;
     char *tokenizer_json;   /* the cut tokenizer.json, for the download */
     size_t tokenizer_len;
-    al_rng *rng;            /* batches */
-    int32_t *text_ids;      /* the text's ids (text data) */
-    int64_t n_text;
-    int32_t *ids;           /* [batch, seq] */
+    al_corpus corpus;       /* the text's ids and split (text data) */
+    al_stream_batches stream; /* its windows (text data) */
+    al_train_settings run;  /* the step's settings */
+    al_batch_source source; /* the repeated task or the text's windows, ctx the lab */
+    int32_t *ids;           /* [batch, seq] the last micro-batch */
+    int32_t *held_ids;      /* [batch, seq] the held-out batches */
     int8_t *half;           /* [batch, seq] which half a row's target is in: 0 none, 1 first, 2 repeated */
     float *row_loss;        /* [batch, seq] */
     float *uniform;         /* [seq + 1] */
+    double half_sum[3];     /* this step's row losses by half, over its micro-batches */
+    int64_t half_count[3];
+    double held_out;        /* the held-out loss at the last evaluation (text); NaN */
     int64_t steps_done;
     float *history;         /* [steps, AL_TRAIN_COLUMNS] */
     int64_t n_evals, max_evals;
@@ -56,7 +68,7 @@ void al_train_lab_config_default(al_train_lab_config *c) {
     memset(c, 0, sizeof *c);
     c->vocab = 292, c->layers = 2, c->heads = 2, c->kv_heads = 2, c->hidden = 64, c->ffn = 0;
     c->rope_theta = 1e6;
-    c->batch = 16, c->seq = 64, c->steps = 3000, c->lr = 1e-3, c->seed = 42, c->eval_every = 25;
+    c->batch = 16, c->seq = 64, c->accum = 1, c->steps = 3000, c->lr = 1e-3, c->seed = 42, c->eval_every = 25;
     c->data = AL_TRAIN_DATA_REPEAT;
 }
 
@@ -64,13 +76,14 @@ void al_train_lab_free(al_train_lab *lab) {
     if (!lab) return;
     al_trainer_free(lab->trainer);
     al_tok_free(lab->tok);
-    al_rng_free(lab->rng);
-    free(lab->tokenizer_json), free(lab->text_ids), free(lab->ids), free(lab->half), free(lab->row_loss);
+    al_corpus_free(&lab->corpus);
+    free(lab->tokenizer_json), free(lab->ids), free(lab->held_ids), free(lab->half), free(lab->row_loss);
     free(lab->uniform), free(lab->history), free(lab->evals), free(lab->probe_att);
     free(lab);
 }
 
 static al_status evaluate(al_train_lab *lab, al_error *err);
+static al_batch_source batch_source(al_train_lab *lab);
 
 #define CHECK_SETTING(field, lo, hi, what)                                                                     \
     do {                                                                                                       \
@@ -89,6 +102,7 @@ static al_status check_config(const al_train_lab_config *c, int64_t full_vocab, 
     CHECK_SETTING(rope_theta, 1.0, 1e9, "the RoPE base");
     CHECK_SETTING(batch, 1, 256, "the batch");
     CHECK_SETTING(seq, 8, 1024, "the sequence length");
+    CHECK_SETTING(accum, 1, 64, "the micro-batches per step");
     CHECK_SETTING(steps, 1, 1000000, "the steps");
     CHECK_SETTING(lr, 1e-6, 1.0, "the learning rate");
     CHECK_SETTING(eval_every, 1, 1000000, "the steps between evaluations");
@@ -129,26 +143,26 @@ al_status al_train_lab_create(const al_train_lab_config *cfg, const uint8_t *tok
         st = al_trainer_create(&lab->hp, cfg->batch, cfg->seq, &lab->trainer, err);
     }
     if (st == AL_OK) st = al_trainer_init_weights(lab->trainer, cfg->seed, err);
-    /* 3. The data: the text's ids once; the repeated task draws as it goes. */
+    /* 3. The data: the text as a corpus (the CLI's: documents, the held-out part) and its
+     *    windows; the repeated task draws as it goes. */
     if (st == AL_OK && cfg->data == AL_TRAIN_DATA_TEXT) {
         if (!text || !text_len) st = al_fail(err, AL_ERR_ARG, "no text to train on: paste some");
-        int64_t n = st == AL_OK ? al_tok_encode(lab->tok, text, text_len, 0, 0, NULL, 0, err) : -1;
-        if (st == AL_OK && n < 0) st = err ? err->status : AL_ERR_ARG;
-        if (st == AL_OK && n < cfg->seq + 1)
-            st = al_fail(err, AL_ERR_ARG, "the text makes %lld tokens; a sequence of %lld needs at least %lld: paste more "
-                         "text or shorten the sequence", (long long)n, (long long)cfg->seq, (long long)cfg->seq + 1);
-        if (st == AL_OK && !(lab->text_ids = malloc((size_t)n * sizeof *lab->text_ids)))
-            st = al_fail(err, AL_ERR_NOMEM, "train lab: out of memory");
-        if (st == AL_OK && al_tok_encode(lab->tok, text, text_len, 0, 0, lab->text_ids, n, err) != n)
-            st = err ? err->status : AL_ERR_ARG;
-        lab->n_text = n;
+        if (st == AL_OK) st = al_corpus_encode(lab->tok, text, text_len, cfg->seq + 1, &lab->corpus, err);
+        if (st == AL_OK)
+            st = al_stream_batches_init(&lab->stream, lab->corpus.ids, lab->corpus.n_tokens, lab->corpus.split, cfg->batch,
+                                        cfg->seq, cfg->seed, err);
+        if (st == AL_ERR_ARG && err) {
+            char why[sizeof err->msg];
+            al_snprintf(why, sizeof why, "%s", err->msg);
+            st = al_fail(err, AL_ERR_ARG, "the text: %s: paste more text or shorten the sequence", why);
+        }
     }
     /* 4. The stores (see the top of the file). */
     if (st == AL_OK) {
         const int64_t N = cfg->batch * cfg->seq, L = lab->hp.n_layers, H = lab->hp.n_heads;
         lab->max_evals = cfg->steps / cfg->eval_every + 2;
-        lab->rng = al_rng_create(cfg->seed + 1);
         lab->ids = malloc((size_t)N * sizeof *lab->ids);
+        lab->held_ids = malloc((size_t)N * sizeof *lab->held_ids);
         lab->half = calloc((size_t)N, sizeof *lab->half);
         lab->row_loss = malloc((size_t)N * sizeof *lab->row_loss);
         lab->uniform = malloc((size_t)(cfg->seq + 1) * sizeof *lab->uniform);
@@ -156,11 +170,19 @@ al_status al_train_lab_create(const al_train_lab_config *cfg, const uint8_t *tok
         lab->evals = calloc((size_t)(lab->max_evals * eval_width(&lab->hp)), sizeof *lab->evals);
         lab->probe_att = calloc((size_t)(L * H * (2 * AL_ROLE_REPEAT + 1) * (2 * AL_ROLE_REPEAT + 1)),
                                 sizeof *lab->probe_att);
-        if (!lab->rng || !lab->ids || !lab->half || !lab->row_loss || !lab->uniform || !lab->history || !lab->evals ||
+        if (!lab->ids || !lab->held_ids || !lab->half || !lab->row_loss || !lab->uniform || !lab->history || !lab->evals ||
             !lab->probe_att)
             st = al_fail(err, AL_ERR_NOMEM, "train lab: out of memory");
     }
-    /* 5. The probe, and the roles before any step. */
+    /* 5. The step's settings: the CLI's defaults but for the shape (AdamW's, clip 1, weight
+     *    decay 0.01; no MoE). */
+    if (st == AL_OK) {
+        const al_train_settings run = {cfg->batch, cfg->seq, cfg->accum, cfg->steps, cfg->lr, 0.0, al_adamw_params_default()};
+        lab->run = run;
+        lab->source = batch_source(lab);
+        lab->held_out = NAN;
+    }
+    /* 6. The probe, and the roles (and the held-out loss) before any step. */
     if (st == AL_OK) st = al_role_probe_ids(lab->probe_ids, cfg->vocab, -1, cfg->seq, &lab->probe, err);
     if (st == AL_OK) st = evaluate(lab, err);
     if (st != AL_OK) {
@@ -179,13 +201,13 @@ static int32_t random_id(float u, int64_t vocab) {
     return (int32_t)(id >= vocab ? vocab - 1 : id);
 }
 
-/* Sequence b of the repeated task: r_1..r_R r_1..r_R then fresh ids; half[] marks the rows
- * whose targets are r_2..r_R of each copy. */
-static void repeated_sequence(al_train_lab *lab, int64_t b) {
+/* Sequence b of the repeated task, from rng: r_1..r_R r_1..r_R then fresh ids; half[] marks the
+ * rows whose targets are r_2..r_R of each copy. */
+static void repeated_sequence(al_train_lab *lab, al_rng *rng, int64_t b) {
     const int64_t S = lab->cfg.seq, V = lab->cfg.vocab, lo = S / 4, hi = S / 2;
     int32_t *ids = lab->ids + b * S;
     int8_t *half = lab->half + b * S;
-    al_rng_uniform(lab->rng, lab->uniform, S + 1, 0.0f, 1.0f);
+    al_rng_uniform(rng, lab->uniform, S + 1, 0.0f, 1.0f);
     int64_t R = lo + (int64_t)(lab->uniform[S] * (float)(hi - lo + 1));
     if (R > hi) R = hi;
     for (int64_t i = 0; i < S; i++) ids[i] = random_id(lab->uniform[i], V);
@@ -194,14 +216,40 @@ static void repeated_sequence(al_train_lab *lab, int64_t b) {
     for (int64_t j = 1; j < R; j++) half[j - 1] = 1, half[R + j - 1] = 2; /* row i predicts ids[i + 1] */
 }
 
-/* Sequence b of the text: seq ids from a random place. */
-static void text_sequence(al_train_lab *lab, int64_t b) {
-    const int64_t S = lab->cfg.seq;
-    float u;
-    al_rng_uniform(lab->rng, &u, 1, 0.0f, 1.0f);
-    int64_t at = (int64_t)(u * (float)(lab->n_text - S + 1));
-    if (at > lab->n_text - S) at = lab->n_text - S;
-    memcpy(lab->ids + b * S, lab->text_ids + at, (size_t)S * sizeof *lab->ids);
+/* The batch source's draw: the repeated task's micro-batch from the generator of (seed, step,
+ * micro), or the text's windows (al_stream_batches, the CLI's). */
+static al_status lab_draw(void *ctx, int64_t step, int64_t micro, int32_t *ids, al_error *err) {
+    al_train_lab *lab = ctx;
+    if (lab->cfg.data == AL_TRAIN_DATA_TEXT) {
+        const al_batch_source text = al_stream_batch_source(&lab->stream);
+        return text.draw(text.ctx, step, micro, ids, err);
+    }
+    al_rng *rng = al_batch_rng(lab->cfg.seed, step, micro);
+    if (!rng) return al_fail(err, AL_ERR_NOMEM, "train lab: out of memory");
+    for (int64_t b = 0; b < lab->cfg.batch; b++) repeated_sequence(lab, rng, b);
+    al_rng_free(rng);
+    return AL_OK;
+}
+
+static int lab_held_out(void *ctx, int64_t k, int32_t *ids) {
+    al_train_lab *lab = ctx;
+    const al_batch_source text = al_stream_batch_source(&lab->stream);
+    return text.held_out(text.ctx, k, ids);
+}
+
+/* After each micro-batch's forward: its rows' losses added to the step's halves. */
+static void lab_seen(void *ctx, const al_trainer *t, int64_t micro) {
+    (void)micro;
+    al_train_lab *lab = ctx;
+    const int64_t N = lab->cfg.batch * lab->cfg.seq;
+    if (lab->cfg.data != AL_TRAIN_DATA_REPEAT) return;
+    al_trainer_row_losses(t, lab->row_loss, N);
+    for (int64_t i = 0; i < N; i++) lab->half_sum[lab->half[i]] += lab->row_loss[i], lab->half_count[lab->half[i]]++;
+}
+
+static al_batch_source batch_source(al_train_lab *lab) {
+    al_batch_source src = {lab_draw, lab->cfg.data == AL_TRAIN_DATA_TEXT ? lab_held_out : NULL, lab_seen, lab};
+    return src;
 }
 
 /* ---- the probe ----------------------------------------------------------------------------- */
@@ -210,6 +258,8 @@ static al_status evaluate(al_train_lab *lab, al_error *err) {
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, T = lab->probe.len;
     float *row = lab->evals + lab->n_evals * eval_width(&lab->hp);
     row[0] = (float)lab->steps_done;
+    /* the held-out loss first (its forwards are not the probe's) */
+    if (lab->source.held_out) lab->held_out = al_train_held_out_loss(lab->trainer, &lab->run, &lab->source, lab->held_ids);
     if (T) {
         float loss;
         al_status st = al_trainer_forward(lab->trainer, lab->probe_ids, lab->probe_ids, 1, T, 0.0, &loss, NULL, NULL, err);
@@ -230,37 +280,22 @@ static al_status evaluate(al_train_lab *lab, al_error *err) {
 int64_t al_train_lab_step(al_train_lab *lab, int64_t n, al_error *err) {
     if (!lab || n < 0) return al_fail(err, AL_ERR_ARG, "train lab step: NULL argument or n < 0"), -1;
     const al_train_lab_config *c = &lab->cfg;
-    const int64_t N = c->batch * c->seq;
-    al_adamw_params p = al_adamw_params_default();
     for (int64_t k = 0; k < n && lab->steps_done < c->steps; k++) {
         const int64_t step = lab->steps_done;
-        /* 1. a batch [batch, seq]; the labels are the ids (MiniMind's shift is in the loss) */
-        for (int64_t b = 0; b < c->batch; b++) {
-            if (c->data == AL_TRAIN_DATA_REPEAT) repeated_sequence(lab, b);
-            else text_sequence(lab, b);
-        }
-        /* 2. forward, each row's loss, backward, AdamW at lr(step) */
-        float loss = 0.0f;
-        p.lr = al_lr_schedule(c->lr, step, c->steps);
-        al_status st = al_trainer_forward(lab->trainer, lab->ids, lab->ids, c->batch, c->seq, 0.0, &loss, NULL, NULL, err);
-        if (st == AL_OK) {
-            al_trainer_row_losses(lab->trainer, lab->row_loss, N);
-            al_trainer_zero_grad(lab->trainer);
-            st = al_trainer_backward(lab->trainer, 1.0f, err);
-        }
-        if (st == AL_OK) st = al_trainer_step(lab->trainer, &p, NULL, err);
-        if (st != AL_OK) return -1;
-        /* 3. the step's row: the loss, the halves' mean losses (NaN on text), the lr */
-        double sum[3] = {0.0, 0.0, 0.0};
-        int64_t count[3] = {0, 0, 0};
-        for (int64_t i = 0; i < N && c->data == AL_TRAIN_DATA_REPEAT; i++) sum[lab->half[i]] += lab->row_loss[i], count[lab->half[i]]++;
+        /* 1. `attnlab train`'s step: the micro-batches (each row's loss added to the halves as
+         *    it is seen), forward, backward, AdamW at lr(step) */
+        memset(lab->half_sum, 0, sizeof lab->half_sum);
+        memset(lab->half_count, 0, sizeof lab->half_count);
+        al_train_step_result r;
+        if (al_train_step(lab->trainer, &lab->run, &lab->source, step, lab->ids, &r, err) != AL_OK) return -1;
+        /* 2. the step's row: the loss, the halves' mean losses (NaN on text), the lr */
         float *row = lab->history + step * AL_TRAIN_COLUMNS;
-        row[AL_TRAIN_LOSS] = loss;
-        row[AL_TRAIN_FIRST_HALF] = count[1] ? (float)(sum[1] / (double)count[1]) : NAN;
-        row[AL_TRAIN_REPEATED_HALF] = count[2] ? (float)(sum[2] / (double)count[2]) : NAN;
-        row[AL_TRAIN_LR] = (float)p.lr;
+        row[AL_TRAIN_LOSS] = (float)r.loss;
+        row[AL_TRAIN_FIRST_HALF] = lab->half_count[1] ? (float)(lab->half_sum[1] / (double)lab->half_count[1]) : NAN;
+        row[AL_TRAIN_REPEATED_HALF] = lab->half_count[2] ? (float)(lab->half_sum[2] / (double)lab->half_count[2]) : NAN;
+        row[AL_TRAIN_LR] = (float)r.lr;
         lab->steps_done++;
-        /* 4. the roles every eval_every steps, and after the last */
+        /* 3. the roles every eval_every steps, and after the last */
         if ((lab->steps_done % c->eval_every == 0 || lab->steps_done == c->steps) && evaluate(lab, err) != AL_OK) return -1;
     }
     return lab->steps_done;
@@ -271,8 +306,9 @@ int64_t al_train_lab_step(al_train_lab *lab, int64_t n, al_error *err) {
 const al_model_hparams *al_train_lab_hparams(const al_train_lab *lab) { return lab ? &lab->hp : NULL; }
 int64_t al_train_lab_steps_done(const al_train_lab *lab) { return lab ? lab->steps_done : -1; }
 int64_t al_train_lab_tokens_done(const al_train_lab *lab) {
-    return lab ? lab->steps_done * lab->cfg.batch * lab->cfg.seq : -1;
+    return lab ? lab->steps_done * lab->cfg.accum * lab->cfg.batch * lab->cfg.seq : -1;
 }
+double al_train_lab_held_out_loss(const al_train_lab *lab) { return lab ? lab->held_out : NAN; }
 int64_t al_train_lab_param_count(const al_train_lab *lab) { return lab ? al_trainer_param_count(lab->trainer) : -1; }
 
 int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap) {

@@ -29,8 +29,9 @@ export function functionsTakingErrors() {
   const headers = readdirSync(dir).filter((f) => f.endsWith('.h')).map((f) => readFileSync(join(dir, f), 'utf8'));
   const text = withoutComments(headers.join('\n'));
   const found = new Map();
-  for (const m of text.matchAll(/\b(al_\w+)\s*\(([^;{}]*)\)\s*;/g)) {
-    // A typedef of a function pointer (the generator's forward pass) names a type, not a call.
+  for (const m of text.matchAll(/\b(al_\w+)\s*\((?!\s*\*)([^;{}]*)\)\s*;/g)) {
+    // A typedef of a function pointer (the generator's forward pass) names a type, not a call,
+    // and a function pointer's declaration, `al_status (*draw)(..., al_error *err);`, no function.
     const statement = text.slice(Math.max(text.lastIndexOf(';', m.index), text.lastIndexOf('}', m.index)) + 1, m.index);
     if (/\btypedef\b/.test(statement)) continue;
     const at = splitArguments(m[2]).findIndex((p) => /\bal_error\s*\*/.test(p));

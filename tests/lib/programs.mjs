@@ -26,6 +26,7 @@ export const PROGRAMS = {
   test_sampler: { args: [] },
   test_sampler_limit: { args: [] },
   test_train_lab: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },
+  test_train_loop: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },
   test_train: { args: ['dense_gqa_tied', 'dense_mha_untied', 'moe_top2_norm', 'moe_top1', 'interleaved_noqk', 'attn_only'].map((c) => `tests/fixtures/train/${c}`) },
   test_tokenizer: { args: ['models/stories260K/tok512.bin'] },
   // The malformed .pth files are built in the program; the fixtures' .pth files must read.

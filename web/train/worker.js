@@ -12,7 +12,7 @@
 //   pattern  {layer, head}                one head's attention over the probe, now
 //   files    {}                           config.json, model.safetensors, tokenizer.json bytes
 // progress: {steps, tokens, ms, history (rows since the last), evals (rows since the last),
-// inductionMax, running, done}.
+// inductionMax, heldOutLoss (text: at the last evaluation), running, done}.
 /* global importScripts */
 (function (self) {
   'use strict';
@@ -38,7 +38,7 @@
     sent = { steps: lab.stepsDone, evals: sent.evals + evals.length / lab.evalWidth };
     const done = lab.stepsDone >= lab.config.steps;
     return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, history, evals,
-      inductionMax: lab.inductionMax, running: running && !done, done };
+      inductionMax: lab.inductionMax, heldOutLoss: lab.heldOutLoss, running: running && !done, done };
   }
 
   function post(p) { self.postMessage({ progress: p }, [p.history.buffer, p.evals.buffer]); }

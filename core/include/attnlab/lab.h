@@ -233,8 +233,8 @@ al_status al_train_bench_run(const al_model_hparams *hp, int64_t batch, int64_t 
 al_status al_gemm_bench_run(int64_t m, int64_t n, int64_t k, int64_t repeats, double *gflops, al_error *err);
 double al_bench_fma_peak_gflops(int32_t *lanes);
 
-/* Every weight matrix of the model drawn from N(0, 0.02²) with PyTorch's generator (norms stay
- * 1): a model of a given shape to time, or to look at. */
+/* A model of a given shape to time, or to look at: al_weights_init's fresh start (every matrix
+ * N(0, 0.02²), every norm 1), the trainer's for the same seed. */
 al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
@@ -477,35 +477,44 @@ typedef struct {
     int64_t layers, heads, kv_heads, hidden;
     int64_t ffn;              /* 0: attention-only; -1: MiniMind's ceil(hidden·π/64)·64 */
     double rope_theta;
-    int64_t batch, seq;       /* sequences per step, tokens per sequence */
+    int64_t batch, seq;       /* sequences per micro-batch, tokens per sequence */
+    int64_t accum;            /* micro-batches per step (gradient accumulation, `attnlab train --accum`) */
     int64_t steps;            /* the run's length (the schedule's) */
     double lr;                /* peak learning rate of MiniMind's cosine schedule */
-    uint64_t seed;            /* weights (and seed + 1: batches) */
+    uint64_t seed;            /* weights (al_trainer_init_weights) and batches (al_batch_rng) */
     int64_t eval_every;       /* steps between role measurements */
     al_train_data data;
 } al_train_lab_config;
 
 /* The Train tab's default into *c: a 2-layer attention-only model (hidden 64, 2 heads of 32,
  * RoPE base 1e6, MiniMind's tokenizer cut to its 292 added and byte tokens) on the repeated
- * task, batch 16 × 64, peak learning rate 1e-3, 3000 steps. Its induction head forms after
- * some 600–700 steps; at a peak of 1.5e-3 and above the model learns another circuit that
+ * task, batch 16 × 64, no accumulation, peak learning rate 1e-3, 3000 steps. Its induction head
+ * forms after some 650–750 steps (a score above 0.5 at step 675 with seed 42); at a peak of
+ * 1.5e-3 and above the model learns another circuit that
  * solves the task as well (layer 0 copying the tokens 5 and 6 back, layer 1 matching on the
  * farther copy and reading the nearer), whose induction score stays near 0. */
 void al_train_lab_config_default(al_train_lab_config *c);
 
 /* tokenizer: MiniMind's tokenizer.json (cut to cfg->vocab ids); text: the training text (UTF-8;
- * only for AL_TRAIN_DATA_TEXT, which needs at least seq + 1 tokens of it). Every setting out of
+ * only for AL_TRAIN_DATA_TEXT), a corpus as `attnlab train --corpus` reads one
+ * (al_corpus_encode: documents, each <|im_start|> text <|im_end|>, the held-out part), whose
+ * training and held-out parts must each hold a window of seq + 1 tokens. Every setting out of
  * range is an error naming it; *out stays NULL. */
 al_status al_train_lab_create(const al_train_lab_config *cfg, const uint8_t *tokenizer, size_t tokenizer_size,
                               const char *text, size_t text_len, al_train_lab **out, al_error *err);
 void al_train_lab_free(al_train_lab *lab);
 
-/* Up to n more steps (none past cfg->steps); returns the steps done so far, -1 with *err set. */
+/* Up to n more steps (none past cfg->steps), each al_train_step (`attnlab train`'s: the same
+ * settings, text and seed give the CLI's run bit for bit); returns the steps done so far, -1
+ * with *err set. */
 int64_t al_train_lab_step(al_train_lab *lab, int64_t n, al_error *err);
 
 const al_model_hparams *al_train_lab_hparams(const al_train_lab *lab);
 int64_t al_train_lab_steps_done(const al_train_lab *lab);
-int64_t al_train_lab_tokens_done(const al_train_lab *lab); /* steps · batch · seq */
+int64_t al_train_lab_tokens_done(const al_train_lab *lab); /* steps · accum · batch · seq */
+/* On text, the held-out loss (al_train_held_out_loss, `attnlab train`'s loss.csv column) at the
+ * last evaluation; NaN on the repeated task (or a NULL lab). */
+double al_train_lab_held_out_loss(const al_train_lab *lab);
 int64_t al_train_lab_param_count(const al_train_lab *lab);
 
 /* Per step, these columns: the loss, the mean loss of the repeated task's first copies
@@ -540,9 +549,6 @@ al_status al_train_lab_file(const al_train_lab *lab, al_train_lab_file_kind whic
  * A trainer's weights and MiniMind's files (the CLI's `attnlab train`).
  * ------------------------------------------------------------------------------------------ */
 
-/* A fresh start: every matrix N(0, 0.02²) from PyTorch's generator seeded with seed, in the
- * model's order (the embedding, the head, then layer by layer), every norm 1. */
-al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err);
 /* The weights as a model.safetensors image by MiniMind's names (float32; lm_head left out when
  * tied), with string metadata meta_kv [2·n_meta]; *out malloc'd (free it), *size its bytes. */
 al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,

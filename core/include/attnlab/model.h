@@ -298,6 +298,15 @@ typedef struct {
  * into out (NULL: counts them); returns how many, -1 if hp is refused. */
 int64_t al_model_weights(const al_model_hparams *hp, al_weight_ref *out);
 
+/* Where the numbers of weight ref are written, for al_weights_init: a pointer to *numel floats,
+ * or NULL (*numel 0) where the holder has no such weight. */
+typedef float *(*al_weight_writer)(void *ctx, const al_weight_ref *ref, int64_t *numel);
+/* The one fresh start of a model of shape hp, whoever holds its weights (at, ctx: a model's,
+ * a trainer's): every matrix N(0, 0.02²) from PyTorch's generator seeded with seed
+ * (torch.manual_seed), drawn weight after weight in al_model_weights' order; every norm 1. One
+ * seed, one model: al_model_fill_random and al_trainer_init_weights both call it. */
+al_status al_weights_init(const al_model_hparams *hp, uint64_t seed, al_weight_writer at, void *ctx, al_error *err);
+
 /* How many numbers the model's weights hold (the embedding once when tied); -1 if hp is
  * refused. */
 int64_t al_model_param_count(const al_model_hparams *hp);

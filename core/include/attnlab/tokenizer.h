@@ -227,6 +227,34 @@ al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int
 al_status al_tok_hf_cut(const uint8_t *json, size_t size, int64_t vocab, char **json_out, size_t *json_len,
                         al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * A corpus as MiniMind's pretraining sees it (io/corpus.c), for `attnlab train`, `attnlab eval`
+ * and the page's Train tab alike.
+ * ------------------------------------------------------------------------------------------ */
+
+typedef struct {
+    int32_t *ids;      /* [n_tokens] malloc'd (al_corpus_free): <|im_start|> doc <|im_end|> each */
+    int64_t n_tokens;  /* the stream's length */
+    int64_t split;     /* where the held-out part starts: ids [0, split) train, [split, n_tokens) held out */
+    int64_t n_docs;    /* the documents */
+    int64_t held_docs; /* the documents held out; 0: the corpus is split by tokens */
+} al_corpus;
+
+/* The documents of text[0, len) (separated by a line holding only "%" or by an empty line;
+ * separators in a row make no empty document) as one stream of ids, each as <|im_start|> text
+ * <|im_end|>, the two ids the tokenizer's own (AL_ERR_ARG naming the one it lacks), split into a
+ * training part and a held-out part: the last 5% of the documents (at least one) from 20
+ * documents on; with fewer, the last 5% of the tokens, at least one window of `window` tokens,
+ * the rest (at least as much) for training (AL_ERR_ARG, saying so, for fewer than 2·window
+ * tokens). An encoding failure is the tokenizer's status and message. *out is zero on failure. */
+al_status al_corpus_encode(const al_tokenizer *tok, const char *text, size_t len, int64_t window, al_corpus *out,
+                           al_error *err);
+void al_corpus_free(al_corpus *c); /* the ids freed, *c zeroed; NULL: nothing */
+/* Which split was used, one line ("40 documents, 51234 tokens; held out: the last 2 documents
+ * (2345 tokens)"), written as al_snprintf writes (at most cap - 1 bytes, then a NUL); returns its
+ * full length, -1 for a NULL c (or out NULL with cap > 0). */
+int64_t al_corpus_describe(const al_corpus *c, char *out, int64_t cap);
+
 #ifdef __cplusplus
 }
 #endif

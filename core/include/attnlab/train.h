@@ -76,6 +76,77 @@ int64_t al_trainer_attention(const al_trainer *t, int64_t layer, float *out, int
 /* MiniMind's schedule: lr · (0.1 + 0.45 · (1 + cos(π · step / total))). */
 double al_lr_schedule(double lr, int64_t step, int64_t total);
 
+/* A fresh start (al_weights_init into the trainer's weights): every matrix N(0, 0.02²) from
+ * PyTorch's generator seeded with seed, in al_model_weights' order, every norm 1. */
+al_status al_trainer_init_weights(al_trainer *t, uint64_t seed, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * One training step for everyone (train/loop.c): `attnlab train` and the page's Train tab take
+ * the same step on batches from a batch source, and measure the same held-out loss.
+ * ------------------------------------------------------------------------------------------ */
+
+/* The generator of micro-batch `micro` of optimizer step `step` (0-based; -1: the held-out
+ * batches) of a run seeded with seed: PyTorch's, seeded with seed · 1000003 + step · 131 + micro
+ * (in uint64_t), so a run resumed at any step draws what it would have drawn. NULL on out of
+ * memory. */
+al_rng *al_batch_rng(uint64_t seed, int64_t step, int64_t micro);
+
+/* Where a run's batches come from. draw: ids [batch, seq] of micro-batch `micro` of optimizer
+ * step `step` (the labels are the ids: MiniMind's shift is in the loss). held_out (NULL: no
+ * held-out part): held-out batch k into ids, 1, or 0 when there is no batch k. seen (may be
+ * NULL): called after each micro-batch's forward, for what the caller shows of it
+ * (al_trainer_row_losses). ctx is passed to each. */
+typedef struct {
+    al_status (*draw)(void *ctx, int64_t step, int64_t micro, int32_t *ids, al_error *err);
+    int (*held_out)(void *ctx, int64_t k, int32_t *ids);
+    void (*seen)(void *ctx, const al_trainer *t, int64_t micro);
+    void *ctx;
+} al_batch_source;
+
+typedef struct {
+    int64_t batch, seq;    /* windows per micro-batch, tokens per window */
+    int64_t accum;         /* micro-batches per optimizer step (gradient accumulation) */
+    int64_t steps;         /* optimizer steps of the whole run: the schedule's length */
+    double lr;             /* the schedule's peak */
+    double aux_coef;       /* MiniMind's router_aux_loss_coef (MoE models only) */
+    al_adamw_params adamw; /* clipping, weight decay, betas, eps; its lr is the schedule's */
+} al_train_settings;
+
+typedef struct {
+    double loss;     /* the mean of the micro-batches' losses */
+    double lr;       /* the rate this step took */
+    float grad_norm; /* the global gradient norm before clipping */
+} al_train_step_result;
+
+/* Optimizer step `step` (0-based, below s->steps): `accum` micro-batches drawn from src into ids
+ * [batch, seq] (the caller's; it holds the last one after), each forward then backward of
+ * loss / accum; then the learning rate al_lr_schedule(lr, (step + 1) · accum, steps · accum)
+ * (MiniMind's schedule counted in micro-batches, at this step's last one); then clipping and
+ * AdamW. *out (may be NULL) receives the step's loss, rate and norm. The first failure's status
+ * and message (a source's, the forward's, AdamW's). */
+al_status al_train_step(al_trainer *t, const al_train_settings *s, const al_batch_source *src, int64_t step, int32_t *ids,
+                        al_train_step_result *out, al_error *err);
+
+/* The held-out loss: the mean loss of src's held-out batches (at most AL_TRAIN_HELD_OUT_BATCHES
+ * of them) with the weights as they are, no gradient kept; NaN if there is none (or an
+ * argument is NULL). */
+#define AL_TRAIN_HELD_OUT_BATCHES 8
+double al_train_held_out_loss(al_trainer *t, const al_train_settings *s, const al_batch_source *src, int32_t *ids);
+
+/* A corpus stream's batches (al_corpus's ids and split, kept by the caller): training windows
+ * from ids [0, split) drawn by al_batch_rng(seed, step, micro); held-out windows from
+ * [split, n_tokens) drawn by a generator of their own (al_batch_rng(0xE7A1, -1, k)), the same at
+ * every measurement. AL_ERR_ARG if a part is shorter than seq + 1 tokens, saying so. */
+typedef struct {
+    const int32_t *ids; /* [n_tokens] */
+    int64_t n_tokens, split;
+    int64_t batch, seq;
+    uint64_t seed;
+} al_stream_batches;
+al_status al_stream_batches_init(al_stream_batches *sb, const int32_t *ids, int64_t n_tokens, int64_t split, int64_t batch,
+                                 int64_t seq, uint64_t seed, al_error *err);
+al_batch_source al_stream_batch_source(al_stream_batches *sb); /* its draw and held_out, ctx sb */
+
 #ifdef __cplusplus
 }
 #endif
