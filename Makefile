@@ -127,29 +127,11 @@ build/faults/test_faults: $(FAULTS_OBJ) build/faults/obj/objects
 	$(call show,LD,$@)
 	$(Q)$(CC) $(BASE) $(faults_flags) $(FAULTS_OBJ) -lm -o $@
 
-# The C entry points the page calls (web/attnlab-api.js wraps each one).
-WASM_EXPORTS := \
-    al_status_str al_abi_json al_demo_run al_demo_section_count al_demo_sections \
-    al_session_create al_session_free al_session_prefill al_session_step al_session_run_to al_session_reset \
-    al_session_len al_session_total al_session_outputs al_session_weights al_session_mask \
-    al_session_thumb_size al_session_weights_thumb \
-    al_session_verify al_session_hparams al_session_rope_relative \
-    al_attn_flops al_kv_cache_bytes_for al_kv_growth \
-    al_rope_angles al_rope_angles_wrapped al_rope_pair_trace al_rope_relative_dots \
-    al_gqa_map al_gqa_kv_choices al_attn_files_run al_buffer_free al_bench_run al_train_bench_run al_gemm_bench_run al_bench_fma_peak_gflops \
-    al_model_lab_create al_model_lab_free al_model_lab_hparams al_model_lab_kind al_model_lab_context \
-    al_model_lab_len al_model_lab_prompt_len al_model_lab_finished al_model_lab_chosen \
-    al_model_lab_prompt al_model_lab_prompt_ids al_model_lab_step al_model_lab_ids \
-    al_model_lab_token_text al_model_lab_token_bytes al_model_lab_piece al_model_lab_attention \
-    al_model_lab_thumb_size al_model_lab_thumbs al_model_lab_stages al_model_lab_top_ids \
-    al_model_lab_roles al_model_lab_routing al_model_lab_resid_norms al_model_lab_kv al_model_lab_rope \
-    al_model_lab_set_charts al_model_lab_mask al_model_lab_set_ignore_eos al_model_lab_finish \
-    al_train_lab_config_default al_train_lab_create al_train_lab_free al_train_lab_step al_train_lab_hparams \
-    al_train_lab_steps_done al_train_lab_tokens_done al_train_lab_param_count al_train_lab_history \
-    al_train_lab_evals al_train_lab_induction_max al_train_lab_held_out_loss al_train_lab_last_batch al_train_lab_probe al_train_lab_pattern al_train_lab_piece \
-    al_train_lab_file \
-    mallinfo \
-    malloc free
+# The C entry points the page calls: the functions of the ABI list (abi_list.h, whose rows
+# web/attnlab-api.js wraps, one wrapper per row), and the allocator the binding uses.
+ABI_LIST := $(firstword $(wildcard core/*/abi_list.h))
+lparen := (
+WASM_EXPORTS := $(shell sed -n 's/^ *F[$(lparen)]\(al_[a-z0-9_]*\),.*/\1/p' $(ABI_LIST)) mallinfo malloc free
 
 # The forward pass's inner loops, the GEMM, the softmax, the reductions (QK-Norm's sums), the
 # norms and RoPE, are built for speed (-O2; -O3's extra unrolling bought nothing measurable

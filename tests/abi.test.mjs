@@ -6,7 +6,8 @@
 // misread by the page.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
@@ -69,14 +70,62 @@ test('each described struct lists the fields of its C declaration, in order', ()
 test('each described enum has every value its C declaration has', () => {
   const abi = nativeAbi();
   const decls = enumDeclarations(headerText);
-  const ctype = { status: 'al_status', check: 'al_check_id', file_role: 'al_file_role', demo: 'al_demo', lang: 'al_lang', demo_panel: 'al_demo_panel',
-    model_file_kind: 'al_model_file_kind', rope_style: 'al_rope_style', gen_finish: 'al_gen_finish', lab_role: 'al_lab_role',
-    train_data: 'al_train_data', train_column: 'al_train_column', train_lab_file_kind: 'al_train_lab_file_kind' };
+  const ctype = abi.enum_ctypes;
   for (const [name, values] of Object.entries(abi.enums)) {
     const decl = decls[ctype[name]];
     assert.ok(decl, `enum ${name}: no declaration of ${ctype[name]}`);
     assert.deepEqual(Object.values(values).sort((a, b) => a - b), Object.values(decl).sort((a, b) => a - b),
       `${name}: the list and ${ctype[name]} have different values`);
+  }
+});
+
+test('each function row gives every parameter and result a kind the binding can pass', () => {
+  const abi = nativeAbi();
+  assert.ok(Object.keys(abi.functions).length >= 80);
+  for (const [name, f] of Object.entries(abi.functions)) {
+    for (const [param, kind, type] of [['(result)', ...f.result], ...f.args]) {
+      assert.ok(['i32', 'i64', 'f32', 'f64', 'ptr', 'size', 'void'].includes(kind), `${name} ${param}: no kind for ${type}`);
+    }
+  }
+});
+
+test('each shape names a pointer parameter of its function and dims the binding can resolve', () => {
+  const abi = nativeAbi();
+  const hparams = new Set([...Object.keys(abi.structs.model_hparams.fields), ...Object.keys(abi.structs.attn_hparams.fields)]);
+  for (const [key, dims] of Object.entries(abi.shapes)) {
+    const [fn, param] = key.split(' ');
+    const f = abi.functions[fn];
+    assert.ok(f, `shape of ${key}: no function ${fn} in the list`);
+    const arg = f.args.find(([n]) => n === param);
+    assert.ok(arg && arg[1] === 'ptr', `shape of ${key}: ${fn} has no pointer parameter ${param}`);
+    for (const d of dims.split(' ')) {
+      const known = /^\d+$/.test(d) || d === 'result' || d in abi.limits || hparams.has(d) || f.args.some(([n]) => n === d) || d in abi.functions;
+      assert.ok(known, `shape of ${key}: dim ${d} is no number, limit, parameter, hyper-parameter or function`);
+    }
+  }
+});
+
+// A declaration changed in a scratch copy of the headers: abi.c no longer compiles, and the
+// compiler names the function whose row no longer matches. (No binary is built.)
+test('a function whose declaration differs from its row fails the build, naming it', () => {
+  const folder = readdirSync(join(ROOT, 'core')).find((d) => existsSync(join(ROOT, 'core', d, 'abi.c')));
+  const abiSource = join(ROOT, 'core', folder, 'abi.c');
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-abi-'));
+  try {
+    cpSync(join(ROOT, 'core', 'include'), join(dir, 'include'), { recursive: true });
+    const header = join(dir, 'include', 'attnlab', 'model.h');
+    const text = readFileSync(header, 'utf8');
+    const before = 'int64_t al_kv_cache_bytes_for(int64_t batch, int64_t len, int64_t n_kv_heads, int64_t head_dim);';
+    assert.ok(text.includes(before), 'the declaration this test changes has moved');
+    const compile = () => run('gcc', ['-std=c11', '-fsyntax-only', `-I${join(dir, 'include')}`, `-I${join(ROOT, 'core')}`,
+      abiSource]);
+    assert.equal(compile().status, 0, 'the unchanged copy compiles');
+    writeFileSync(header, text.replace(before, before.replace('int64_t head_dim', 'int32_t head_dim')));
+    const r = compile();
+    assert.notEqual(r.status, 0, 'a changed declaration compiled');
+    assert.match(r.stderr, /al_kv_cache_bytes_for: its declaration differs from its row in abi_list\.h/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 });
 
@@ -89,6 +138,12 @@ test('the parsers above find what they look for', () => {
 test('the WebAssembly build describes the same layouts, enums and limits as the native one', async () => {
   const core = await loadCore();
   assert.deepEqual(core.abi, nativeAbi());
+});
+
+test('the module exports exactly the listed functions and the allocator', async () => {
+  const core = await loadCore();
+  const exported = Object.keys(core.m).filter((k) => k.startsWith('_al_')).map((k) => k.slice(1)).sort();
+  assert.deepEqual(exported, Object.keys(core.abi.functions).sort());
 });
 
 test('the binding refuses a struct with a field it was not given', async () => {

@@ -2,7 +2,8 @@
  * each listed field has the size of its listed type, the listed fields of a struct laid out in
  * order with natural alignment land exactly on the compiler's offsets and give the struct's
  * size (so a field added, removed, resized or reordered in C without the list fails here), and
- * the JSON is whole. With --print it writes the JSON to stdout, which tests/abi.test.mjs
+ * the JSON is whole; each enum a function may take or return is 4 bytes (an i32). (Each
+ * function row is checked against its declaration when abi.c compiles.) With --print it writes the JSON to stdout, which tests/abi.test.mjs
  * compares with the structs' declarations and with the WebAssembly build's own. */
 #include "attnlab.h"
 #include "lab/abi_list.h"
@@ -36,6 +37,13 @@ static void end_struct(void) {
 
 static void begin_struct(const char *name, size_t size) {
     end_struct();
+
+    /* An enum is passed as an i32 (abi.c gives its parameters that kind). */
+#define ENUM(name, ctype) CHECK(sizeof(ctype) == 4, "enum %s (%s) is %zu bytes, not 4", #name, #ctype, sizeof(ctype));
+#define VALUE(constant, label)
+    AL_ABI_ENUMS(ENUM, VALUE)
+#undef ENUM
+#undef VALUE
     cur_struct = name, cur_size = size, next_offset = 0, max_align = 1;
 }
 
@@ -58,6 +66,13 @@ int main(int argc, char **argv) {
 #undef STRUCT
 #undef FIELD
     end_struct();
+
+    /* An enum is passed as an i32 (abi.c gives its parameters that kind). */
+#define ENUM(name, ctype) CHECK(sizeof(ctype) == 4, "enum %s (%s) is %zu bytes, not 4", #name, #ctype, sizeof(ctype));
+#define VALUE(constant, label)
+    AL_ABI_ENUMS(ENUM, VALUE)
+#undef ENUM
+#undef VALUE
 
     const int64_t len = al_abi_json(NULL, 0);
     CHECK(len > 100, "al_abi_json size query: %lld", (long long)len);

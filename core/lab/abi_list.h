@@ -8,9 +8,18 @@
  * Each list is an X-macro: the caller defines the macros it needs, then expands the list.
  *   AL_ABI_STRUCTS(S, F): S(name, ctype) opens a struct; F(ctype, member, type) is one field
  *     (member may be a nested designator like hp.hidden); types: i32 i64 f32 f64 char.
- *   AL_ABI_ENUMS(E, V): E(name) opens an enum; V(constant, label) is one value; label is the
+ *   AL_ABI_ENUMS(E, V): E(name, ctype) opens an enum; V(constant, label) is one value; label is the
  *     short name a binding uses ("shapes" for AL_CHECK_SHAPES).
- *   AL_ABI_LIMITS(L): L(constant) is one limit. */
+ *   AL_ABI_LIMITS(L): L(constant) is one limit.
+ *   AL_ABI_FUNCTIONS(F): F(name, result, parameters...) is one entry point a binding may call,
+ *     its parameters written as in its declaration (names included). abi.c checks each row
+ *     against the declaration at compile time (a function whose declaration differs from its
+ *     row fails the build, naming it) and gives each parameter its kind for the binding:
+ *     i32 i64 f32 f64, ptr (an address), size (a size_t), void (results only).
+ *   AL_ABI_SHAPES(A): A(function, parameter, dims) is the shape of the array that function
+ *     writes through that parameter, in memory order; each dim is a limit, another parameter
+ *     of the call, a field of the handle's hyper-parameters (hp.n_layers), or a function of
+ *     this list called with the same-named arguments (al_model_lab_len). */
 #ifndef ATTNLAB_LAB_ABI_LIST_H
 #define ATTNLAB_LAB_ABI_LIST_H
 
@@ -75,59 +84,228 @@
     F(al_model_hparams, yarn_beta_slow, f64) F(al_model_hparams, attention_factor, f64)        \
     S(sampler_params, al_sampler_params)                                                       \
     F(al_sampler_params, temperature, f64) F(al_sampler_params, top_k, i64)                    \
-    F(al_sampler_params, top_p, f64) F(al_sampler_params, repetition_penalty, f64)           \
+    F(al_sampler_params, top_p, f64) F(al_sampler_params, repetition_penalty, f64)             \
     S(train_lab_config, al_train_lab_config)                                                   \
     F(al_train_lab_config, vocab, i64) F(al_train_lab_config, layers, i64)                     \
     F(al_train_lab_config, heads, i64) F(al_train_lab_config, kv_heads, i64)                   \
     F(al_train_lab_config, hidden, i64) F(al_train_lab_config, ffn, i64)                       \
     F(al_train_lab_config, rope_theta, f64) F(al_train_lab_config, batch, i64)                 \
-    F(al_train_lab_config, seq, i64) F(al_train_lab_config, accum, i64)                      \
+    F(al_train_lab_config, seq, i64) F(al_train_lab_config, accum, i64)                        \
     F(al_train_lab_config, steps, i64)                                                         \
     F(al_train_lab_config, lr, f64) F(al_train_lab_config, seed, i64)                          \
     F(al_train_lab_config, eval_every, i64) F(al_train_lab_config, data, i32)
 
 #define AL_ABI_ENUMS(E, V)                                                                     \
-    E(status)                                                                                  \
+    E(status, al_status)                                                                       \
     V(AL_OK, ok) V(AL_ERR_ARG, arg) V(AL_ERR_CONFIG, config) V(AL_ERR_LIMIT, limit)            \
     V(AL_ERR_NOMEM, nomem) V(AL_ERR_SHAPE, shape) V(AL_ERR_CAPACITY, capacity)                 \
     V(AL_ERR_FORMAT, format) V(AL_ERR_DTYPE, dtype) V(AL_ERR_MISSING, missing)                 \
     V(AL_ERR_NONFINITE, nonfinite) V(AL_ERR_IO, io)                                            \
-    E(check)                                                                                   \
+    E(check, al_check_id)                                                                      \
     V(AL_CHECK_SHAPES, shapes) V(AL_CHECK_REPEAT_KV, repeat_kv)                                \
     V(AL_CHECK_ROPE_NORM, rope_norm) V(AL_CHECK_ROPE_RELATIVE, rope_relative)                  \
     V(AL_CHECK_MASK_ZERO, mask_zero) V(AL_CHECK_ROWS_SUM, rows_sum)                            \
     V(AL_CHECK_CACHE_DIFF, cache_diff) V(AL_CHECK_COUNT, count)                                \
-    E(file_role)                                                                               \
+    E(file_role, al_file_role)                                                                 \
     V(AL_FILE_NONE, none) V(AL_FILE_WEIGHTS, weights) V(AL_FILE_INPUT, input)                  \
-    E(demo)                                                                                    \
+    E(demo, al_demo)                                                                           \
     V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
-    E(lang)                                                                                    \
+    E(lang, al_lang)                                                                           \
     V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)                                                        \
-    E(demo_panel)                                                                              \
+    E(demo_panel, al_demo_panel)                                                               \
     V(AL_DEMO_PANEL_NONE, none) V(AL_DEMO_PANEL_MASK, mask) V(AL_DEMO_PANEL_ROPE, rope)        \
     V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)        \
-    E(model_file_kind)                                                                         \
+    E(model_file_kind, al_model_file_kind)                                                     \
     V(AL_MODEL_FILE_UNKNOWN, unknown) V(AL_MODEL_FILE_LLAMA2C, llama2c)                        \
     V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \
-    E(rope_style)                                                                              \
+    E(rope_style, al_rope_style)                                                               \
     V(AL_ROPE_HALF_SPLIT, half_split) V(AL_ROPE_INTERLEAVED, interleaved)                      \
-    E(gen_finish)                                                                              \
+    E(gen_finish, al_gen_finish)                                                               \
     V(AL_GEN_GOING, going) V(AL_GEN_NO_PROMPT, no_prompt) V(AL_GEN_STOP_TOKEN, stop_token)     \
     V(AL_GEN_LENGTH, length) V(AL_GEN_CONTEXT, context)                                        \
-    E(lab_role)                                                                                \
+    E(lab_role, al_lab_role)                                                                   \
     V(AL_LAB_ROLE_PREVIOUS, previous) V(AL_LAB_ROLE_FIRST, first) V(AL_LAB_ROLE_LOCAL, local)  \
-    V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)                                  \
-    E(train_data)                                                                              \
+    V(AL_LAB_ROLE_INDUCTION, induction) V(AL_LAB_ROLES, count)                                 \
+    E(train_data, al_train_data)                                                               \
     V(AL_TRAIN_DATA_REPEAT, repeat) V(AL_TRAIN_DATA_TEXT, text)                                \
-    E(train_column)                                                                            \
+    E(train_column, al_train_column)                                                           \
     V(AL_TRAIN_LOSS, loss) V(AL_TRAIN_FIRST_HALF, first_half)                                  \
     V(AL_TRAIN_REPEATED_HALF, repeated_half) V(AL_TRAIN_LR, lr) V(AL_TRAIN_COLUMNS, count)     \
-    E(train_lab_file_kind)                                                                     \
+    E(kv_sharing, al_kv_sharing)                                                               \
+    V(AL_KV_MHA, mha) V(AL_KV_GQA, gqa) V(AL_KV_MQA, mqa) V(AL_KV_INVALID, invalid)            \
+    E(train_lab_file_kind, al_train_lab_file_kind)                                             \
     V(AL_TRAIN_FILE_CONFIG, config) V(AL_TRAIN_FILE_MODEL, model) V(AL_TRAIN_FILE_TOKENIZER, tokenizer)
 
 #define AL_ABI_LIMITS(L)                                                                       \
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
-    L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)       \
-    L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES)
+    L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)        \
+    L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)
+
+#define AL_ABI_FUNCTIONS(F)                                                                    \
+    F(al_sampler_params_fill_default, void, al_sampler_params *p)                              \
+    F(al_kv_sharing_of, al_kv_sharing, int64_t n_heads, int64_t n_kv_heads)                    \
+    F(al_gqa_kv_nearest, int64_t, int64_t n_heads, int64_t n_kv_heads)                         \
+    F(al_rope_pairs, int64_t, int64_t head_dim)                                                \
+    F(al_rope_pair_dims, al_status, int32_t *dims, int64_t head_dim, al_rope_style style, al_error *err) \
+    F(al_model_lab_resid_points, int64_t, const al_model_lab *lab)                             \
+    F(al_train_lab_tokens_per_second, double, const al_train_lab *lab, double ms)              \
+    F(al_train_lab_eval_width, int64_t, const al_train_lab *lab)                               \
+    F(al_status_str, const char *, al_status s)                                                \
+    F(al_abi_json, int64_t, char *buf, int64_t cap)                                            \
+    F(al_demo_run, int64_t, al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t cap,  \
+        al_error *err)                                                                         \
+    F(al_demo_section_count, int64_t, al_demo demo)                                            \
+    F(al_demo_sections, int64_t, al_demo demo, al_lang lang, int64_t seed,                     \
+        al_demo_section *sections, int64_t max_sections, char *text, int64_t cap, al_error *err)   \
+    F(al_session_create, al_status, const al_session_config *cfg, al_session **out, al_error *err) \
+    F(al_session_free, void, al_session *s)                                                    \
+    F(al_session_prefill, al_status, al_session *s, al_error *err)                             \
+    F(al_session_step, al_status, al_session *s, al_error *err)                                \
+    F(al_session_run_to, al_status, al_session *s, int64_t len, al_error *err)                 \
+    F(al_session_reset, void, al_session *s)                                                   \
+    F(al_session_len, int64_t, const al_session *s)                                            \
+    F(al_session_total, int64_t, const al_session *s)                                          \
+    F(al_session_outputs, al_status, const al_session *s, float *out, int64_t cap, al_error *err)  \
+    F(al_session_weights, al_status, const al_session *s, int64_t head, float *out, int64_t cap,   \
+        al_error *err)                                                                         \
+    F(al_session_mask, al_status, const al_session *s, float *out, int64_t cap, al_error *err) \
+    F(al_session_thumb_size, int64_t, const al_session *s, int64_t max_size)                   \
+    F(al_session_weights_thumb, al_status, const al_session *s, int64_t head, int64_t max_size,    \
+        float *out, int64_t cap, al_error *err)                                                \
+    F(al_session_verify, al_status, al_session *s, al_check *checks, al_error *err)            \
+    F(al_session_hparams, const al_attn_hparams *, const al_session *s)                        \
+    F(al_session_rope_relative, al_status, const al_session *s, int64_t m, float *dots, int64_t n, \
+        al_error *err)                                                                         \
+    F(al_attn_flops, int64_t, const al_attn_hparams *hp, int64_t n_query, int64_t n_keys)      \
+    F(al_kv_cache_bytes_for, int64_t, int64_t batch, int64_t len, int64_t n_kv_heads,          \
+        int64_t head_dim)                                                                      \
+    F(al_kv_growth, int64_t, const al_attn_hparams *hp, int64_t prompt, int64_t steps,         \
+        al_kv_growth_row *rows, int64_t cap, al_error *err)                                    \
+    F(al_rope_angles, al_status, float *angles, int64_t end, int64_t head_dim, double base,    \
+        al_error *err)                                                                         \
+    F(al_rope_angles_wrapped, al_status, float *angles, int64_t end, int64_t head_dim,         \
+        double base, al_error *err)                                                            \
+    F(al_rope_pair_trace, al_status, float *points, const float *x, int64_t pair, int64_t end, \
+        int64_t head_dim, double base, al_error *err)                                          \
+    F(al_gqa_map, al_status, int32_t *kv_head, int64_t n_heads, int64_t n_kv_heads, al_error *err) \
+    F(al_gqa_kv_choices, int, int32_t *out, int cap, int64_t n_heads)                          \
+    F(al_attn_files_run, al_status, const uint8_t *weights, size_t weights_size,               \
+        const uint8_t *input, size_t input_size, const al_attn_files_options *opt, uint8_t **out,  \
+        al_attn_files_summary *summary, al_error *err)                                         \
+    F(al_buffer_free, void, void *p)                                                           \
+    F(al_bench_run, al_status, const al_bench_config *cfg, al_bench_result *out, al_error *err)    \
+    F(al_train_bench_run, al_status, const al_model_hparams *hp, int64_t batch, int64_t seq,   \
+        int64_t steps, double *step_ms, al_error *err)                                         \
+    F(al_gemm_bench_run, al_status, int64_t m, int64_t n, int64_t k, int64_t repeats,          \
+        double *gflops, al_error *err)                                                         \
+    F(al_bench_fma_peak_gflops, double, int32_t *lanes)                                        \
+    F(al_model_lab_create, al_status, const uint8_t *model, size_t model_size,                 \
+        al_model_file_kind kind, const uint8_t *config, size_t config_size,                    \
+        const uint8_t *tokenizer, size_t tokenizer_size, int64_t context, al_model_lab **out,  \
+        al_error *err)                                                                         \
+    F(al_model_lab_free, void, al_model_lab *lab)                                              \
+    F(al_model_lab_hparams, const al_model_hparams *, const al_model_lab *lab)                 \
+    F(al_model_lab_kind, al_model_file_kind, const al_model_lab *lab)                          \
+    F(al_model_lab_context, int64_t, const al_model_lab *lab)                                  \
+    F(al_model_lab_len, int64_t, const al_model_lab *lab)                                      \
+    F(al_model_lab_prompt_len, int64_t, const al_model_lab *lab)                               \
+    F(al_model_lab_finished, int, const al_model_lab *lab)                                     \
+    F(al_model_lab_chosen, int64_t, const al_model_lab *lab)                                   \
+    F(al_model_lab_prompt, int64_t, al_model_lab *lab, const char *text, size_t len,           \
+        uint64_t seed, al_error *err)                                                          \
+    F(al_model_lab_prompt_ids, int64_t, al_model_lab *lab, const int32_t *ids, int64_t n,      \
+        uint64_t seed, al_error *err)                                                          \
+    F(al_model_lab_step, int64_t, al_model_lab *lab, const al_sampler_params *p, al_error *err)    \
+    F(al_model_lab_ids, int64_t, const al_model_lab *lab, int32_t *out, int64_t cap)           \
+    F(al_model_lab_token_text, int64_t, const al_model_lab *lab, int64_t i, char *out,         \
+        int64_t cap)                                                                           \
+    F(al_model_lab_token_bytes, int64_t, const al_model_lab *lab, int64_t i, uint8_t *out,     \
+        int64_t cap)                                                                           \
+    F(al_model_lab_piece, int64_t, const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+    F(al_model_lab_attention, al_status, const al_model_lab *lab, int64_t layer, int64_t head, \
+        float *out, int64_t cap, al_error *err)                                                \
+    F(al_model_lab_thumb_size, int64_t, const al_model_lab *lab, int64_t max_size)             \
+    F(al_model_lab_thumbs, al_status, const al_model_lab *lab, int64_t max_size, float *out,   \
+        int64_t cap, al_error *err)                                                            \
+    F(al_model_lab_stages, al_status, const al_model_lab *lab, float *out, int64_t cap,        \
+        al_error *err)                                                                         \
+    F(al_model_lab_top_ids, int64_t, const al_model_lab *lab, int64_t count, int32_t *out,     \
+        al_error *err)                                                                         \
+    F(al_model_lab_roles, al_status, const al_model_lab *lab, float *out, int64_t cap,         \
+        al_error *err)                                                                         \
+    F(al_model_lab_routing, int64_t, const al_model_lab *lab, int64_t layer, int32_t *ids,     \
+        float *weights, int64_t cap, al_error *err)                                            \
+    F(al_model_lab_resid_norms, al_status, const al_model_lab *lab, float *out, int64_t cap,   \
+        al_error *err)                                                                         \
+    F(al_model_lab_kv, int64_t, const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap,  \
+        al_error *err)                                                                         \
+    F(al_model_lab_rope, al_status, const al_model_lab *lab, float *scaled, float *plain,      \
+        int64_t cap, al_error *err)                                                            \
+    F(al_model_lab_set_charts, al_status, al_model_lab *lab, int on, al_error *err)            \
+    F(al_model_lab_mask, al_status, const al_model_lab *lab, float *out, int64_t cap,          \
+        al_error *err)                                                                         \
+    F(al_model_lab_set_ignore_eos, void, al_model_lab *lab, int on)                            \
+    F(al_model_lab_finish, al_gen_finish, const al_model_lab *lab)                             \
+    F(al_train_lab_config_default, void, al_train_lab_config *c)                               \
+    F(al_train_lab_create, al_status, const al_train_lab_config *cfg, const uint8_t *tokenizer,    \
+        size_t tokenizer_size, const char *text, size_t text_len, al_train_lab **out,          \
+        al_error *err)                                                                         \
+    F(al_train_lab_free, void, al_train_lab *lab)                                              \
+    F(al_train_lab_step, int64_t, al_train_lab *lab, int64_t n, al_error *err)                 \
+    F(al_train_lab_hparams, const al_model_hparams *, const al_train_lab *lab)                 \
+    F(al_train_lab_steps_done, int64_t, const al_train_lab *lab)                               \
+    F(al_train_lab_tokens_done, int64_t, const al_train_lab *lab)                              \
+    F(al_train_lab_param_count, int64_t, const al_train_lab *lab)                              \
+    F(al_train_lab_history, int64_t, const al_train_lab *lab, int64_t from, float *out,        \
+        int64_t cap)                                                                           \
+    F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap) \
+    F(al_train_lab_induction_max, float, const al_train_lab *lab)                              \
+    F(al_train_lab_held_out_loss, double, const al_train_lab *lab)                             \
+    F(al_train_lab_last_batch, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)    \
+    F(al_train_lab_probe, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)         \
+    F(al_train_lab_pattern, al_status, const al_train_lab *lab, int64_t layer, int64_t head,   \
+        float *out, int64_t cap, al_error *err)                                                \
+    F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+    F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
+        uint8_t **out, size_t *size, al_error *err)
+
+#define AL_ABI_SHAPES(A)                                                                       \
+    A(al_session_outputs, out, "al_session_len hidden")                                        \
+    A(al_session_weights, out, "al_session_len al_session_len")                                \
+    A(al_session_mask, out, "al_session_len al_session_len")                                   \
+    A(al_session_weights_thumb, out, "al_session_thumb_size al_session_thumb_size")            \
+    A(al_session_verify, checks, "AL_CHECK_COUNT")                                             \
+    A(al_session_rope_relative, dots, "n")                                                     \
+    A(al_rope_angles, angles, "end al_rope_pairs")                                             \
+    A(al_rope_angles_wrapped, angles, "end al_rope_pairs")                                     \
+    A(al_rope_pair_trace, points, "end 2")                                                     \
+    A(al_rope_pair_dims, dims, "al_rope_pairs 2")                                              \
+    A(al_gqa_map, kv_head, "n_heads")                                                          \
+    A(al_gqa_kv_choices, out, "result")                                                        \
+    A(al_kv_growth, rows, "result")                                                            \
+    A(al_demo_run, buf, "result")                                                              \
+    A(al_abi_json, buf, "result")                                                              \
+    A(al_model_lab_ids, out, "al_model_lab_len")                                               \
+    A(al_model_lab_token_text, out, "result")                                                  \
+    A(al_model_lab_token_bytes, out, "result")                                                 \
+    A(al_model_lab_piece, out, "result")                                                       \
+    A(al_model_lab_attention, out, "al_model_lab_len al_model_lab_len")                        \
+    A(al_model_lab_mask, out, "al_model_lab_len al_model_lab_len")                             \
+    A(al_model_lab_thumbs, out, "n_layers n_heads al_model_lab_thumb_size al_model_lab_thumb_size")\
+    A(al_model_lab_stages, out, "AL_SAMPLER_STAGES vocab")                                     \
+    A(al_model_lab_top_ids, out, "count")                                                      \
+    A(al_model_lab_roles, out, "n_layers n_heads AL_LAB_ROLES")                                \
+    A(al_model_lab_routing, ids, "al_model_lab_len top_k")                                     \
+    A(al_model_lab_routing, weights, "al_model_lab_len top_k")                                 \
+    A(al_model_lab_resid_norms, out, "al_model_lab_resid_points al_model_lab_len")             \
+    A(al_model_lab_kv, rows, "result")                                                         \
+    A(al_model_lab_rope, scaled, "al_rope_pairs")                                              \
+    A(al_model_lab_rope, plain, "al_rope_pairs")                                               \
+    A(al_train_lab_history, out, "result AL_TRAIN_COLUMNS")                                    \
+    A(al_train_lab_evals, out, "result al_train_lab_eval_width")                               \
+    A(al_train_lab_last_batch, ids, "result")                                                  \
+    A(al_train_lab_probe, ids, "result")                                                       \
+    A(al_train_lab_pattern, out, "al_train_lab_probe al_train_lab_probe")                      \
+    A(al_train_lab_piece, out, "result")                                                       
 
 #endif

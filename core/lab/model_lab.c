@@ -525,6 +525,8 @@ al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t 
     return st;
 }
 
+int64_t al_model_lab_resid_points(const al_model_lab *lab) { return lab ? lab->hp.n_layers + 1 : -1; }
+
 int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err) {
     if (!lab || (!rows && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab KV: NULL argument"), -1;
     const al_model_hparams *hp = &lab->hp;

@@ -308,6 +308,11 @@ int64_t al_train_lab_steps_done(const al_train_lab *lab) { return lab ? lab->ste
 int64_t al_train_lab_tokens_done(const al_train_lab *lab) {
     return lab ? lab->steps_done * lab->cfg.accum * lab->cfg.batch * lab->cfg.seq : -1;
 }
+double al_train_lab_tokens_per_second(const al_train_lab *lab, double ms) {
+    if (!lab) return -1.0;
+    return ms > 0.0 ? (double)al_train_lab_tokens_done(lab) / (ms / 1000.0) : 0.0;
+}
+int64_t al_train_lab_eval_width(const al_train_lab *lab) { return lab ? eval_width(&lab->hp) : -1; }
 double al_train_lab_held_out_loss(const al_train_lab *lab) { return lab ? lab->held_out : NAN; }
 int64_t al_train_lab_param_count(const al_train_lab *lab) { return lab ? al_trainer_param_count(lab->trainer) : -1; }
 

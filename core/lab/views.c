@@ -126,6 +126,17 @@ al_status al_gqa_map(int32_t *kv_head, int64_t n_heads, int64_t n_kv_heads, al_e
     return AL_OK;
 }
 
+int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads) {
+    if (n_heads < 1 || n_heads > AL_MAX_HEADS) return -1;
+    int64_t best = 1; /* the choices ascend: a later one wins only when strictly nearer */
+    for (int64_t kv = 2; kv <= n_heads; kv++) {
+        const int64_t d = kv > n_kv_heads ? kv - n_kv_heads : n_kv_heads - kv;
+        const int64_t d_best = best > n_kv_heads ? best - n_kv_heads : n_kv_heads - best;
+        if (n_heads % kv == 0 && d < d_best) best = kv;
+    }
+    return best;
+}
+
 int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads) {
     int count = 0;
     if (n_heads < 1 || n_heads > AL_MAX_HEADS || cap < 0 || (!out && cap > 0)) return -1;

@@ -82,6 +82,14 @@ int64_t al_kv_cache_bytes_for(int64_t batch, int64_t len, int64_t n_kv_heads, in
     return n;
 }
 
+al_kv_sharing al_kv_sharing_of(int64_t n_heads, int64_t n_kv_heads) {
+    if (n_heads < 1 || n_heads > AL_MAX_HEADS || n_kv_heads < 1 || n_kv_heads > n_heads ||
+        n_heads % n_kv_heads != 0)
+        return AL_KV_INVALID;
+    if (n_kv_heads == n_heads) return AL_KV_MHA;
+    return n_kv_heads == 1 ? AL_KV_MQA : AL_KV_GQA;
+}
+
 int64_t al_kv_cache_bytes(const al_kv_cache *c) {
     if (!c) return -1;
     return al_kv_cache_bytes_for(c->batch, c->len, c->n_kv_heads, c->head_dim) +

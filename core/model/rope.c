@@ -81,6 +81,25 @@ al_status al_rope_check(int64_t head_dim, double base, al_error *err) {
     return AL_OK;
 }
 
+int64_t al_rope_pairs(int64_t head_dim) {
+    return head_dim >= 2 && head_dim <= AL_MAX_HEAD_DIM && head_dim % 2 == 0 ? head_dim / 2 : -1;
+}
+
+al_status al_rope_pair_dims(int32_t *dims, int64_t head_dim, al_rope_style style, al_error *err) {
+    if (!dims) return al_fail(err, AL_ERR_ARG, "RoPE pairs: no output buffer");
+    const int64_t half = al_rope_pairs(head_dim);
+    if (half < 0)
+        return al_fail(err, AL_ERR_ARG, "RoPE pairs: head_dim must be even and in [2, %d] (got %lld)",
+                       AL_MAX_HEAD_DIM, (long long)head_dim);
+    if (style != AL_ROPE_HALF_SPLIT && style != AL_ROPE_INTERLEAVED)
+        return al_fail(err, AL_ERR_ARG, "RoPE pairs: unknown style %d", (int)style);
+    for (int64_t i = 0; i < half; i++) {
+        dims[2 * i] = (int32_t)(style == AL_ROPE_HALF_SPLIT ? i : 2 * i);
+        dims[2 * i + 1] = (int32_t)(style == AL_ROPE_HALF_SPLIT ? i + half : 2 * i + 1);
+    }
+    return AL_OK;
+}
+
 al_status al_rope_angles(float *angles, int64_t end, int64_t head_dim, double base,
                          al_error *err) {
     if (!angles) return al_fail(err, AL_ERR_ARG, "RoPE angles: no output buffer");

@@ -17,6 +17,10 @@ al_sampler_params al_sampler_params_default(void) {
     return p;
 }
 
+void al_sampler_params_fill_default(al_sampler_params *p) {
+    if (p) *p = al_sampler_params_default();
+}
+
 static al_status check(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                        const al_sampler_params *p, al_error *err) {
     if (!logits || !p || (n_seen > 0 && !seen)) return al_fail(err, AL_ERR_ARG, "sampler: NULL argument");

@@ -45,6 +45,9 @@ al_status al_gqa_map(int32_t *kv_head /* [n_heads] */, int64_t n_heads, int64_t 
  * Returns how many there are (writing at most cap of them), or -1 if n_heads is out of range
  * or out is NULL with cap > 0. */
 int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
+/* Of those choices, the one nearest n_kv_heads (the smaller of two as near); -1 if n_heads is
+ * out of range. */
+int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads);
 
 /* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
  * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
@@ -451,6 +454,8 @@ int64_t al_model_lab_routing(const al_model_lab *lab, int64_t layer, int32_t *id
                              al_error *err);
 /* ‖x‖₂ of every token before layer 0 and after each layer: [n_layers + 1, len]. */
 al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
+/* The rows of al_model_lab_resid_norms: n_layers + 1 (-1 if lab is NULL). */
+int64_t al_model_lab_resid_points(const al_model_lab *lab);
 
 /* The whole model's KV cache after the prompt (row 0) and after each step: len, bytes of all
  * layers' caches, the same with MHA and with MQA, and the step's FLOPs with the cache against
@@ -512,6 +517,9 @@ int64_t al_train_lab_step(al_train_lab *lab, int64_t n, al_error *err);
 const al_model_hparams *al_train_lab_hparams(const al_train_lab *lab);
 int64_t al_train_lab_steps_done(const al_train_lab *lab);
 int64_t al_train_lab_tokens_done(const al_train_lab *lab); /* steps · accum · batch · seq */
+/* Training speed: the tokens done over ms milliseconds of training (as its caller timed the
+ * steps); 0 before any step or for ms <= 0, -1 if lab is NULL. */
+double al_train_lab_tokens_per_second(const al_train_lab *lab, double ms);
 /* On text, the held-out loss (al_train_held_out_loss, `attnlab train`'s loss.csv column) at the
  * last evaluation; NaN on the repeated task (or a NULL lab). */
 double al_train_lab_held_out_loss(const al_train_lab *lab);
@@ -526,6 +534,7 @@ int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, 
 /* Evaluations from..n-1 as rows [count, 1 + n_layers · n_heads · AL_LAB_ROLES]: the step, then
  * each head's role scores (layer by layer); the first is step 0. Same returns. */
 int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+int64_t al_train_lab_eval_width(const al_train_lab *lab); /* the evals' row width; -1 if NULL */
 /* The highest induction score of any head at the last evaluation. */
 float al_train_lab_induction_max(const al_train_lab *lab);
 /* The last step's batch [batch, seq] (what the model saw); returns batch · seq, -1 before any

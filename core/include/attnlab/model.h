@@ -137,6 +137,12 @@ int64_t al_kv_cache_bytes(const al_kv_cache *c);
  * size beyond int64. */
 int64_t al_kv_cache_bytes_for(int64_t batch, int64_t len, int64_t n_kv_heads, int64_t head_dim);
 
+/* How query heads share the cache's K/V heads: one each (MHA: n_kv_heads = n_heads, checked
+ * first, so one head is MHA), one for all (MQA: n_kv_heads = 1), or groups (GQA); INVALID for
+ * counts out of [1, AL_MAX_HEADS], more KV heads than heads, or a count that does not divide. */
+typedef enum { AL_KV_MHA = 0, AL_KV_GQA, AL_KV_MQA, AL_KV_INVALID } al_kv_sharing;
+al_kv_sharing al_kv_sharing_of(int64_t n_heads, int64_t n_kv_heads);
+
 /* Copies the stored K or V out, in the seeds' layout [batch, len, n_kv_heads, head_dim]. */
 al_status al_kv_cache_read(const al_kv_cache *c, int which_v, float *out, int64_t cap);
 
@@ -220,6 +226,13 @@ void al_repeat_kv(float *out,      /* [batch, seq, n_kv_heads·n_rep, head_dim] 
  * ------------------------------------------------------------------------------------------ */
 
 typedef enum { AL_ROPE_HALF_SPLIT = 0, AL_ROPE_INTERLEAVED = 1 } al_rope_style;
+
+/* RoPE's pairs in a head of head_dim dimensions: head_dim/2 of them (-1 for an odd head_dim or
+ * one out of [2, AL_MAX_HEAD_DIM]); pair i turns dimensions (i, i + head_dim/2) half-split
+ * (MiniMind, Hugging Face's Llama) or (2i, 2i + 1) interleaved (llama2.c). */
+int64_t al_rope_pairs(int64_t head_dim);
+al_status al_rope_pair_dims(int32_t *dims /* [head_dim/2, 2] */, int64_t head_dim, al_rope_style style,
+                            al_error *err);
 
 typedef struct {
     int64_t vocab;      /* tokens */
@@ -383,6 +396,8 @@ typedef struct {
 } al_sampler_params;
 
 al_sampler_params al_sampler_params_default(void); /* MiniMind's: 0.85, 50, 0.85, 1.0 */
+/* The same defaults written into *p (for bindings, which cannot take a struct by value). */
+void al_sampler_params_fill_default(al_sampler_params *p);
 
 /* The distribution at each stage, for drawing: stages [AL_SAMPLER_STAGES, vocab] = the
  * softmax of the raw logits, after temperature, after the repetition penalty, after top-k,
