@@ -49,7 +49,7 @@ for (const c of CONFIGS) {
     assert.deepEqual(rows, expected(c));
     const core = await loadCore();
     const wasm = core.kvGrowth({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv, headDim: c.hd }, c.prompt, c.steps);
-    assert.deepEqual(wasm.map((r, i) => [i === 0 ? 'prefill' : String(i), r.len, r.bytes, r.mha, r.mqa, r.flopsCached, r.flopsUncached].map(String)), expected(c));
+    assert.deepEqual(wasm.map((r, i) => [i === 0 ? 'prefill' : String(i), r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].map(String)), expected(c));
   });
 }
 

@@ -1,10 +1,13 @@
 // attnlab-api.js — the thin JavaScript binding of the AttnLab core compiled to WebAssembly.
-// One method per C entry point; arguments are checked here because the raw exports check
-// neither count nor type. Heap views are re-read after every call into C (memory growth
+// One method per C entry point. Heap views are re-read after every call into C (memory growth
 // replaces them) and results are copied out; every malloc is freed in a finally block.
-// Struct offsets, enum values and limits are never written here: they come from the module
-// itself (al_abi_json, generated from core/lab/abi_list.h), and a struct is filled only when
-// every one of its fields is given, so a field added or moved in C cannot be misread.
+// Struct offsets, enum values, limits, the entry points and the shapes of the arrays they fill
+// are never written here: they come from the module itself (al_abi_json, generated from the
+// ABI list abi_list.h). C is called only through this.fn, made from that list at load: each
+// wrapper checks its argument count and kinds and passes an int64_t as a BigInt and a pointer
+// or int32 as a Number, so a signature changed in C (and in its row, or the build fails) is
+// followed here, and a function the list does not name cannot be called. A struct is filled
+// only when every one of its fields is given, so a field added or moved in C cannot be misread.
 // No maths here: every number comes from the core.
 // Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
 (function (root) {
@@ -36,19 +39,59 @@
     if (value.length !== length) throw new AttnLabError(`${name} must hold ${length} numbers (got ${value.length})`, ARG_ERROR);
   }
 
+  // The one row read before the list itself: al_abi_json(char *buf, int64_t cap).
+  const ABI_JSON = { result: ['i64', 'int64_t'], args: [['buf', 'ptr', 'char *'], ['cap', 'i64', 'int64_t']] };
+
+  // A JS value as the wasm parameter of kind `kind` (name: the function and parameter, for the
+  // message): int64_t as a BigInt, pointers, sizes and int32 as Numbers, floats as Numbers.
+  function toWasm(name, kind, v) {
+    if (kind === 'f32' || kind === 'f64') {
+      if (typeof v !== 'number') throw new AttnLabError(`${name} must be a number (got ${typeof v})`, ARG_ERROR);
+      return v;
+    }
+    if (!Number.isSafeInteger(v)) throw new AttnLabError(`${name} must be a whole number (got ${v})`, ARG_ERROR);
+    return kind === 'i64' ? BigInt(v) : v;
+  }
+
+  // The wrapper of export `name` from its row f of the ABI list; refuses at load a module that
+  // lacks it or whose export takes another number of parameters.
+  function bindFunction(module, name, f) {
+    const raw = module[`_${name}`];
+    if (typeof raw !== 'function') throw new AttnLabError(`attnlab.wasm does not export ${name}, which its ABI list names`, ARG_ERROR);
+    if (raw.length !== f.args.length) {
+      throw new AttnLabError(`attnlab.wasm's ${name} takes ${raw.length} parameters, its ABI list ${f.args.length}`, ARG_ERROR);
+    }
+    const names = f.args.map(([param]) => `${name}: ${param}`);
+    const kinds = f.args.map(([, kind]) => kind);
+    const i64 = f.result[0] === 'i64';
+    return (...args) => {
+      if (args.length !== kinds.length) {
+        throw new AttnLabError(`${name} takes ${kinds.length} arguments (${f.args.map(([p]) => p).join(', ')}), given ${args.length}`, ARG_ERROR);
+      }
+      const r = raw(...args.map((v, i) => toWasm(names[i], kinds[i], v)));
+      return i64 ? Number(r) : r;
+    };
+  }
+
   // The names of an enum's values in order of value: {a: 0, b: 1} -> ['a', 'b'].
   const enumNames = (e) => Object.entries(e).sort((x, y) => x[1] - y[1]).map(([k]) => k);
 
   class Core {
     constructor(module) {
       this.m = module;
+      this.fn = { al_abi_json: bindFunction(module, 'al_abi_json', ABI_JSON) };
       this.abi = this.readAbi();
+      this.fn = {};
+      for (const [name, f] of Object.entries(this.abi.functions)) this.fn[name] = bindFunction(module, name, f);
       const { structs, enums, limits } = this.abi;
       for (const name of ['error', 'attn_hparams', 'session_config', 'check', 'attn_files_options', 'attn_files_summary',
         'bench_config', 'bench_result', 'kv_growth_row', 'demo_section', 'model_hparams', 'sampler_params']) {
         if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
       }
       this.status = enums.status;
+      // The core's defaults: the seeds' layer (rope base, eps) and MiniMind's sampler.
+      this.layerDefaults = this.filled('attn_hparams', this.fn.al_attn_hparams_fill_default);
+      this.samplerDefaults = this.filled('sampler_params', this.fn.al_sampler_params_fill_default);
       this.limits = limits;
       this.checkNames = enumNames(enums.check).filter((n) => n !== 'count');
       this.panelNames = enumNames(enums.demo_panel);
@@ -56,10 +99,10 @@
 
     // --- al_abi_json: every struct layout, enum value and limit, from the module ----------
     readAbi() {
-      const len = Number(this.m._al_abi_json(0, 0n));
+      const len = this.fn.al_abi_json(0, 0);
       if (!(len > 0)) throw new AttnLabError('attnlab.wasm could not describe its structs', ARG_ERROR);
       return this.withAllocs([len + 1], (p) => {
-        this.m._al_abi_json(p, BigInt(len + 1));
+        this.fn.al_abi_json(p, len + 1);
         return JSON.parse(this.m.UTF8ToString(p));
       });
     }
@@ -81,6 +124,32 @@
       }
     }
     sizeOf(struct) { return this.abi.structs[struct].size; }
+    // The struct fill(ptr) writes, read back.
+    filled(struct, fill) {
+      return this.withAllocs([this.sizeOf(struct)], (p) => { fill(p); return this.readStruct(p, struct); });
+    }
+    // The element count of the array function `name` writes through `param`, from its shape in
+    // the ABI list. env: values by name (the call's arguments, the handle's hyper-parameters);
+    // a dim is a number, a limit, one of those, a listed function called with its arguments
+    // taken from env by name (a buffer NULL and a capacity 0 when env has none: a size query),
+    // or `result`, what sizeQuery() returns (the call itself asked for its size).
+    countOf(name, param, env, sizeQuery) {
+      const dims = this.abi.shapes[`${name} ${param}`];
+      if (dims === undefined) throw new AttnLabError(`the ABI list gives no shape for ${name} ${param}`, ARG_ERROR);
+      let n = 1;
+      for (const d of dims.split(' ')) {
+        let v;
+        if (/^\d+$/.test(d)) v = Number(d);
+        else if (d === 'result') v = sizeQuery();
+        else if (d in env) v = env[d];
+        else if (d in this.limits) v = this.limits[d];
+        else if (d in this.fn) v = this.fn[d](...this.abi.functions[d].args.map(([p]) => (p in env ? env[p] : 0)));
+        else throw new AttnLabError(`${name} ${param}: unknown dim ${d}`, ARG_ERROR);
+        if (!(v >= 0)) return v; // a refused size query: the caller reports it
+        n *= v;
+      }
+      return n;
+    }
     // Fills the C struct `struct` at ptr from values keyed by C field name ("hp.hidden", ...).
     // Every field must be given, and nothing else.
     writeStruct(ptr, struct, values) {
@@ -114,7 +183,7 @@
     }
     floatsFrom(ptr, count) { return this.m.HEAPF32.slice(ptr >> 2, (ptr >> 2) + count); }
     floatsTo(ptr, values) { this.m.HEAPF32.set(values, ptr >> 2); }
-    statusText(status) { return this.m.UTF8ToString(this.m._al_status_str(status)); }
+    statusText(status) { return this.m.UTF8ToString(this.fn.al_status_str(status)); }
     // Throws the core's own message (from the al_error at errPtr) when status is not AL_OK.
     throwIf(status, errPtr) {
       if (status === this.status.ok) return;
@@ -152,10 +221,10 @@
       if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, ARG_ERROR);
       checkInt('seed', seed, -1, 2 ** 32 - 1);
       return this.withError((err) => {
-        const len = Number(this.m._al_demo_run(demo, language, BigInt(seed), 0, 0n, err));
+        const len = this.fn.al_demo_run(demo, language, seed, 0, 0, err);
         if (len < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
         return this.withAllocs([len + 1], (buf) => {
-          this.m._al_demo_run(demo, language, BigInt(seed), buf, BigInt(len + 1), err);
+          this.fn.al_demo_run(demo, language, seed, buf, len + 1, err);
           return this.m.UTF8ToString(buf, len);
         });
       });
@@ -165,7 +234,7 @@
     demoSectionCount(which) {
       const demo = this.abi.enums.demo[which];
       if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, ARG_ERROR);
-      const count = Number(this.m._al_demo_section_count(demo));
+      const count = this.fn.al_demo_section_count(demo);
       if (count < 1) throw new AttnLabError(`demo '${which}' has no sections`, this.status.arg);
       return count;
     }
@@ -181,7 +250,7 @@
       checkInt('seed', seed, -1, 2 ** 32 - 1);
       return this.withError((err) => {
         const call = (sections, max, text, cap) => {
-          const len = Number(this.m._al_demo_sections(demo, language, BigInt(seed), sections, BigInt(max), text, BigInt(cap), err));
+          const len = this.fn.al_demo_sections(demo, language, seed, sections, max, text, cap, err);
           if (len < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
           return len;
         };
@@ -202,8 +271,9 @@
     }
 
     // --- al_kv_growth: the cache's bytes and each step's FLOPs over a prefill and decode steps
-    // layer: {hidden, heads, kvHeads, headDim}. Returns [{len, bytes, mha, mqa, flopsCached,
-    // flopsUncached}], one row after the prefill and one after each step.
+    // layer: {hidden, heads, kvHeads, headDim, ropeBase, eps}. Returns al_kv_growth_row's
+    // [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], one row after the
+    // prefill and one after each step.
     kvGrowth(layer, prompt, steps) {
       checkInt('hidden', layer.hidden, 1, this.limits.AL_MAX_HIDDEN);
       checkInt('heads', layer.heads, 1, this.limits.AL_MAX_HEADS);
@@ -214,10 +284,10 @@
       return this.withAllocs([this.sizeOf('attn_hparams')], (ph) => this.withError((err) => {
         this.writeStruct(ph, 'attn_hparams', {
           hidden: layer.hidden, n_heads: layer.heads, n_kv_heads: layer.kvHeads, head_dim: layer.headDim,
-          rope_base: layer.ropeBase ?? 10000, eps: layer.eps ?? 1e-6, qk_norm: layer.qkNorm === false ? 0 : 1,
+          rope_base: layer.ropeBase ?? this.layerDefaults.rope_base, eps: layer.eps ?? this.layerDefaults.eps, qk_norm: layer.qkNorm === false ? 0 : 1,
         });
         const call = (rows, cap) => {
-          const n = Number(this.m._al_kv_growth(ph, BigInt(prompt), BigInt(steps), rows, BigInt(cap), err));
+          const n = this.fn.al_kv_growth(ph, prompt, steps, rows, cap, err);
           if (n < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
           return n;
         };
@@ -226,8 +296,7 @@
         return this.withAllocs([size * count], (pr) => {
           call(pr, count);
           return Array.from({ length: count }, (_, i) => {
-            const r = this.readStruct(pr + i * size, 'kv_growth_row');
-            return { len: r.len, bytes: r.bytes, mha: r.bytes_mha, mqa: r.bytes_mqa, flopsCached: r.flops_cached, flopsUncached: r.flops_uncached };
+            return this.readStruct(pr + i * size, 'kv_growth_row');
           });
         });
       }));
@@ -236,7 +305,7 @@
     // --- al_kv_cache_bytes_for -------------------------------------------------------------
     kvCacheBytes(batch, len, kvHeads, headDim) {
       for (const [k, v] of Object.entries({ batch, len, kvHeads, headDim })) checkInt(k, v, 0, 2 ** 31);
-      return Number(this.m._al_kv_cache_bytes_for(BigInt(batch), BigInt(len), BigInt(kvHeads), BigInt(headDim)));
+      return this.fn.al_kv_cache_bytes_for(batch, len, kvHeads, headDim);
     }
 
     // --- RoPE views: al_rope_angles / al_rope_angles_wrapped ------------------------------
@@ -244,10 +313,11 @@
       checkInt('positions', end, 1, this.limits.AL_MAX_SEQ);
       checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkNumber('rope base', base);
-      const n = end * (headDim / 2);
+      const n = this.countOf('al_rope_angles', 'angles', { end, head_dim: headDim });
+      if (n < 0) throw new AttnLabError(`head_dim must be even (got ${headDim})`, this.status.arg);
       return this.withAllocs([4 * n], (p) => this.withError((err) => {
-        const f = wrapped ? this.m._al_rope_angles_wrapped : this.m._al_rope_angles;
-        this.throwIf(f(p, BigInt(end), BigInt(headDim), base, err), err);
+        const f = wrapped ? this.fn.al_rope_angles_wrapped : this.fn.al_rope_angles;
+        this.throwIf(f(p, end, headDim, base, err), err);
         return this.floatsFrom(p, n);
       }));
     }
@@ -261,22 +331,8 @@
       checkNumber('rope base', base);
       return this.withAllocs([4 * headDim, 8 * end], (px, out) => this.withError((err) => {
         this.floatsTo(px, x);
-        this.throwIf(this.m._al_rope_pair_trace(out, px, BigInt(pair), BigInt(end), BigInt(headDim), base, err), err);
+        this.throwIf(this.fn.al_rope_pair_trace(out, px, pair, end, headDim, base, err), err);
         return this.floatsFrom(out, 2 * end);
-      }));
-    }
-
-    // --- al_rope_relative_dots -------------------------------------------------------------
-    ropeRelativeDots(v, m, n, headDim, base) {
-      checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
-      checkFloats('v', v, headDim);
-      checkInt('m', m, 0, this.limits.AL_MAX_SEQ);
-      checkInt('n', n, 1, this.limits.AL_MAX_SEQ);
-      checkNumber('rope base', base);
-      return this.withAllocs([4 * headDim, 4 * n], (pv, out) => this.withError((err) => {
-        this.floatsTo(pv, v);
-        this.throwIf(this.m._al_rope_relative_dots(out, pv, BigInt(m), BigInt(n), BigInt(headDim), base, err), err);
-        return this.floatsFrom(out, n);
       }));
     }
 
@@ -285,8 +341,35 @@
       checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
       checkInt('kv heads', kvHeads, 1, this.limits.AL_MAX_HEADS);
       return this.withAllocs([4 * heads], (p) => this.withError((err) => {
-        this.throwIf(this.m._al_gqa_map(p, BigInt(heads), BigInt(kvHeads), err), err);
+        this.throwIf(this.fn.al_gqa_map(p, heads, kvHeads, err), err);
         return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + heads));
+      }));
+    }
+
+    // --- al_kv_sharing_of: 'mha' | 'gqa' | 'mqa' ('invalid' for counts GQA does not allow) -----
+    kvSharing(heads, kvHeads) {
+      checkInt('heads', heads, 0, Number.MAX_SAFE_INTEGER);
+      checkInt('kv heads', kvHeads, 0, Number.MAX_SAFE_INTEGER);
+      return enumNames(this.abi.enums.kv_sharing)[this.fn.al_kv_sharing_of(heads, kvHeads)];
+    }
+    // --- al_gqa_kv_nearest: the allowed KV head count nearest kvHeads ----------------------
+    kvNearest(heads, kvHeads) {
+      checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
+      checkInt('kv heads', kvHeads, 0, Number.MAX_SAFE_INTEGER);
+      return this.fn.al_gqa_kv_nearest(heads, kvHeads);
+    }
+    // --- al_rope_pair_dims: [[a, b], ...], the dimensions pair i turns in style ('half_split'
+    // or 'interleaved')
+    ropePairs(headDim, style) {
+      const s = this.abi.enums.rope_style[style];
+      if (s === undefined) throw new AttnLabError(`unknown RoPE style '${style}'`, ARG_ERROR);
+      checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
+      const n = this.countOf('al_rope_pair_dims', 'dims', { head_dim: headDim });
+      if (n < 0) throw new AttnLabError(`head_dim must be even (got ${headDim})`, this.status.arg);
+      return this.withAllocs([4 * n], (p) => this.withError((err) => {
+        this.throwIf(this.fn.al_rope_pair_dims(p, headDim, s, err), err);
+        const d = this.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+        return Array.from({ length: n / 2 }, (_, i) => [d[2 * i], d[2 * i + 1]]);
       }));
     }
 
@@ -295,7 +378,7 @@
       const max = this.limits.AL_MAX_HEADS;
       checkInt('heads', heads, 1, max);
       return this.withAllocs([4 * max], (p) => {
-        const n = this.m._al_gqa_kv_choices(p, max, BigInt(heads));
+        const n = this.fn.al_gqa_kv_choices(p, max, heads);
         if (n < 0) throw new AttnLabError(`no KV head choices for ${heads} heads`, this.status.arg);
         return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + n));
       });
@@ -309,7 +392,7 @@
         throw new AttnLabError('weights and input must be Uint8Arrays', ARG_ERROR);
       }
       const layer = options.layer ?? -1, prefill = options.prefill ?? 0;
-      checkInt('layer', layer, -1, 100000);
+      checkInt('layer', layer, -1, Number.MAX_SAFE_INTEGER); // the core refuses a layer the file lacks
       checkInt('prefill', prefill, 0, this.limits.AL_MAX_SEQ);
       for (const k of ['ropeBase', 'eps']) if (options[k] !== undefined) checkNumber(k, options[k]);
       return this.withAllocs([weightsBytes.length, inputBytes.length, this.sizeOf('attn_files_options'),
@@ -321,7 +404,7 @@
           attn_weights: options.attnWeights === false ? 0 : 1,
         });
         this.m.HEAP32[pout >> 2] = 0;
-        const status = this.m._al_attn_files_run(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);
+        const status = this.fn.al_attn_files_run(pw, weightsBytes.length, pi, inputBytes.length, po, pout, ps, err);
         this.throwIf(status, err);
         const result = this.m.HEAP32[pout >> 2]; // re-read: the call may have grown memory
         try {
@@ -333,7 +416,7 @@
           };
           return { bytes: this.m.HEAPU8.slice(result, result + summary.bytes), summary };
         } finally {
-          this.m._al_buffer_free(result);
+          this.fn.al_buffer_free(result);
         }
       }));
     }
@@ -342,20 +425,20 @@
     hparams(c) {
       return {
         'hp.hidden': c.hidden, 'hp.n_heads': c.heads, 'hp.n_kv_heads': c.kvHeads, 'hp.head_dim': c.headDim,
-        'hp.rope_base': c.ropeBase, 'hp.eps': c.eps ?? 1e-6, 'hp.qk_norm': c.qkNorm === false ? 0 : 1,
+        'hp.rope_base': c.ropeBase, 'hp.eps': c.eps ?? this.layerDefaults.eps, 'hp.qk_norm': c.qkNorm === false ? 0 : 1,
       };
     }
 
     // --- al_bench_run: the core timed inside WebAssembly ----------------------------------
     bench(cfg) {
-      const c = { ropeBase: 10000, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
+      const c = { ropeBase: this.layerDefaults.rope_base, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
       for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seq', 'decodeAt', 'repeats', 'seed']) checkInt(f, c[f], 0, 2 ** 31);
       checkNumber('ropeBase', c.ropeBase);
       return this.withAllocs([this.sizeOf('bench_config'), this.sizeOf('bench_result')], (pc, pr) => this.withError((err) => {
         this.writeStruct(pc, 'bench_config', {
           ...this.hparams(c), seq: c.seq, decode_at: c.decodeAt, repeats: c.repeats, seed: c.seed,
         });
-        this.throwIf(this.m._al_bench_run(pc, pr, err), err);
+        this.throwIf(this.fn.al_bench_run(pc, pr, err), err);
         const r = this.readStruct(pr, 'bench_result');
         return { prefillMs: r.prefill_ms, decodeMs: r.decode_ms, prefillGflops: r.prefill_gflops, decodeRecomputeMs: r.decode_recompute_ms };
       }));
@@ -374,7 +457,7 @@
           ...this.hparams({ ...cfg, qkNorm: !!cfg.qkNorm }),
           seed: cfg.seed, prompt_len: cfg.promptLen, decode_steps: cfg.decodeSteps,
         });
-        this.throwIf(this.m._al_session_create(pc, pout, err), err);
+        this.throwIf(this.fn.al_session_create(pc, pout, err), err);
         return new Session(this, this.m.HEAP32[pout >> 2], cfg);
       }));
     }
@@ -401,7 +484,7 @@
     floats(count, fill) {
       const c = this.core;
       return c.withAllocs([4 * Math.max(1, count)], (p) => c.withError((err) => {
-        c.throwIf(fill(p, BigInt(count), err), err);
+        c.throwIf(fill(p, count, err), err);
         return c.floatsFrom(p, count);
       }));
     }
@@ -409,12 +492,12 @@
 
   class Session extends Handle {
     constructor(core, ptr, cfg) {
-      super(core, ptr, 'session', core.m._al_session_free);
+      super(core, ptr, 'session', core.fn.al_session_free);
       this.cfg = { ...cfg };
     }
     // al_session_prefill / al_session_step
-    prefill() { this.callWithError(this.core.m._al_session_prefill); }
-    step() { this.callWithError(this.core.m._al_session_step); }
+    prefill() { this.callWithError(this.core.fn.al_session_prefill); }
+    step() { this.callWithError(this.core.fn.al_session_step); }
     callWithError(fn) {
       const c = this.core;
       c.withError((err) => c.throwIf(fn(this.live(), err), err));
@@ -424,43 +507,43 @@
     runTo(len) {
       checkInt('len', len, 1, this.total);
       const c = this.core;
-      c.withError((err) => c.throwIf(c.m._al_session_run_to(this.live(), BigInt(len), err), err));
+      c.withError((err) => c.throwIf(c.fn.al_session_run_to(this.live(), len, err), err));
     }
     // al_session_reset
-    reset() { this.core.m._al_session_reset(this.live()); }
+    reset() { this.core.fn.al_session_reset(this.live()); }
     // al_session_len / al_session_total
-    get length() { return Number(this.core.m._al_session_len(this.live())); }
-    get total() { return Number(this.core.m._al_session_total(this.live())); }
+    get length() { return this.core.fn.al_session_len(this.live()); }
+    get total() { return this.core.fn.al_session_total(this.live()); }
     // al_session_outputs
     outputs() {
-      return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.m._al_session_outputs(this.live(), p, n, err));
+      return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.fn.al_session_outputs(this.live(), p, n, err));
     }
     // al_session_weights: [len, len] for one head
     weights(head) {
       checkInt('head', head, 0, this.cfg.heads - 1);
       const n = this.length;
-      return this.floats(n * n, (p, cap, err) => this.core.m._al_session_weights(this.live(), BigInt(head), p, cap, err));
+      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_weights(this.live(), head, p, cap, err));
     }
     // al_session_weights_thumb: one head's weights max-pooled to [size, size], size =
     // min(len, maxSize); returns {size, values}
     weightsThumb(head, maxSize) {
       checkInt('head', head, 0, this.cfg.heads - 1);
-      checkInt('thumbnail size', maxSize, 1, 4096);
-      const size = Number(this.core.m._al_session_thumb_size(this.live(), BigInt(maxSize)));
+      checkInt('thumbnail size', maxSize, 1, Number.MAX_SAFE_INTEGER);
+      const size = this.core.fn.al_session_thumb_size(this.live(), maxSize);
       const values = this.floats(size * size, (p, cap, err) =>
-        this.core.m._al_session_weights_thumb(this.live(), BigInt(head), BigInt(maxSize), p, cap, err));
+        this.core.fn.al_session_weights_thumb(this.live(), head, maxSize, p, cap, err));
       return { size, values };
     }
     // al_session_mask: [len, len] of 0 / -inf
     mask() {
       const n = this.length;
-      return this.floats(n * n, (p, cap, err) => this.core.m._al_session_mask(this.live(), p, cap, err));
+      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_mask(this.live(), p, cap, err));
     }
     // al_session_verify: [{name, value, threshold, passed}]
     verify() {
       const c = this.core, size = c.sizeOf('check'), names = c.checkNames;
       return c.withAllocs([size * names.length], (p) => c.withError((err) => {
-        c.throwIf(c.m._al_session_verify(this.live(), p, err), err);
+        c.throwIf(c.fn.al_session_verify(this.live(), p, err), err);
         return names.map((name, i) => {
           const r = c.readStruct(p + i * size, 'check');
           return { name, value: r.value, threshold: r.threshold, passed: r.passed !== 0 };
@@ -471,14 +554,14 @@
     ropeRelative(m, n) {
       checkInt('m', m, 0, this.core.limits.AL_MAX_SEQ);
       checkInt('n', n, 1, this.core.limits.AL_MAX_SEQ);
-      return this.floats(n, (p, count, err) => this.core.m._al_session_rope_relative(this.live(), BigInt(m), p, count, err));
+      return this.floats(n, (p, count, err) => this.core.fn.al_session_rope_relative(this.live(), m, p, count, err));
     }
     // al_attn_flops on this session's layer
     flops(nQuery, nKeys) {
       checkInt('n_query', nQuery, 0, 2 ** 31);
       checkInt('n_keys', nKeys, 0, 2 ** 31);
-      const hp = this.core.m._al_session_hparams(this.live());
-      return Number(this.core.m._al_attn_flops(hp, BigInt(nQuery), BigInt(nKeys)));
+      const hp = this.core.fn.al_session_hparams(this.live());
+      return this.core.fn.al_attn_flops(hp, nQuery, nKeys);
     }
   }
 
@@ -502,39 +585,38 @@
       this.m.HEAPU8.set(cfg, pc);
       this.m.HEAPU8.set(tokenizer, pt);
       this.m.HEAP32[pout >> 2] = 0;
-      this.throwIf(this.m._al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
-        BigInt(context), pout, err), err);
+      this.throwIf(this.fn.al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
+        context, pout, err), err);
       return new ModelLab(this, this.m.HEAP32[pout >> 2]);
     }));
   };
 
-  const ROLE_COUNT = 4;
   class ModelLab extends Handle {
     constructor(core, ptr) {
-      super(core, ptr, 'model lab', core.m._al_model_lab_free);
+      super(core, ptr, 'model lab', core.fn.al_model_lab_free);
       const m = core.m;
-      this.hparams = core.readStruct(m._al_model_lab_hparams(ptr), 'model_hparams');
-      this.kind = enumNames(core.abi.enums.model_file_kind)[m._al_model_lab_kind(ptr)];
+      this.hparams = core.readStruct(core.fn.al_model_lab_hparams(ptr), 'model_hparams');
+      this.kind = enumNames(core.abi.enums.model_file_kind)[core.fn.al_model_lab_kind(ptr)];
       this.ropeStyle = enumNames(core.abi.enums.rope_style)[this.hparams.rope_style];
-      this.context = Number(m._al_model_lab_context(ptr));
+      this.context = core.fn.al_model_lab_context(ptr);
       this.stageCount = core.limits.AL_SAMPLER_STAGES;
       this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
-      if (this.roleNames.length !== core.limits.AL_LAB_ROLES || ROLE_COUNT !== this.roleNames.length) {
+      if (this.roleNames.length !== core.limits.AL_LAB_ROLES) {
         throw new AttnLabError('attnlab.wasm describes another set of head roles', ARG_ERROR);
       }
     }
-    get len() { return Number(this.core.m._al_model_lab_len(this.live())); }
-    get promptLen() { return Number(this.core.m._al_model_lab_prompt_len(this.live())); }
-    get finished() { return this.core.m._al_model_lab_finished(this.live()) !== 0; }
-    get chosen() { return Number(this.core.m._al_model_lab_chosen(this.live())); }
+    get len() { return this.core.fn.al_model_lab_len(this.live()); }
+    get promptLen() { return this.core.fn.al_model_lab_prompt_len(this.live()); }
+    get finished() { return this.core.fn.al_model_lab_finished(this.live()) !== 0; }
+    get chosen() { return this.core.fn.al_model_lab_chosen(this.live()); }
     // al_model_lab_finish: why a step would draw nothing ('going' when it would draw; 'stop_token',
     // 'context', 'no_prompt')
-    get finish() { return enumNames(this.core.abi.enums.gen_finish)[this.core.m._al_model_lab_finish(this.live())]; }
+    get finish() { return enumNames(this.core.abi.enums.gen_finish)[this.core.fn.al_model_lab_finish(this.live())]; }
     // Runs fn(err) and throws the core's message when it returns a negative count.
     count(fn) {
       const c = this.core;
       return c.withError((err) => {
-        const n = Number(fn(err));
+        const n = fn(err);
         if (n < 0) c.throwIf(c.readStruct(err, 'error').status || c.status.arg, err);
         return n;
       });
@@ -547,7 +629,7 @@
       const c = this.core;
       return c.withAllocs([bytes.length + 1], (p) => {
         c.m.HEAPU8.set(bytes, p);
-        return this.count((err) => c.m._al_model_lab_prompt(this.live(), p, bytes.length, BigInt(seed), err));
+        return this.count((err) => c.fn.al_model_lab_prompt(this.live(), p, bytes.length, seed, err));
       });
     }
     // al_model_lab_prompt_ids
@@ -558,11 +640,13 @@
       const c = this.core;
       return c.withAllocs([4 * ids.length], (p) => {
         c.m.HEAP32.set(ids, p >> 2);
-        return this.count((err) => c.m._al_model_lab_prompt_ids(this.live(), p, BigInt(ids.length), BigInt(seed), err));
+        return this.count((err) => c.fn.al_model_lab_prompt_ids(this.live(), p, ids.length, seed, err));
       });
     }
     // al_model_lab_step with MiniMind's sampler settings; the chosen id
-    step({ temperature = 0.85, topK = 50, topP = 0.85, repetitionPenalty = 1.0 } = {}) {
+    step(params = {}) {
+      const d = this.core.samplerDefaults;
+      const { temperature = d.temperature, topK = d.top_k, topP = d.top_p, repetitionPenalty = d.repetition_penalty } = params;
       checkNumber('temperature', temperature);
       checkInt('top-k', topK, 0, this.hparams.vocab);
       checkNumber('top-p', topP);
@@ -570,115 +654,115 @@
       const c = this.core;
       return c.withAllocs([c.sizeOf('sampler_params')], (ps) => {
         c.writeStruct(ps, 'sampler_params', { temperature, top_k: topK, top_p: topP, repetition_penalty: repetitionPenalty });
-        return this.count((err) => c.m._al_model_lab_step(this.live(), ps, err));
+        return this.count((err) => c.fn.al_model_lab_step(this.live(), ps, err));
       });
     }
     // al_model_lab_set_ignore_eos: on, the stop token is a token like the others and the text goes on
-    setIgnoreEos(on) { this.core.m._al_model_lab_set_ignore_eos(this.live(), on ? 1 : 0); }
+    setIgnoreEos(on) { this.core.fn.al_model_lab_set_ignore_eos(this.live(), on ? 1 : 0); }
     // al_model_lab_set_charts: off for speed; on again recomputes what the charts need
     setCharts(on) {
       const c = this.core;
-      c.withError((err) => c.throwIf(c.m._al_model_lab_set_charts(this.live(), on ? 1 : 0, err), err));
+      c.withError((err) => c.throwIf(c.fn.al_model_lab_set_charts(this.live(), on ? 1 : 0, err), err));
     }
     ids() {
       const c = this.core, n = this.len;
       return c.withAllocs([4 * Math.max(1, n)], (p) => {
-        c.m._al_model_lab_ids(this.live(), p, BigInt(n));
+        c.fn.al_model_lab_ids(this.live(), p, n);
         return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
       });
     }
     // Bytes from a sizing call: fn(ptr, cap) returns the full length.
     bytesOf(fn) {
       const c = this.core;
-      const len = Number(fn(0, 0n));
+      const len = fn(0, 0);
       if (len < 0) throw new AttnLabError('no such token', c.status.arg);
       return c.withAllocs([len + 1], (p) => {
-        fn(p, BigInt(len + 1));
+        fn(p, len + 1);
         return c.m.HEAPU8.slice(p, p + len);
       });
     }
     // al_model_lab_token_text: token i's text as streamed (i = -1: all so far)
     tokenText(i) {
       checkInt('token', i, -1, this.len - 1);
-      return new TextDecoder().decode(this.bytesOf((p, cap) => this.core.m._al_model_lab_token_text(this.live(), BigInt(i), p, cap)));
+      return new TextDecoder().decode(this.bytesOf((p, cap) => this.core.fn.al_model_lab_token_text(this.live(), i, p, cap)));
     }
     text() { return this.tokenText(-1); }
     // al_model_lab_token_bytes: what token i stands for where it stands
     tokenBytes(i) {
       checkInt('token', i, 0, this.len - 1);
-      return this.bytesOf((p, cap) => this.core.m._al_model_lab_token_bytes(this.live(), BigInt(i), p, cap));
+      return this.bytesOf((p, cap) => this.core.fn.al_model_lab_token_bytes(this.live(), i, p, cap));
     }
     // al_model_lab_piece: any id's piece
     piece(id) {
       checkInt('token id', id, 0, this.hparams.vocab - 1);
-      return this.bytesOf((p, cap) => this.core.m._al_model_lab_piece(this.live(), id, p, cap));
+      return this.bytesOf((p, cap) => this.core.fn.al_model_lab_piece(this.live(), id, p, cap));
     }
     // al_model_lab_attention: [len, len] of one layer's head
     attention(layer, head) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
       const n = this.len;
-      return this.floats(n * n, (p, cap, err) => this.core.m._al_model_lab_attention(this.live(), BigInt(layer), BigInt(head), p, cap, err));
+      return this.floats(n * n, (p, cap, err) => this.core.fn.al_model_lab_attention(this.live(), layer, head, p, cap, err));
     }
     // al_model_lab_mask: [len, len] of 0 / -inf
     mask() {
       const n = this.len;
-      return this.floats(n * n, (p, cap, err) => this.core.m._al_model_lab_mask(this.live(), p, cap, err));
+      return this.floats(n * n, (p, cap, err) => this.core.fn.al_model_lab_mask(this.live(), p, cap, err));
     }
     // al_model_lab_thumbs: [n_layers, n_heads, size, size]
     thumbs(maxSize) {
-      checkInt('thumbnail size', maxSize, 1, 4096);
-      const size = Number(this.core.m._al_model_lab_thumb_size(this.live(), BigInt(maxSize)));
-      const count = this.hparams.n_layers * this.hparams.n_heads * size * size;
-      const data = this.floats(count, (p, cap, err) => this.core.m._al_model_lab_thumbs(this.live(), BigInt(maxSize), p, cap, err));
+      checkInt('thumbnail size', maxSize, 1, Number.MAX_SAFE_INTEGER);
+      const size = this.core.fn.al_model_lab_thumb_size(this.live(), maxSize);
+      const count = this.core.countOf('al_model_lab_thumbs', 'out', { ...this.hparams, lab: this.live(), max_size: maxSize });
+      const data = this.floats(count, (p, cap, err) => this.core.fn.al_model_lab_thumbs(this.live(), maxSize, p, cap, err));
       return { size, data };
     }
     // al_model_lab_stages: [AL_SAMPLER_STAGES, vocab]
     stages() {
-      return this.floats(this.stageCount * this.hparams.vocab, (p, cap, err) => this.core.m._al_model_lab_stages(this.live(), p, cap, err));
+      return this.floats(this.core.countOf('al_model_lab_stages', 'out', this.hparams), (p, cap, err) => this.core.fn.al_model_lab_stages(this.live(), p, cap, err));
     }
     // al_model_lab_top_ids
     topIds(count) {
       checkInt('count', count, 1, this.hparams.vocab);
       const c = this.core;
       return c.withAllocs([4 * count], (p) => {
-        const n = this.count((err) => c.m._al_model_lab_top_ids(this.live(), BigInt(count), p, err));
+        const n = this.count((err) => c.fn.al_model_lab_top_ids(this.live(), count, p, err));
         return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
       });
     }
     // al_model_lab_roles: [n_layers, n_heads, roles]
     roles() {
-      const n = this.hparams.n_layers * this.hparams.n_heads * ROLE_COUNT;
-      return this.floats(n, (p, cap, err) => this.core.m._al_model_lab_roles(this.live(), p, cap, err));
+      const n = this.core.countOf('al_model_lab_roles', 'out', this.hparams);
+      return this.floats(n, (p, cap, err) => this.core.fn.al_model_lab_roles(this.live(), p, cap, err));
     }
     // al_model_lab_routing: {ids, weights} [len, top_k] of one layer
     routing(layer) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
-      const c = this.core, n = this.len * this.hparams.top_k;
+      const c = this.core, n = c.countOf('al_model_lab_routing', 'ids', { ...this.hparams, lab: this.live() });
       return c.withAllocs([4 * Math.max(1, n), 4 * Math.max(1, n)], (pi, pw) => {
-        this.count((err) => c.m._al_model_lab_routing(this.live(), BigInt(layer), pi, pw, BigInt(n), err));
+        this.count((err) => c.fn.al_model_lab_routing(this.live(), layer, pi, pw, n, err));
         return { ids: c.m.HEAP32.slice(pi >> 2, (pi >> 2) + n), weights: c.floatsFrom(pw, n) };
       });
     }
     // al_model_lab_resid_norms: [n_layers + 1, len]
     residNorms() {
-      const n = (this.hparams.n_layers + 1) * this.len;
-      return this.floats(n, (p, cap, err) => this.core.m._al_model_lab_resid_norms(this.live(), p, cap, err));
+      const n = this.core.countOf('al_model_lab_resid_norms', 'out', { lab: this.live() });
+      return this.floats(n, (p, cap, err) => this.core.fn.al_model_lab_resid_norms(this.live(), p, cap, err));
     }
     // al_model_lab_kv: one row after the prompt and after each step
     kv() {
       const c = this.core, size = c.sizeOf('kv_growth_row');
-      const rows = this.count((err) => c.m._al_model_lab_kv(this.live(), 0, 0n, err));
+      const rows = this.count((err) => c.fn.al_model_lab_kv(this.live(), 0, 0, err));
       return c.withAllocs([size * Math.max(1, rows)], (p) => {
-        this.count((err) => c.m._al_model_lab_kv(this.live(), p, BigInt(rows), err));
+        this.count((err) => c.fn.al_model_lab_kv(this.live(), p, rows, err));
         return Array.from({ length: rows }, (_, i) => c.readStruct(p + i * size, 'kv_growth_row'));
       });
     }
     // al_model_lab_rope: {scaled, plain} [head_dim / 2]
     rope() {
-      const c = this.core, half = this.hparams.head_dim / 2;
+      const c = this.core, half = c.countOf('al_model_lab_rope', 'scaled', this.hparams);
       return c.withAllocs([4 * half, 4 * half], (ps, pp) => c.withError((err) => {
-        c.throwIf(c.m._al_model_lab_rope(this.live(), ps, pp, BigInt(half), err), err);
+        c.throwIf(c.fn.al_model_lab_rope(this.live(), ps, pp, half, err), err);
         return { scaled: c.floatsFrom(ps, half), plain: c.floatsFrom(pp, half) };
       }));
     }
@@ -689,7 +773,7 @@
   Core.prototype.trainDefaults = function trainDefaults() {
     const size = this.sizeOf('train_lab_config');
     return this.withAllocs([size], (p) => {
-      this.m._al_train_lab_config_default(p);
+      this.fn.al_train_lab_config_default(p);
       const c = this.readStruct(p, 'train_lab_config');
       return { ...c, data: enumNames(this.abi.enums.train_data)[c.data] };
     });
@@ -710,7 +794,7 @@
       this.m.HEAPU8.set(tokenizer, pt);
       this.m.HEAPU8.set(bytes, px);
       this.m.HEAP32[pout >> 2] = 0;
-      this.throwIf(this.m._al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
+      this.throwIf(this.fn.al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
       return new TrainLab(this, this.m.HEAP32[pout >> 2], config);
     }));
   };
@@ -720,54 +804,55 @@
   Core.prototype.trainBench = function trainBench(hparams, batch, seq, steps) {
     checkInt('batch', batch, 1, this.limits.AL_MAX_BATCH);
     checkInt('seq', seq, 2, this.limits.AL_MAX_SEQ);
-    checkInt('steps', steps, 1, 1000);
+    checkInt('steps', steps, 1, Number.MAX_SAFE_INTEGER); // the core bounds the run
     return this.withAllocs([this.sizeOf('model_hparams'), 8], (ph, pms) => this.withError((err) => {
       this.writeStruct(ph, 'model_hparams', hparams);
-      this.throwIf(this.m._al_train_bench_run(ph, BigInt(batch), BigInt(seq), BigInt(steps), pms, err), err);
+      this.throwIf(this.fn.al_train_bench_run(ph, batch, seq, steps, pms, err), err);
       return new DataView(this.m.HEAPU8.buffer).getFloat64(pms, true);
     }));
   };
 
   // al_gemm_bench_run: the matrix kernel's GFLOP/s on C[m, n] = A[m, k] · Wᵀ (W packed)
   Core.prototype.gemmBench = function gemmBench(m, n, k, repeats) {
-    for (const [name, v] of [['m', m], ['n', n], ['k', k]]) checkInt(name, v, 1, 65536);
-    checkInt('repeats', repeats, 1, 1000);
+    for (const [name, v] of [['m', m], ['n', n], ['k', k], ['repeats', repeats]]) checkInt(name, v, 1, Number.MAX_SAFE_INTEGER);
     return this.withAllocs([8], (pg) => this.withError((err) => {
-      this.throwIf(this.m._al_gemm_bench_run(BigInt(m), BigInt(n), BigInt(k), BigInt(repeats), pg, err), err);
+      this.throwIf(this.fn.al_gemm_bench_run(m, n, k, repeats, pg, err), err);
       return new DataView(this.m.HEAPU8.buffer).getFloat64(pg, true);
     }));
   };
   // al_bench_fma_peak_gflops: {gflops, lanes} of independent multiply-adds (SIMD128 here)
   Core.prototype.fmaPeak = function fmaPeak() {
     return this.withAllocs([4], (pl) => {
-      const gflops = this.m._al_bench_fma_peak_gflops(pl);
+      const gflops = this.fn.al_bench_fma_peak_gflops(pl);
       return { gflops, lanes: this.m.HEAP32[pl >> 2] };
     });
   };
 
   class TrainLab extends Handle {
     constructor(core, ptr, config) {
-      super(core, ptr, 'train lab', core.m._al_train_lab_free);
+      super(core, ptr, 'train lab', core.fn.al_train_lab_free);
       this.config = { ...config };
       const m = core.m;
-      this.hparams = core.readStruct(m._al_train_lab_hparams(ptr), 'model_hparams');
-      this.paramCount = Number(m._al_train_lab_param_count(ptr));
+      this.hparams = core.readStruct(core.fn.al_train_lab_hparams(ptr), 'model_hparams');
+      this.paramCount = core.fn.al_train_lab_param_count(ptr);
       this.columns = enumNames(core.abi.enums.train_column).filter((n) => n !== 'count');
       this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
-      this.evalWidth = 1 + this.hparams.n_layers * this.hparams.n_heads * this.roleNames.length;
-      this.probeLen = Number(m._al_train_lab_probe(ptr, 0, 0n));
+      this.evalWidth = core.fn.al_train_lab_eval_width(ptr);
+      this.probeLen = core.fn.al_train_lab_probe(ptr, 0, 0);
     }
-    get stepsDone() { return Number(this.core.m._al_train_lab_steps_done(this.live())); }
-    get tokensDone() { return Number(this.core.m._al_train_lab_tokens_done(this.live())); }
-    get inductionMax() { return this.core.m._al_train_lab_induction_max(this.live()); }
+    get stepsDone() { return this.core.fn.al_train_lab_steps_done(this.live()); }
+    // al_train_lab_tokens_per_second: the speed over ms milliseconds of training
+    tokensPerSecond(ms) { checkNumber('ms', ms); return this.core.fn.al_train_lab_tokens_per_second(this.live(), ms); }
+    get tokensDone() { return this.core.fn.al_train_lab_tokens_done(this.live()); }
+    get inductionMax() { return this.core.fn.al_train_lab_induction_max(this.live()); }
     // al_train_lab_held_out_loss: on text, the held-out loss at the last evaluation (NaN on the repeated task)
-    get heldOutLoss() { return this.core.m._al_train_lab_held_out_loss(this.live()); }
+    get heldOutLoss() { return this.core.fn.al_train_lab_held_out_loss(this.live()); }
     // al_train_lab_step: up to n more steps; the steps done
     step(n) {
       checkInt('steps', n, 0, 1e6);
       const c = this.core;
       return c.withError((err) => {
-        const done = Number(c.m._al_train_lab_step(this.live(), BigInt(n), err));
+        const done = c.fn.al_train_lab_step(this.live(), n, err);
         if (done < 0) c.throwIf(c.readStruct(err, 'error').status || c.status.arg, err);
         return done;
       });
@@ -776,28 +861,28 @@
     rows(fn, from, width) {
       const c = this.core;
       checkInt('from', from, 0, Number.MAX_SAFE_INTEGER);
-      const n = Number(fn(this.live(), BigInt(from), 0, 0n));
+      const n = fn(this.live(), from, 0, 0);
       if (n < 0) throw new AttnLabError(`no rows from ${from}`, ARG_ERROR);
       return c.withAllocs([4 * Math.max(1, n * width)], (p) => {
-        fn(this.live(), BigInt(from), p, BigInt(n * width));
+        fn(this.live(), from, p, n * width);
         return c.floatsFrom(p, n * width);
       });
     }
-    history(from = 0) { return this.rows(this.core.m._al_train_lab_history, from, this.columns.length); }
-    evals(from = 0) { return this.rows(this.core.m._al_train_lab_evals, from, this.evalWidth); }
+    history(from = 0) { return this.rows(this.core.fn.al_train_lab_history, from, this.columns.length); }
+    evals(from = 0) { return this.rows(this.core.fn.al_train_lab_evals, from, this.evalWidth); }
     // al_train_lab_last_batch: the last step's ids [batch, seq] (empty before any step)
     lastBatch() {
-      const c = this.core, n = Number(c.m._al_train_lab_last_batch(this.live(), 0, 0n));
+      const c = this.core, n = c.fn.al_train_lab_last_batch(this.live(), 0, 0);
       if (n < 0) return new Int32Array(0);
       return c.withAllocs([4 * n], (p) => {
-        c.m._al_train_lab_last_batch(this.live(), p, BigInt(n));
+        c.fn.al_train_lab_last_batch(this.live(), p, n);
         return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
       });
     }
     probe() {
       const c = this.core, n = this.probeLen;
       return c.withAllocs([4 * Math.max(1, n)], (p) => {
-        c.m._al_train_lab_probe(this.live(), p, BigInt(n));
+        c.fn.al_train_lab_probe(this.live(), p, n);
         return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
       });
     }
@@ -806,14 +891,14 @@
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
       const n = this.probeLen * this.probeLen;
-      return this.floats(n, (p, cap, err) => this.core.m._al_train_lab_pattern(this.live(), BigInt(layer), BigInt(head), p, cap, err));
+      return this.floats(n, (p, cap, err) => this.core.fn.al_train_lab_pattern(this.live(), layer, head, p, cap, err));
     }
     piece(id) {
       const c = this.core;
-      const n = Number(c.m._al_train_lab_piece(this.live(), id, 0, 0n));
+      const n = c.fn.al_train_lab_piece(this.live(), id, 0, 0);
       if (n < 0) throw new AttnLabError(`no token ${id}`, ARG_ERROR);
       return c.withAllocs([Math.max(1, n)], (p) => {
-        c.m._al_train_lab_piece(this.live(), id, p, BigInt(n));
+        c.fn.al_train_lab_piece(this.live(), id, p, n);
         return c.m.HEAPU8.slice(p, p + n);
       });
     }
@@ -823,7 +908,7 @@
       if (kind === undefined) throw new AttnLabError(`unknown file '${which}'`, ARG_ERROR);
       const c = this.core;
       return c.withAllocs([4, 8], (pp, ps) => c.withError((err) => {
-        c.throwIf(c.m._al_train_lab_file(this.live(), kind, pp, ps, err), err);
+        c.throwIf(c.fn.al_train_lab_file(this.live(), kind, pp, ps, err), err);
         const p = c.m.HEAP32[pp >> 2], n = c.m.HEAP32[ps >> 2];
         const out = c.m.HEAPU8.slice(p, p + n);
         c.m._free(p);

@@ -142,6 +142,7 @@
     L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)
 
 #define AL_ABI_FUNCTIONS(F)                                                                    \
+    F(al_attn_hparams_fill_default, void, al_attn_hparams *hp)                                 \
     F(al_sampler_params_fill_default, void, al_sampler_params *p)                              \
     F(al_kv_sharing_of, al_kv_sharing, int64_t n_heads, int64_t n_kv_heads)                    \
     F(al_gqa_kv_nearest, int64_t, int64_t n_heads, int64_t n_kv_heads)                         \

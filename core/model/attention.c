@@ -51,6 +51,10 @@ al_attn_hparams al_attn_hparams_default(void) {
     return hp;
 }
 
+void al_attn_hparams_fill_default(al_attn_hparams *hp) {
+    if (hp) *hp = al_attn_hparams_default();
+}
+
 /* Floats of the work buffer (RoPE tables + activations); the fields must be within limits. */
 static int64_t work_floats(const al_attn_hparams *hp, const al_attn_capacity *cap) {
     const int64_t tokens = cap->max_batch * cap->max_seq;

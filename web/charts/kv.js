@@ -4,7 +4,7 @@
 (function (root) {
   'use strict';
 
-  // d: {rows: [{len, bytes, mha, mqa}], t}
+  // d: {rows: [{len, bytes, bytes_mha, bytes_mqa}] (al_kv_growth_row), t}
   function kvBytesConfig(d) {
     return {
       type: 'line',
@@ -12,8 +12,8 @@
         labels: d.rows.map((r) => r.len),
         datasets: [
           { label: d.t.thisConfig, data: d.rows.map((r) => r.bytes), borderColor: '#21908c', backgroundColor: '#21908c', stepped: false },
-          { label: d.t.mha, data: d.rows.map((r) => r.mha), borderColor: '#440154', backgroundColor: '#440154', borderDash: [6, 3] },
-          { label: d.t.mqa, data: d.rows.map((r) => r.mqa), borderColor: '#e6b400', backgroundColor: '#e6b400', borderDash: [2, 2] },
+          { label: d.t.mha, data: d.rows.map((r) => r.bytes_mha), borderColor: '#440154', backgroundColor: '#440154', borderDash: [6, 3] },
+          { label: d.t.mqa, data: d.rows.map((r) => r.bytes_mqa), borderColor: '#e6b400', backgroundColor: '#e6b400', borderDash: [2, 2] },
         ],
       },
       options: {

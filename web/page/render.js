@@ -91,7 +91,7 @@
     drawIfChanged('chart-kv-flops', kvKey, () => root.AttnLabKvChart.kvFlopsConfig({ rows, t }));
     exports.kv = () => ({
       csv: 'cache_len,bytes,mha_bytes,mqa_bytes,flops_with_cache,flops_without_cache\n' +
-        rows.map((r) => [r.len, r.bytes, r.mha, r.mqa, r.flopsCached, r.flopsUncached].join(',')).join('\n') + '\n',
+        rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].join(',')).join('\n') + '\n',
       canvas: 'chart-kv',
     });
 

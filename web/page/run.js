@@ -19,7 +19,7 @@
     const { state, t } = P;
     const choices = P.kvChoices(state.heads);
     if (!choices.includes(state.kv)) {
-      const nearest = choices.reduce((a, b) => (Math.abs(b - state.kv) < Math.abs(a - state.kv) ? b : a));
+      const nearest = P.core.kvNearest(state.heads, state.kv);
       problems.push({ key: 'kv', value: state.kv, used: nearest });
       state.kv = nearest;
     }

@@ -95,7 +95,7 @@
   function renderStatus(p) {
     const { t } = P, f = V().view.facts;
     const last = V().view.history[V().view.history.length - 1];
-    const rate = p && p.ms > 0 ? Math.round(p.tokens / (p.ms / 1000)) : 0;
+    const rate = p ? Math.round(p.tokensPerSecond) : 0; // tokens/s from the core (al_train_lab_tokens_per_second)
     $('train-status').textContent = f ? t.trainStatus(p ? p.steps : 0, f.config.steps, last ? last[0] : NaN, rate, tr.running, tr.done) : '';
     $('induction-max').textContent = p && Number.isFinite(p.inductionMax) ? p.inductionMax.toFixed(3) : '–';
     $('btn-train-start').disabled = tr.running || tr.done;

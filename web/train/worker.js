@@ -37,7 +37,7 @@
     const evals = lab.evals(sent.evals);
     sent = { steps: lab.stepsDone, evals: sent.evals + evals.length / lab.evalWidth };
     const done = lab.stepsDone >= lab.config.steps;
-    return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, history, evals,
+    return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, tokensPerSecond: lab.tokensPerSecond(trainMs), history, evals,
       inductionMax: lab.inductionMax, heldOutLoss: lab.heldOutLoss, running: running && !done, done };
   }
 

@@ -100,6 +100,7 @@ typedef struct {
 /* The seeds' SimpleAttention: hidden 16, 4 heads, 2 KV heads, head_dim 8, base 10000,
  * eps 1e-6, QK-Norm on. */
 al_attn_hparams al_attn_hparams_default(void);
+void al_attn_hparams_fill_default(al_attn_hparams *hp); /* the same into *hp, for bindings */
 
 /* AL_OK, or AL_ERR_CONFIG / AL_ERR_LIMIT with a message naming the offending field. */
 al_status al_attn_hparams_check(const al_attn_hparams *hp, al_error *err);
