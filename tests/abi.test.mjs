@@ -10,7 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
-import { loadCore } from './lib/wasm.mjs';
+import { AttnLab, factory, loadCore, wasmBytes } from './lib/wasm.mjs';
 
 const headers = join(ROOT, 'core', 'include', 'attnlab');
 const headerText = readdirSync(headers).filter((f) => f.endsWith('.h'))
@@ -144,6 +144,24 @@ test('the module exports exactly the listed functions and the allocator', async 
   const core = await loadCore();
   const exported = Object.keys(core.m).filter((k) => k.startsWith('_al_')).map((k) => k.slice(1)).sort();
   assert.deepEqual(exported, Object.keys(core.abi.functions).sort());
+});
+
+// The module as the loader gives it, with one export changed by `doctor` before the binding
+// sees it: the binding refuses it at load, naming the function, rather than on a call.
+const loadDoctored = (doctor) => AttnLab.load({ wasmBinary: wasmBytes(), factory: async (o) => doctor(await factory(o)) });
+
+test('a module that lacks a listed function, or whose export takes other parameters, is refused at load', async () => {
+  await assert.rejects(loadDoctored((m) => { delete m._al_kv_cache_bytes_for; return m; }),
+    /attnlab\.wasm does not export al_kv_cache_bytes_for, which its ABI list names/);
+  await assert.rejects(loadDoctored((m) => { m._al_kv_cache_bytes_for = (a, b, c) => a + b + c; return m; }),
+    /attnlab\.wasm's al_kv_cache_bytes_for takes 3 parameters, its ABI list 4/);
+});
+
+test('the wrappers pass int64_t as BigInt and refuse a wrong count or kind, naming the function', async () => {
+  const core = await loadCore();
+  assert.equal(core.fn.al_kv_cache_bytes_for(1, 3, 2, 8), 2 * 4 * 3 * 2 * 8);
+  assert.throws(() => core.fn.al_kv_cache_bytes_for(1, 3, 2), /al_kv_cache_bytes_for takes 4 arguments \(batch, len, n_kv_heads, head_dim\), given 3/);
+  assert.throws(() => core.fn.al_kv_cache_bytes_for(1, 3, 2, 0.5), /al_kv_cache_bytes_for: head_dim must be a whole number/);
 });
 
 test('the binding refuses a struct with a field it was not given', async () => {
