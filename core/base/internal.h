@@ -5,7 +5,7 @@
 #ifndef ATTNLAB_INTERNAL_H
 #define ATTNLAB_INTERNAL_H
 
-#include "attnlab.h"
+#include "attnlab/base.h"
 
 #include <stdarg.h>
 #include <stdint.h>

@@ -2,6 +2,7 @@
  * a llama2.c checkpoint, a MiniMind / Hugging Face model.safetensors (with its config.json), or
  * MiniMind's .pth (torch.save of a state_dict, its config.json inferred from the shapes). The
  * CLI reads the files from disk, the page from the learner's file picker; both come here. */
+#include "attnlab/io.h"
 #include "base/internal.h"
 #include "io/pth.h"
 

@@ -2,8 +2,9 @@
  * JSON describing each tensor, then the raw data) and writes float32 ones. Files come from
  * downloads, so every field is checked before use: the header against a strict JSON parser
  * (json.c) and the schema, every size for overflow, every byte range against the data section. */
+#include "attnlab/io.h"
 #include "base/internal.h"
-#include "io/json.h"
+#include "base/json.h"
 
 #include <inttypes.h>
 #include <limits.h>

@@ -9,6 +9,7 @@
  * particular a decode step) never allocates. The forward is the attention block the decoder
  * runs too (model/attend.c): scores are computed a block of queries at a time, over only the
  * keys the block may see, so the full [seq, seq] matrix is never materialised. */
+#include "attnlab/model.h"
 #include "model/kv_cache.h"
 #include "model/attend.h"
 
