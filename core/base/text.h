@@ -20,4 +20,11 @@ void al_text_printf(al_text *t, const char *fmt, ...) AL_PRINTF(2, 3);
  * full length they return to t->len. */
 char *al_text_tail(al_text *t, size_t *room);
 
+/* Copies s[0, len) into out for a message: printable ASCII and well-formed UTF-8 as is, anything
+ * else (control bytes, broken sequences) as \xNN with the digits hex ("0123456789abcdef" or
+ * upper case: each file's messages keep theirs), so the message stays one line; cut at max
+ * bytes with "..." (also when `cut` says the caller already shortened s). out holds max + 4
+ * bytes. Returns out. */
+const char *al_show_bytes(char *out, size_t max, const uint8_t *s, size_t len, int cut, const char hex[16]);
+
 #endif

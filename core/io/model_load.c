@@ -22,15 +22,6 @@ al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size) {
     return AL_MODEL_FILE_UNKNOWN;
 }
 
-const char *al_model_file_kind_name(al_model_file_kind kind) {
-    switch (kind) {
-    case AL_MODEL_FILE_LLAMA2C: return "llama2.c checkpoint";
-    case AL_MODEL_FILE_SAFETENSORS: return "MiniMind safetensors";
-    case AL_MODEL_FILE_PTH: return "MiniMind .pth";
-    default: return "unknown";
-    }
-}
-
 int32_t al_model_file_stop_token(al_model_file_kind kind) {
     /* run.c stops at BOS (1); MiniMind's generate at eos_token_id (2, <|im_end|>) */
     return kind == AL_MODEL_FILE_LLAMA2C ? 1 : 2;

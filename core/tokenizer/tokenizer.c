@@ -4,6 +4,7 @@
  * share, and the streaming decoder that writes only whole UTF-8 characters. */
 #include "attnlab/tokenizer.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "tokenizer/tokenizer_impl.h"
 
 #include <inttypes.h>
@@ -11,40 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static al_status tok_ok(al_error *err) {
-    if (err) {
-        err->status = AL_OK;
-        err->msg[0] = '\0';
-    }
-    return AL_OK;
-}
 
 const char *al_tok_show(char out[TOK_SHOWN_BUF], const uint8_t *s, size_t len) {
-    static const char hex[] = "0123456789ABCDEF";
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        const size_t n = s[i] >= 0x20 && s[i] < 0x7F ? 1
-                         : s[i] >= 0x80             ? al_json_utf8_seq_len(s + i, len - i)
-                                                    : 0;
-        if (o + (n ? n : 4) > TOK_SHOWN_MAX) {
-            memcpy(out + o, "...", 3);
-            o += 3;
-            break;
-        }
-        if (n) {
-            memcpy(out + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[s[i] >> 4];
-            out[o++] = hex[s[i] & 15];
-            i++;
-        }
-    }
-    out[o] = '\0';
-    return out;
+    return al_show_bytes(out, TOK_SHOWN_MAX, s, len, 0, "0123456789ABCDEF");
 }
 
 /* ---- getters ------------------------------------------------------------------------------ */
@@ -228,7 +198,7 @@ int64_t al_tok_encode(const al_tokenizer *t, const char *text, size_t len, int b
         if (eos) ids[n] = t->eos;
     }
     free(out);
-    tok_ok(err);
+    al_ok(err);
     return count;
 }
 
@@ -266,7 +236,7 @@ al_status al_tok_decode(const al_tokenizer *t, int32_t prev_id, int32_t id, cons
     }
     *text = p;
     if (len) *len = n;
-    return tok_ok(err);
+    return al_ok(err);
 }
 
 /* ---- streaming decoder -------------------------------------------------------------------- */
@@ -347,7 +317,7 @@ al_status al_tok_stream_create(const al_tokenizer *t, al_tok_stream **out, al_er
     s->t = t;
     s->prev = -1;
     *out = s;
-    return tok_ok(err);
+    return al_ok(err);
 }
 
 void al_tok_stream_free(al_tok_stream *s) { free(s); }
@@ -390,7 +360,7 @@ static int64_t stream_step(al_tok_stream *s, int32_t id, int final, char *out, i
         s->n_held = n_held;
         s->prev = final ? -1 : id;
     }
-    tok_ok(err);
+    al_ok(err);
     return (int64_t)need;
 }
 

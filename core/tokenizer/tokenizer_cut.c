@@ -79,6 +79,6 @@ al_status al_tok_hf_cut(const uint8_t *json, size_t size, int64_t vocab, char **
     }
     free(by_rank);
     al_tok_free(t);
-    if (st == AL_OK && err) err->status = AL_OK, err->msg[0] = '\0';
+    if (st == AL_OK) al_ok(err);
     return st;
 }

@@ -774,7 +774,7 @@ al_status al_tok_hf_create(const uint8_t *bytes, size_t size, int64_t vocab_size
     al_status st = read_file(bytes, size, &b, err);
     if (st == AL_OK) st = build_handle(&b, vocab_size, out, err);
     build_free(&b);
-    if (st == AL_OK && err) err->status = AL_OK, err->msg[0] = '\0';
+    if (st == AL_OK) al_ok(err);
     return st;
 }
 

@@ -174,8 +174,7 @@ al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab
         t->byte_text[2 * b + 1] = '\0';
     }
     *out = t;
-    if (err) err->status = AL_OK, err->msg[0] = '\0';
-    return AL_OK;
+    return al_ok(err);
 }
 
 /* The id of the piece s[0, n) (the lowest if several), or -1: run.c's str_lookup. */

@@ -458,7 +458,7 @@ al_status al_tok_train_bpe(const char *text, size_t len, int64_t vocab_size, int
             for (int32_t w = 0; w < t.n_words; w++) words += t.words[w].count;
             *summary = (al_tok_train_summary){t.n_tok, t.n_merges, words, t.n_words, last};
         }
-        if (err) err->status = AL_OK, err->msg[0] = '\0';
+        al_ok(err);
     }
     trainer_free(&t);
     return st;

@@ -245,7 +245,6 @@ typedef enum {
 } al_model_file_kind;
 
 al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size);
-const char *al_model_file_kind_name(al_model_file_kind kind); /* "llama2.c checkpoint", ... */
 /* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
 int32_t al_model_file_stop_token(al_model_file_kind kind);
 

@@ -163,7 +163,6 @@ al_status al_attn_create(const al_attn_hparams *hp, const al_attn_capacity *cap,
                          al_error *err);
 void al_attn_free(al_attn *a);
 const al_attn_hparams *al_attn_get_hparams(const al_attn *a);   /* NULL if a is NULL */
-const al_attn_capacity *al_attn_get_capacity(const al_attn *a); /* NULL if a is NULL */
 
 /* The PyTorch state_dict name of a parameter ("q_proj.weight", ...; NULL for an invalid p)
  * and its shape: returns the number of dimensions (1 or 2), or -1 for an invalid p. */

@@ -1,22 +1,18 @@
-/* safetensors.c — reads safetensors files (an 8-byte little-endian header length N, N bytes of
- * JSON describing each tensor, then the raw data) and writes float32 ones. Files come from
+/* safetensors_read.c — reads safetensors files (an 8-byte little-endian header length N, N bytes
+ * of JSON describing each tensor, then the raw data); safetensors_write.c writes them. Files come from
  * downloads, so every field is checked before use: the header against a strict JSON parser
  * (json.c) and the schema, every size for overflow, every byte range against the data section. */
 #include "attnlab/io.h"
 #include "base/internal.h"
 #include "base/json.h"
+#include "base/text.h"
+#include "io/safetensors_impl.h"
 
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The reference implementation (huggingface/safetensors) refuses larger headers: 100 MB. */
-#define ST_MAX_HEADER_BYTES 100000000u
-
-/* Names quoted in messages are cut to this many bytes so a message stays one readable line. */
-#define ST_SHOWN_MAX 64
-#define ST_SHOWN_BUF (ST_SHOWN_MAX + 8)
 
 typedef struct {
     const char *name; /* as spelled in files */
@@ -57,48 +53,6 @@ struct al_safetensors {
 
 /* ---- errors ------------------------------------------------------------------------------- */
 
-static al_status st_ok(al_error *err) {
-    if (err) {
-        err->status = AL_OK;
-        err->msg[0] = '\0';
-    }
-    return AL_OK;
-}
-
-/* Copies s[0, len) for a message: printable ASCII and well-formed UTF-8 as is, anything else
- * (control bytes, broken sequences) as \xNN so the message stays one line; cut at
- * ST_SHOWN_MAX bytes with "..." (also when `cut` says the caller already shortened it). */
-static const char *show(char out[ST_SHOWN_BUF], const char *s, size_t len, int cut) {
-    size_t o = 0;
-    for (size_t i = 0; i < len;) {
-        unsigned char c = (unsigned char)s[i];
-        size_t n = (c >= 0x20 && c < 0x7F) ? 1
-                   : c >= 0x80 ? al_json_utf8_seq_len((const unsigned char *)s + i, len - i)
-                               : 0;
-        if (o + (n ? n : 4) > ST_SHOWN_MAX) {
-            cut = 1;
-            break;
-        }
-        if (n) {
-            memcpy(out + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            static const char hex[] = "0123456789abcdef";
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[c >> 4];
-            out[o++] = hex[c & 15];
-            i++;
-        }
-    }
-    if (cut) {
-        memcpy(out + o, "...", 3);
-        o += 3;
-    }
-    out[o] = '\0';
-    return out;
-}
 
 /* "[2, 3, 4]" */
 static const char *shape_str(char *buf, size_t cap, const int64_t *shape, int ndim) {
@@ -416,7 +370,7 @@ static int cmp_by_offset(const void *a, const void *b) {
     return strcmp(x->name, y->name); /* a total order: the overlap reported never depends on the sort */
 }
 
-static int cmp_str(const void *a, const void *b) {
+int al_st_cmp_str(const void *a, const void *b) {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
@@ -441,7 +395,7 @@ static al_status check_tensors(al_safetensors *st, void *scratch, al_error *err)
             p += strlen(p) + 1;
             p += strlen(p) + 1;
         }
-        al_sort(keys, (size_t)st->n_meta, sizeof *keys, cmp_str);
+        al_sort(keys, (size_t)st->n_meta, sizeof *keys, al_st_cmp_str);
         for (int i = 0; i + 1 < st->n_meta; i++)
             if (strcmp(keys[i], keys[i + 1]) == 0)
                 return al_fail(err, AL_ERR_FORMAT, "duplicate __metadata__ key '%s'",
@@ -626,12 +580,12 @@ static al_status parse(const uint8_t *bytes, size_t avail, uint64_t file_size, s
     free(scratch);
     if (s != AL_OK || keep == KEEP_NONE) {
         free(block);
-        return s == AL_OK ? st_ok(err) : s;
+        return s == AL_OK ? al_ok(err) : s;
     }
     /* Copied only now that every range is known to lie inside it. */
     if (keep == KEEP_COPY && data_size) memcpy(block + off_data, bytes + header_end, data_size);
     *out = st;
-    return st_ok(err);
+    return al_ok(err);
 }
 
 al_status al_st_parse(const uint8_t *bytes, size_t size, al_safetensors **out, al_error *err) {
@@ -726,7 +680,7 @@ al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *
         return s;
     }
     *out = st;
-    return st_ok(err);
+    return al_ok(err);
 }
 
 void al_st_free(al_safetensors *st) { free(st); }
@@ -805,7 +759,7 @@ static uint32_t element_bits(al_dtype dt, const uint8_t *src, int64_t i) {
 }
 
 /* "element 5 (index [1, 2])" for a non-finite value, so a user can find it in their tensor. */
-static void describe_index(char *buf, size_t cap, const int64_t *shape, int ndim, int64_t i) {
+void al_st_describe_index(char *buf, size_t cap, const int64_t *shape, int ndim, int64_t i) {
     int64_t idx[AL_ST_MAX_DIMS], rest = i;
     char shp[200];
     for (int d = ndim - 1; d >= 0; d--) {
@@ -843,270 +797,11 @@ al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out,
     for (int64_t i = 0; i < t->numel; i++) {
         uint32_t b = element_bits(dt, src, i);
         if ((b & 0x7F800000u) == 0x7F800000u) {
-            describe_index(where, sizeof where, t->shape, t->ndim, i);
+            al_st_describe_index(where, sizeof where, t->shape, t->ndim, i);
             return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
                            (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
         }
     }
     for (int64_t i = 0; i < t->numel; i++) out[i] = al_float_of_bits(element_bits(dt, src, i));
-    return st_ok(err);
-}
-
-/* ---- serialisation ------------------------------------------------------------------------ */
-
-/* Appends to buf when it is set, and always counts: the same code measures and writes. */
-typedef struct {
-    uint8_t *buf;
-    size_t cap;
-    uint64_t len;
-} st_writer;
-
-static void w_bytes(st_writer *w, const void *p, size_t n) {
-    if (w->buf && w->len <= w->cap && n <= w->cap - w->len) memcpy(w->buf + w->len, p, n);
-    w->len += n;
-}
-static void w_str(st_writer *w, const char *s) { w_bytes(w, s, strlen(s)); }
-static void w_int(st_writer *w, int64_t v) {
-    char tmp[24];
-    al_snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    w_str(w, tmp);
-}
-
-/* A JSON string: quote and backslash escaped, control bytes as \n, \t, ... or \u00XX;
- * other bytes (checked to be UTF-8 beforehand) verbatim, as the reference writer does. */
-static void w_json_string(st_writer *w, const char *s) {
-    w_str(w, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        char esc[8];
-        switch (c) {
-        case '"': w_str(w, "\\\""); break;
-        case '\\': w_str(w, "\\\\"); break;
-        case '\n': w_str(w, "\\n"); break;
-        case '\r': w_str(w, "\\r"); break;
-        case '\t': w_str(w, "\\t"); break;
-        case '\b': w_str(w, "\\b"); break;
-        case '\f': w_str(w, "\\f"); break;
-        default:
-            if (c < 0x20) {
-                al_snprintf(esc, sizeof esc, "\\u%04x", c);
-                w_str(w, esc);
-            } else {
-                w_bytes(w, s, 1);
-            }
-        }
-    }
-    w_str(w, "\"");
-}
-
-static int utf8_valid(const char *s) {
-    size_t n = strlen(s);
-    for (size_t i = 0; i < n;) {
-        size_t k = al_json_utf8_seq_len((const unsigned char *)s + i, n - i);
-        if (k == 0) return 0;
-        i += k;
-    }
-    return 1;
-}
-
-/* 1 and *dup set if two of strs[0, n) are equal, 0 if none, -1 if out of memory. */
-static int find_duplicate(const char *const *strs, int n, const char **dup) {
-    if (n < 2) return 0;
-    const char **sorted = malloc((size_t)n * sizeof *sorted);
-    if (!sorted) return -1;
-    memcpy(sorted, strs, (size_t)n * sizeof *sorted);
-    al_sort(sorted, (size_t)n, sizeof *sorted, cmp_str);
-    int found = 0;
-    for (int i = 0; i + 1 < n && !found; i++)
-        if (strcmp(sorted[i], sorted[i + 1]) == 0) {
-            *dup = sorted[i];
-            found = 1;
-        }
-    free(sorted);
-    return found;
-}
-
-/* Elements of an entry whose shape al_st_serialize has checked (product <= INT64_MAX / 4). */
-static int64_t entry_numel(const al_st_entry *e) {
-    int64_t numel = 1;
-    for (int d = 0; d < e->ndim; d++)
-        if (e->shape[d] == 0) return 0;
-    for (int d = 0; d < e->ndim; d++) numel *= e->shape[d];
-    return numel;
-}
-
-static void w_header(st_writer *w, const al_st_entry *entries, int n_entries, al_dtype dtype,
-                     const char *const *meta_kv, int n_meta) {
-    w_str(w, "{");
-    if (n_meta > 0) {
-        w_str(w, "\"__metadata__\":{");
-        for (int i = 0; i < n_meta; i++) {
-            if (i) w_str(w, ",");
-            w_json_string(w, meta_kv[2 * i]);
-            w_str(w, ":");
-            w_json_string(w, meta_kv[2 * i + 1]);
-        }
-        w_str(w, "}");
-    }
-    int64_t offset = 0;
-    for (int i = 0; i < n_entries; i++) {
-        const al_st_entry *e = &entries[i];
-        int64_t numel = entry_numel(e);
-        if (i || n_meta > 0) w_str(w, ",");
-        w_json_string(w, e->name);
-        const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
-        w_str(w, dtype == AL_DTYPE_F16 ? ":{\"dtype\":\"F16\",\"shape\":[" : ":{\"dtype\":\"F32\",\"shape\":[");
-        for (int d = 0; d < e->ndim; d++) {
-            if (d) w_str(w, ",");
-            w_int(w, e->shape[d]);
-        }
-        w_str(w, "],\"data_offsets\":[");
-        w_int(w, offset);
-        w_str(w, ",");
-        w_int(w, offset + size * numel);
-        w_str(w, "]}");
-        offset += size * numel;
-    }
-    w_str(w, "}");
-}
-
-al_status al_st_serialize(const al_st_entry *entries, int n_entries,
-                          const char *const *meta_kv, int n_meta,
-                          uint8_t *buf, size_t cap, size_t *needed, al_error *err) {
-    return al_st_serialize_as(entries, n_entries, AL_DTYPE_F32, meta_kv, n_meta, buf, cap, needed, err);
-}
-
-al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype dtype,
-                             const char *const *meta_kv, int n_meta,
-                             uint8_t *buf, size_t cap, size_t *needed, al_error *err) {
-    char shown[ST_SHOWN_BUF];
-    if (dtype != AL_DTYPE_F32 && dtype != AL_DTYPE_F16)
-        return al_fail(err, AL_ERR_ARG, "al_st_serialize: only F32 and F16 are written");
-    if (needed) *needed = 0;
-    if (n_entries < 0 || (n_entries > 0 && !entries))
-        return al_fail(err, AL_ERR_ARG, "al_st_serialize: bad entries or n_entries");
-    if (n_meta < 0 || (n_meta > 0 && !meta_kv))
-        return al_fail(err, AL_ERR_ARG, "al_st_serialize: bad meta_kv or n_meta");
-    if (!buf && !needed)
-        return al_fail(err, AL_ERR_ARG, "al_st_serialize: both buf and needed are NULL");
-
-    /* Everything a reader (ours or the reference) would refuse is refused here. */
-    int64_t data_bytes = 0;
-    for (int i = 0; i < n_entries; i++) {
-        const al_st_entry *e = &entries[i];
-        if (!e->name) return al_fail(err, AL_ERR_ARG, "entry %d: name is NULL", i);
-        show(shown, e->name, strlen(e->name), 0);
-        if (!utf8_valid(e->name))
-            return al_fail(err, AL_ERR_ARG, "entry '%s': name is not valid UTF-8", shown);
-        if (strcmp(e->name, "__metadata__") == 0)
-            return al_fail(err, AL_ERR_ARG, "entry '%s': the name is reserved", shown);
-        if (e->ndim < 0 || e->ndim > AL_ST_MAX_DIMS)
-            return al_fail(err, AL_ERR_ARG, "entry '%s': ndim %d outside [0, %d]", shown, e->ndim,
-                           AL_ST_MAX_DIMS);
-        int64_t numel = 1;
-        for (int d = 0; d < e->ndim; d++)
-            if (e->shape[d] < 0)
-                return al_fail(err, AL_ERR_ARG, "entry '%s': shape[%d] = %" PRId64 " is negative",
-                               shown, d, e->shape[d]);
-        for (int d = 0; d < e->ndim; d++) {
-            if (e->shape[d] == 0) {
-                numel = 0;
-                break;
-            }
-        }
-        for (int d = 0; d < e->ndim && numel != 0; d++) {
-            if (numel > INT64_MAX / 4 / e->shape[d])
-                return al_fail(err, AL_ERR_LIMIT, "entry '%s': too many elements", shown);
-            numel *= e->shape[d];
-        }
-        if (numel > 0 && !e->data)
-            return al_fail(err, AL_ERR_ARG, "entry '%s': data is NULL", shown);
-        /* float16: a value that rounds past 65504 (|x| >= 65520) would be written as infinity,
-         *  a file every reader refuses; NaN and infinity likewise. */
-        for (int64_t j = 0; j < numel && dtype == AL_DTYPE_F16; j++) {
-            if ((al_f32_to_f16_bits(e->data[j]) & 0x7C00) != 0x7C00) continue;
-            char where[240];
-            describe_index(where, sizeof where, e->shape, e->ndim, j);
-            return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %.9g, which float16 cannot hold (its "
-                           "largest value is 65504)", shown, where, (double)e->data[j]);
-        }
-        const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
-        if (size * numel > INT64_MAX - data_bytes)
-            return al_fail(err, AL_ERR_LIMIT, "entries hold more data than fits in 64 bits");
-        data_bytes += size * numel;
-    }
-    for (int i = 0; i < 2 * n_meta; i++) {
-        if (!meta_kv[i])
-            return al_fail(err, AL_ERR_ARG, "metadata %s %d is NULL", i % 2 ? "value" : "key",
-                           i / 2);
-        if (!utf8_valid(meta_kv[i]))
-            return al_fail(err, AL_ERR_ARG, "metadata %s '%s' is not valid UTF-8",
-                           i % 2 ? "value" : "key", show(shown, meta_kv[i], strlen(meta_kv[i]), 0));
-    }
-
-    const char *dup = NULL;
-    const char **names = n_entries > 1 ? malloc((size_t)n_entries * sizeof *names) : NULL;
-    const char **keys = n_meta > 1 ? malloc((size_t)n_meta * sizeof *keys) : NULL;
-    if ((n_entries > 1 && !names) || (n_meta > 1 && !keys)) {
-        free(names);
-        free(keys);
-        return al_fail(err, AL_ERR_NOMEM, "out of memory checking names");
-    }
-    for (int i = 0; names && i < n_entries; i++) names[i] = entries[i].name;
-    for (int i = 0; keys && i < n_meta; i++) keys[i] = meta_kv[2 * i];
-    int dn = names ? find_duplicate(names, n_entries, &dup) : 0;
-    const char *dup_key = NULL;
-    int dk = keys ? find_duplicate(keys, n_meta, &dup_key) : 0;
-    free(names);
-    free(keys);
-    if (dn < 0 || dk < 0) return al_fail(err, AL_ERR_NOMEM, "out of memory checking names");
-    if (dn) return al_fail(err, AL_ERR_ARG, "duplicate entry name '%s'", show(shown, dup, strlen(dup), 0));
-    if (dk)
-        return al_fail(err, AL_ERR_ARG, "duplicate metadata key '%s'",
-                       show(shown, dup_key, strlen(dup_key), 0));
-
-    /* Measure: header, padded with spaces so the data starts 8-byte aligned in the file. */
-    st_writer w = {NULL, 0, 0};
-    w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
-    uint64_t hlen = w.len, pad = (8 - hlen % 8) % 8;
-    if (hlen + pad > ST_MAX_HEADER_BYTES)
-        return al_fail(err, AL_ERR_LIMIT, "header would be %" PRIu64 " bytes, above the %u-byte limit of readers",
-                       hlen + pad, ST_MAX_HEADER_BYTES);
-    uint64_t total = 8 + hlen + pad + (uint64_t)data_bytes;
-    if (total > SIZE_MAX)
-        return al_fail(err, AL_ERR_LIMIT, "file of %" PRIu64 " bytes exceeds this address space", total);
-    if (needed) *needed = (size_t)total;
-    if (!buf && cap == 0) return st_ok(err);
-    if (!buf || cap < total)
-        return al_fail(err, AL_ERR_CAPACITY, "the file needs %" PRIu64 " bytes but the buffer holds %zu",
-                       total, buf ? cap : (size_t)0);
-
-    w.buf = buf;
-    w.cap = cap;
-    w.len = 0;
-    uint8_t n8[8];
-    for (int i = 0; i < 8; i++) n8[i] = (uint8_t)((hlen + pad) >> (8 * i));
-    w_bytes(&w, n8, 8);
-    w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
-    for (uint64_t i = 0; i < pad; i++) w_str(&w, " ");
-    for (int i = 0; i < n_entries; i++) {
-        const al_st_entry *e = &entries[i];
-        int64_t numel = entry_numel(e);
-        for (int64_t j = 0; j < numel && dtype == AL_DTYPE_F16; j++) {
-            const uint16_t h = al_f32_to_f16_bits(e->data[j]);
-            const uint8_t le[2] = {(uint8_t)h, (uint8_t)(h >> 8)};
-            w_bytes(&w, le, 2);
-        }
-        for (int64_t j = 0; j < numel && dtype != AL_DTYPE_F16; j++) {
-            uint32_t b;
-            uint8_t le[4];
-            memcpy(&b, &e->data[j], 4);
-            le[0] = (uint8_t)b;
-            le[1] = (uint8_t)(b >> 8);
-            le[2] = (uint8_t)(b >> 16);
-            le[3] = (uint8_t)(b >> 24);
-            w_bytes(&w, le, 4);
-        }
-    }
-    return w.len == total ? st_ok(err) : al_fail(err, AL_ERR_ARG, "size changed while writing");
+    return al_ok(err);
 }
