@@ -27,13 +27,14 @@ asan_flags := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-s
 fuzz_flags := -std=c11 -O1 -g -ffp-contract=off $(WARN) -Icore -Icore/include \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 
-# The library is every folder of core/ but cli/ (the command line) and include/ (the public
-# headers), linked bottom layer first (the order of tests/architecture.test.mjs), then any
-# folder not listed. A new .c file, or a new tests/test_*.c, is built without editing this file.
-LAYERS := base torch kernels model train io lab demos
+# The library is every layer of core/LAYERS but cli/ (the command line), linked bottom layer
+# first, then any folder not listed (tests/architecture.test.mjs refuses one); a layer's gen/
+# subfolder holds its generated C. A new .c file, or a new tests/test_*.c, is built without
+# editing this file.
+LAYERS := $(filter-out cli,$(shell sed -n 's/^\([a-z]*\):.*/\1/p' core/LAYERS))
 CORE_DIRS := $(LAYERS) \
     $(filter-out $(LAYERS) cli include,$(notdir $(patsubst %/,%,$(wildcard core/*/))))
-CORE_SRC := $(foreach d,$(CORE_DIRS),$(sort $(wildcard core/$(d)/*.c)))
+CORE_SRC := $(foreach d,$(CORE_DIRS),$(sort $(wildcard core/$(d)/*.c core/$(d)/gen/*.c)))
 CLI_SRC := $(sort $(wildcard core/cli/*.c))
 TEST_SRC := $(sort $(wildcard tests/test_*.c))
 TEST_NAMES := $(notdir $(TEST_SRC:.c=))

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # build.sh — builds AttnLab, rebuilding only what changed since the last build (sources, the
-# headers they include, flags; the rules and flags are in ./Makefile, run with GNU make).
+# headers they include, flags; the rules and flags are in ./Makefile, run with GNU make). The
+# library is the layers of core/LAYERS, bottom first; each layer's files see only the public
+# headers of the layers below it there, so a call up the table fails to compile.
 #   bash build.sh          native CLI and tests, their ASan+UBSan variants, the faults test, the web build
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)

@@ -3,7 +3,7 @@
 // scripts: for every seed and language of tests/fixtures/demo/, the sections' printed texts make
 // up exactly what the script prints under PyTorch; each example's code is a verbatim piece of
 // the script as the demo runs it (its seeds replaced), in the script's order; each title is the
-// one the script prints; core/demos/demo_code.c is what tests/fixtures/gen_demo_code.mjs writes.
+// one the script prints; core/demos/gen/demo_code.c is what tools/gen/gen_demo_code.mjs writes.
 // Also the RoPE relative-distance curve of the tutorial's v_test against the <v(0), v(1)> and
 // <v(1), v(2)> the script prints.
 import { test } from 'node:test';
@@ -12,7 +12,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
-import { OUT, examples, excerpts, pack, script, source, unpack } from './fixtures/gen_demo_code.mjs';
+import { OUT, examples, excerpts, pack, script, source, unpack } from '../tools/gen/gen_demo_code.mjs';
 
 const core = await loadCore();
 const DEMOS = join(ROOT, 'tests', 'fixtures', 'demo');
@@ -59,8 +59,8 @@ test('the excerpts\' packing round-trips: the scripts, long runs and random byte
   assert.ok(pack(excerpts().text).length < excerpts().text.length / 2.5, 'the scripts no longer pack well');
 });
 
-test('core/demos/demo_code.c is what tests/fixtures/gen_demo_code.mjs writes', () => {
-  assert.ok(readFileSync(OUT, 'utf8') === source(), 'run: node tests/fixtures/gen_demo_code.mjs');
+test('core/demos/gen/demo_code.c is what tools/gen/gen_demo_code.mjs writes', () => {
+  assert.ok(readFileSync(OUT, 'utf8') === source(), 'run: node tools/gen/gen_demo_code.mjs');
 });
 
 test('demo sections: bad arguments are refused with a message', () => {

@@ -23,7 +23,7 @@
 //     reference's ids, sampled with several seeds; the reply is streamed as the reference
 //     decodes it; the folder's tokenizer.json is the default; a tokenizer whose vocabulary is
 //     not the model's is refused;
-//   - core/io/unicode_class.c is what tests/fixtures/gen_unicode_class.mjs writes.
+//   - core/tokenizer/gen/unicode_class.c is what tools/gen/gen_unicode_class.mjs writes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -34,7 +34,7 @@ import { ROOT, VARIANTS, inPool, run, runAsync } from './lib/run.mjs';
 import { showPiece } from './lib/tokenizer.mjs';
 import { BYTE_OF_CHAR, manyAdded, small, withAdded } from './lib/hf-json.mjs';
 import { generator, handTexts, randomTexts } from './lib/tok-texts.mjs';
-import { OUT as UNICODE_OUT, source as unicodeSource } from './fixtures/gen_unicode_class.mjs';
+import { OUT as UNICODE_OUT, source as unicodeSource } from '../tools/gen/gen_unicode_class.mjs';
 
 const TOK_DIR = join(ROOT, 'models', 'minimind-tokenizer');
 const TOK = join(TOK_DIR, 'tokenizer.json');
@@ -183,8 +183,8 @@ test('a tokenizer.json adds no BOS (with or without --no-bos), refuses --eos, an
   assert.match(size.stderr, /\(read as a Hugging Face tokenizer\.json\): the file defines 6400 tokens \(model\.vocab and added_tokens\) but the vocabulary size is 6401/);
 });
 
-test('core/io/unicode_class.c is what tests/fixtures/gen_unicode_class.mjs writes', () => {
-  assert.ok(readFileSync(UNICODE_OUT, 'utf8') === unicodeSource(), 'run: node tests/fixtures/gen_unicode_class.mjs');
+test('core/tokenizer/gen/unicode_class.c is what tools/gen/gen_unicode_class.mjs writes', () => {
+  assert.ok(readFileSync(UNICODE_OUT, 'utf8') === unicodeSource(), 'run: node tools/gen/gen_unicode_class.mjs');
 });
 
 // ---- malformed files ----------------------------------------------------------------------------

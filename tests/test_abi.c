@@ -6,7 +6,7 @@
  * function row is checked against its declaration when abi.c compiles.) With --print it writes the JSON to stdout, which tests/abi.test.mjs
  * compares with the structs' declarations and with the WebAssembly build's own. */
 #include "attnlab.h"
-#include "lab/abi_list.h"
+#include "app/abi_list.h"
 #include "check.h"
 
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #ifndef ATTNLAB_INTERNAL_H
 #define ATTNLAB_INTERNAL_H
 
-#include "attnlab.h"
+#include "attnlab/base.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -75,6 +75,9 @@ static inline uint16_t al_f32_to_f16_bits(float f) {
 /* Fills err (if not NULL) with status and a printf-style one-line message; returns status so
  * callers can write `return al_fail(err, AL_ERR_SHAPE, "...", ...);`. */
 al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRINTF(3, 4);
+/* Clears err (if not NULL) to AL_OK and an empty message; returns AL_OK, for the success path of
+ * a call that promises a cleared err: `return al_ok(err);`. */
+al_status al_ok(al_error *err);
 
 /* Parses the whole string as one finite decimal number, correctly rounded (the grammar of
  * al_decimal_parse below: no spaces, hex, inf or nan); 0 on anything else or on overflow. */

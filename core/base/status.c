@@ -47,3 +47,11 @@ int al_parse_finite(const char *s, double *out) {
     *out = v;
     return 1;
 }
+
+al_status al_ok(al_error *err) {
+    if (err) {
+        err->status = AL_OK;
+        err->msg[0] = '\0';
+    }
+    return AL_OK;
+}

@@ -55,10 +55,6 @@ int cli_parse_flags(int argc, char **argv, const char *cmd, const cli_flag *flag
  * why (not a whole number >= 0, more than cap of them). */
 int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap);
 
-/* Reads a whole regular file (checked before opening it, so a FIFO cannot block; at most
- * max_bytes) into a malloc'd buffer. On failure prints the error and returns NULL. */
-uint8_t *cli_read_file(const char *path, size_t max_bytes, size_t *size);
-
 /* Reads a safetensors file (at most max_bytes) into a malloc'd buffer: a regular file only
  * (checked before opening it, so a FIFO cannot block), its header read and checked before its
  * data is read. On failure prints the error and returns NULL. */

@@ -5,7 +5,9 @@
 #ifndef ATTNLAB_DEMO_H
 #define ATTNLAB_DEMO_H
 
-#include "torch/text.h"
+#include "attnlab/demos.h"
+#include "attnlab/torch.h"
+#include "torch/text_tensor.h"
 
 /* The Chinese or English form of a line; needs a variable `lang` in scope. */
 #define L(zh, en) ((lang) == AL_LANG_EN ? (en) : (zh))

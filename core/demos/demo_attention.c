@@ -2,6 +2,8 @@
  * and the head split, GQA's repeat_kv, RoPE, the causal mask, the full forward pass, prefill +
  * decode with a KV cache, and the check that the cache does not change the result. The layer,
  * the random inputs (same draws as PyTorch) and every printed number come from the core. */
+#include "attnlab/demos.h"
+#include "attnlab/model.h"
 #include "demos/demo.h"
 #include "torch/reduce.h"
 

@@ -2,6 +2,8 @@
  * embedding, RMSNorm against LayerNorm, and RoPE (cos/sin table, rotating a vector, relative
  * position invariance). Every number is computed here by the core, in PyTorch's order of
  * random draws and float32 operations, and printed as the script prints it. */
+#include "attnlab/demos.h"
+#include "attnlab/model.h"
 #include "demos/demo.h"
 #include "torch/reduce.h"
 

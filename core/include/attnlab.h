@@ -9,17 +9,18 @@
  * in comments in memory order; row-major float32 everywhere. Getters take const handles and
  * change nothing. Size and count queries (int64_t) return -1 when they fail (a NULL handle, an
  * invalid argument): 0 is a valid size. The native CLI and the WebAssembly page use this same
- * header; the areas below are one header each, from the bottom layer up. */
+ * header; the layers below are one header each, from the bottom up (core/LAYERS). */
 #ifndef ATTNLAB_H
 #define ATTNLAB_H
 
-#include "attnlab/base.h"  /* status codes, errors, limits */
-#include "attnlab/torch.h" /* PyTorch's random generator, reduction order and printing */
-#include "attnlab/model.h" /* kernels, RoPE, the attention layer and its KV cache */
-#include "attnlab/train.h" /* the backward pass and AdamW: the model trained in C */
-#include "attnlab/io.h"    /* safetensors, a layer from a file, a layer run on files */
-#include "attnlab/tokenizer.h" /* text to token ids and back */
-#include "attnlab/lab.h"   /* views for the page, the stepped session, benchmark, struct layouts */
-#include "attnlab/demos.h" /* the tutorial scripts */
+#include "attnlab/base.h"      /* status codes, errors, limits */
+#include "attnlab/torch.h"     /* PyTorch's random generator, reduction order and printing */
+#include "attnlab/kernels.h"   /* the matrix kernels' public part: the row-wise softmax */
+#include "attnlab/model.h"     /* the model's ops, RoPE, the attention layer, its KV cache, the decoder */
+#include "attnlab/demos.h"     /* the tutorial scripts */
+#include "attnlab/tokenizer.h" /* text to token ids and back, MiniMind's corpus */
+#include "attnlab/io.h"        /* safetensors, .pth, config.json, a layer or a model from its files */
+#include "attnlab/train.h"     /* the backward pass, AdamW, the training step, checkpoints */
+#include "attnlab/app.h"       /* views for the page, the session, generation, the labs, benchmarks, the ABI */
 
 #endif /* ATTNLAB_H */

@@ -2,6 +2,7 @@
  * their PyTorch state_dict names (the seeds' names, or a MiniMind checkpoint's under a prefix
  * such as "model.layers.3.self_attn."), infers hidden, heads, KV heads and head_dim from their
  * shapes, checks that all six agree, and loads them as float32. */
+#include "attnlab/io.h"
 #include "base/internal.h"
 
 #include <string.h>

@@ -14,6 +14,7 @@
  * Version 2 (int8, Q8_0) is refused. Llama's conventions: interleaved RoPE (base 10000), no
  * QK-Norm, RMSNorm eps 1e-5. Every size is checked against the image before anything is read
  * or allocated. */
+#include "attnlab/io.h"
 #include "base/internal.h"
 
 #include <math.h>

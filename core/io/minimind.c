@@ -5,10 +5,11 @@
  * q_norm and k_norm weights. Every tensor must be one the config gives a place and have the
  * shape it gives; nothing else may be in the file. For a state_dict without its config.json
  * (a .pth), al_minimind_config_from_tensors writes the config its shapes imply. */
+#include "attnlab/io.h"
 #include "base/internal.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/pth.h"
-#include "torch/text.h"
+#include "base/text.h"
 
 #include <math.h>
 #include <stdlib.h>

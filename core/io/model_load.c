@@ -2,6 +2,7 @@
  * a llama2.c checkpoint, a MiniMind / Hugging Face model.safetensors (with its config.json), or
  * MiniMind's .pth (torch.save of a state_dict, its config.json inferred from the shapes). The
  * CLI reads the files from disk, the page from the learner's file picker; both come here. */
+#include "attnlab/io.h"
 #include "base/internal.h"
 #include "io/pth.h"
 
@@ -19,15 +20,6 @@ al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size) {
     /* 3. llama2.c: seven int32 (legacy) or the "ak42" magic (version 1) */
     if (size >= 28) return AL_MODEL_FILE_LLAMA2C;
     return AL_MODEL_FILE_UNKNOWN;
-}
-
-const char *al_model_file_kind_name(al_model_file_kind kind) {
-    switch (kind) {
-    case AL_MODEL_FILE_LLAMA2C: return "llama2.c checkpoint";
-    case AL_MODEL_FILE_SAFETENSORS: return "MiniMind safetensors";
-    case AL_MODEL_FILE_PTH: return "MiniMind .pth";
-    default: return "unknown";
-    }
 }
 
 int32_t al_model_file_stop_token(al_model_file_kind kind) {

@@ -7,11 +7,12 @@
  * (al_pth_read_views): every storage element some tensor views widened once, so that 2,900
  * tensors on one storage cost its floats once, not 2,900 copies; the MiniMind loader checks the
  * names before that and indexes the views, al_pth_to_safetensors serialises them as an image. */
+#include "attnlab/io.h"
 #include "base/internal.h"
-#include "io/json.h"
+#include "base/json.h"
 #include "io/pth.h"
 #include "io/zip.h"
-#include "torch/text.h"
+#include "base/text.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -5,7 +5,7 @@
 #ifndef ATTNLAB_PTH_H
 #define ATTNLAB_PTH_H
 
-#include "attnlab.h"
+#include "attnlab/io.h"
 
 #include <stddef.h>
 #include <stdint.h>

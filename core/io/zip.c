@@ -4,6 +4,7 @@
  * accepted: one disk, stored entries; sizes come from the central directory (torch.save's local
  * headers leave them 0 and put them in a data descriptor). Every offset and length is checked
  * against the archive before it is used, in 64-bit arithmetic that cannot overflow. */
+#include "attnlab/io.h"
 #include "base/internal.h"
 #include "io/zip.h"
 

@@ -4,7 +4,7 @@
 #ifndef ATTNLAB_ZIP_H
 #define ATTNLAB_ZIP_H
 
-#include "attnlab.h"
+#include "attnlab/io.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,6 +5,7 @@
  * a SIMD128 multiply then add in WebAssembly. A matrix kernel can only approach this number;
  * the bench reports prefill speed against it. */
 #define _POSIX_C_SOURCE 199309L
+#include "attnlab/kernels.h"
 #include "kernels/fma_peak.h"
 
 #include <math.h>

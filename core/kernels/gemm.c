@@ -13,6 +13,7 @@
  * AVX2 and AVX-512 kernels bit for bit; WebAssembly SIMD has no fused multiply-add, so the
  * WASM build multiplies then adds (still the same order, within a rounding of the native one).
  */
+#include "attnlab/kernels.h"
 #include "kernels/gemm.h"
 
 #include <math.h>

@@ -10,6 +10,7 @@
  * Cephes' degree-5 P on |r| <= ln2/2 — within 2 ulp of the true value, like PyTorch's own
  * vectorised exp (SLEEF, 1 ulp); the results agree with PyTorch to the fixtures' 1e-5.
  * The same arithmetic runs natively and in WebAssembly, so both builds agree bit for bit. */
+#include "attnlab/kernels.h"
 #include "kernels/softmax.h"
 
 #include "base/fault.h"

@@ -4,6 +4,7 @@
  * with narrower loads than the machine has (SSE2's 16 bytes on a core that loads 64) the
  * "bound" is the loop's and not the memory's, and a decode step beats it. */
 #define _POSIX_C_SOURCE 199309L
+#include "attnlab/kernels.h"
 #include "kernels/stream_read.h"
 
 #include <time.h>

@@ -1,6 +1,7 @@
 /* attend.c — the attention block every forward runs (model/attend.h): the single layer of the
  * tutorial, the decoder's blocks and, through the decoder, the trainer's forward, so that the
  * three compute the same numbers. Nothing here allocates: the caller owns every buffer. */
+#include "attnlab/model.h"
 #include "model/attend.h"
 #include "model/kv_cache.h"
 #include "model/norm.h"

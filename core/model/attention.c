@@ -9,6 +9,7 @@
  * particular a decode step) never allocates. The forward is the attention block the decoder
  * runs too (model/attend.c): scores are computed a block of queries at a time, over only the
  * keys the block may see, so the full [seq, seq] matrix is never materialised. */
+#include "attnlab/model.h"
 #include "model/kv_cache.h"
 #include "model/attend.h"
 
@@ -234,7 +235,6 @@ void al_attn_free(al_attn *a) {
 }
 
 const al_attn_hparams *al_attn_get_hparams(const al_attn *a) { return a ? &a->hp : NULL; }
-const al_attn_capacity *al_attn_get_capacity(const al_attn *a) { return a ? &a->cap : NULL; }
 
 const float *al_attn_get_param(const al_attn *a, al_attn_param p, int64_t *numel) {
     if (!a || p < 0 || p >= AL_PARAM_COUNT) return NULL;

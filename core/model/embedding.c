@@ -1,5 +1,6 @@
 /* embedding.c — token embedding lookup (nn.Embedding): each id selects one row of the table.
  * The lookup is a copy, so the looked-up vector equals the table row bit for bit. */
+#include "attnlab/model.h"
 #include "base/internal.h"
 
 #include <string.h>

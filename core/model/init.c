@@ -3,6 +3,7 @@
  * al_model_weights' order (the embedding, the final norm, the head if untied, then layer by
  * layer); every norm 1. The order is the one that made models/minimind-fortunes, so its recipe
  * still gives its weights. */
+#include "attnlab/model.h"
 #include "base/internal.h"
 
 #include <stdlib.h>
@@ -29,4 +30,14 @@ al_status al_weights_init(const al_model_hparams *hp, uint64_t seed, al_weight_w
     al_rng_free(rng);
     free(refs);
     return AL_OK;
+}
+
+static float *model_weight_for_write(void *ctx, const al_weight_ref *ref, int64_t *numel) {
+    return al_model_param_for_write((al_model *)ctx, ref->p, ref->layer, ref->expert, numel);
+}
+
+al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err) {
+    if (!m) return al_fail(err, AL_ERR_ARG, "random weights: no model");
+    /* the one fresh start above: the trainer's, so one seed gives one model */
+    return al_weights_init(al_model_get_hparams(m), seed, model_weight_for_write, m, err);
 }

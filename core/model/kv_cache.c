@@ -10,6 +10,7 @@
  * per sequence and KV head — the packed form the GEMM reads without copying. Weights·V read V
  * with tokens as the summed index: V is kept as plain rows [max_seq, n_kv_heads, head_dim].
  * al_kv_cache_read returns both in the seeds' layout [batch, len, n_kv_heads, head_dim]. */
+#include "attnlab/model.h"
 #include "model/kv_cache.h"
 #include "base/fault.h"
 

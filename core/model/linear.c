@@ -2,6 +2,7 @@
  * The reference form of what the attention layer computes with its packed GEMM
  * (kernels/gemm.c): each output is accumulated over `in` in order with one fused multiply-add per term (multiply then
  * add in the WebAssembly build, as the GEMM there), so both give the same bits. */
+#include "attnlab/model.h"
 #include "kernels/gemm.h"
 
 #include <math.h>

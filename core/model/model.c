@@ -13,6 +13,7 @@
  * context reserved at create; and every activation of a forward call in a third allocation
  * sized for max_step tokens (the residual stream and the MoE's gathered rows for max_rows: a
  * batch). A forward call allocates nothing. */
+#include "attnlab/model.h"
 #include "model/attend.h"
 #include "model/forward.h"
 #include "model/kv_cache.h"

@@ -3,6 +3,7 @@
  *   LayerNorm y = (x − mean) / sqrt(var + eps) · weight + bias   (nn.LayerNorm)
  * RMSNorm only rescales; LayerNorm also recentres. Both follow PyTorch's float32 order of
  * operations so that printed values match to the last digit. */
+#include "attnlab/model.h"
 #include "model/norm.h"
 #include "torch/reduce.h"
 

@@ -11,6 +11,7 @@
  * Rounding follows PyTorch: exponent 2i/d in float32, base^e as torch.pow computes it
  * (torch/sleef_pow.c), 1/x in float32, angle m·freq as a float32 product, cos/sin of that float angle
  * as torch.cos/sin compute it. */
+#include "attnlab/model.h"
 #include "model/rope.h"
 #include "base/fault.h"
 #include "torch/sleef_pow.h"

@@ -6,6 +6,7 @@
  * temperature so small that a logit divided by it leaves float's range (T of 1e-38, or 1e-37
  * with a logit of 40): that is the limit T → 0+, every stage one-hot. Each stage can be read
  * out (al_sampler_stages) for the page to draw. */
+#include "attnlab/model.h"
 #include "base/internal.h"
 
 #include <math.h>

@@ -8,6 +8,7 @@
  *     scalar, then the 8 lanes are added to that scalar left to right;
  *   - shorter rows use the same `row_sum` on scalars.
  * Checked against torch.sum for every n up to 300 and at 500, 1000, 4096 and 10000. */
+#include "attnlab/torch.h"
 #include "torch/reduce.h"
 
 #include <math.h>

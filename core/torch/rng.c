@@ -25,7 +25,7 @@
  * else may be contracted, hence FP_CONTRACT OFF for clang (GCC does not contract in -std=c11
  * mode, which is how AttnLab is built). */
 
-#include "attnlab.h"
+#include "attnlab/torch.h"
 #include "base/internal.h"
 
 #include <assert.h>

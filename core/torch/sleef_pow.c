@@ -21,6 +21,7 @@
  *
  * Build with -ffp-contract=off (and no -ffast-math): the double-float steps depend on every
  * product and sum being rounded exactly where written. */
+#include "attnlab/torch.h"
 #include "torch/sleef_pow.h"
 
 #include <float.h>

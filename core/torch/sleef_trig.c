@@ -25,6 +25,7 @@
  * 2^(k+2), times 2^64 for k >= 66; the first three floats are F rounded to double then to
  * float, with the 2 lowest mantissa bits then cleared, each subtracted exactly from F before
  * the next; the fourth is the rest rounded to double then to float. */
+#include "attnlab/torch.h"
 #include "torch/sleef_trig.h"
 
 #include <math.h>

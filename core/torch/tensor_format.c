@@ -7,6 +7,7 @@
  * tensor, more than MAX_PRINT_DIMS dimensions, an element count beyond int64) give an empty
  * string and a return value of 0: a valid repr is never empty. */
 
+#include "attnlab/torch.h"
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>

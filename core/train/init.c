@@ -1,6 +1,7 @@
 /* init.c — a trainer's fresh start: the one initialiser of model/init.c (al_weights_init)
  * writing into the trainer's weights, so `attnlab train`, the Train tab and the bench's random
  * model begin from the same weights for the same seed. */
+#include "attnlab/train.h"
 #include "base/internal.h"
 
 static float *trainer_weight_for_write(void *ctx, const al_weight_ref *ref, int64_t *numel) {

@@ -9,6 +9,7 @@
  * A corpus stream's batches: windows of `seq` tokens at places drawn by PyTorch's generator
  * seeded with (seed, step, micro-batch), so a run resumed at any step draws what it would have
  * drawn; the held-out windows by a generator of their own, the same at every measurement. */
+#include "attnlab/train.h"
 #include "base/internal.h"
 
 #include <math.h>

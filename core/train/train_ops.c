@@ -2,6 +2,7 @@
  * writes GPT-2's), from what the model's forward kept (model/forward.h). Sums that PyTorch does in
  * float32 are done in float32 here too, except the reductions that decide a norm or a loss,
  * which run in double (within float32 rounding of PyTorch's either way). */
+#include "attnlab/train.h"
 #include "train/train_ops.h"
 #include "kernels/gemm.h"
 

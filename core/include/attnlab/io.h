@@ -4,6 +4,7 @@
 #define ATTNLAB_IO_H
 
 #include "attnlab/model.h"
+#include "attnlab/tokenizer.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -244,7 +245,6 @@ typedef enum {
 } al_model_file_kind;
 
 al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size);
-const char *al_model_file_kind_name(al_model_file_kind kind); /* "llama2.c checkpoint", ... */
 /* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
 int32_t al_model_file_stop_token(al_model_file_kind kind);
 
@@ -273,6 +273,12 @@ void al_pth_model_free(al_pth_model *p);
 al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
                         size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                         al_model **out, al_error *err);
+
+/* A model's weights as a model.safetensors image by MiniMind's names (lm_head left out when
+ * tied), with string metadata meta_kv [2·n_meta], stored as dtype (AL_DTYPE_F32, or AL_DTYPE_F16 rounded to
+ * nearest): a MiniMind model.safetensors (`attnlab convert`). */
+al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
+                          size_t *size, al_error *err);
 
 #ifdef __cplusplus
 }

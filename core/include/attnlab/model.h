@@ -1,9 +1,10 @@
-/* attnlab/model.h — the model's maths: the kernels (embedding, linear, norms, softmax), RoPE,
+/* attnlab/model.h — the model's maths: its ops (embedding, linear, norms), RoPE,
  * and the attention layer with its hyper-parameters, its runtime capacity and its KV cache.
  * Part of attnlab.h. */
 #ifndef ATTNLAB_MODEL_H
 #define ATTNLAB_MODEL_H
 
+#include "attnlab/kernels.h"
 #include "attnlab/torch.h"
 
 #ifdef __cplusplus
@@ -39,10 +40,6 @@ void al_layernorm_forward(float *y,            /* [n, dim] */
                           const float *weight, /* [dim] */
                           const float *bias,   /* [dim] */
                           int64_t n, int64_t dim, float eps);
-
-/* Row-wise softmax in float32; -inf entries get weight exactly 0, a row of all -inf gives NaN
- * as in PyTorch. */
-void al_softmax_forward(float *y, const float *x, /* [rows, cols] */ int64_t rows, int64_t cols);
 
 /* ------------------------------------------------------------------------------------------
  * RoPE (rotary position embedding), half-split convention of MiniMind:
@@ -173,7 +170,6 @@ al_status al_attn_create(const al_attn_hparams *hp, const al_attn_capacity *cap,
                          al_error *err);
 void al_attn_free(al_attn *a);
 const al_attn_hparams *al_attn_get_hparams(const al_attn *a);   /* NULL if a is NULL */
-const al_attn_capacity *al_attn_get_capacity(const al_attn *a); /* NULL if a is NULL */
 
 /* The PyTorch state_dict name of a parameter ("q_proj.weight", ...; NULL for an invalid p)
  * and its shape: returns the number of dimensions (1 or 2), or -1 for an invalid p. */
@@ -418,6 +414,18 @@ al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
  * arguments. */
 int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
                   const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
+ * A model's random start and its loss on a text.
+ * ------------------------------------------------------------------------------------------ */
+
+/* A model of a given shape to time, or to look at: al_weights_init's fresh start (every matrix
+ * N(0, 0.02²), every norm 1), the trainer's for the same seed. */
+al_status al_model_fill_random(al_model *m, uint64_t seed, al_error *err);
+
+/* One pass of the model over ids [n] (its caches emptied first): Σ −log P(ids[t+1] | ids[..t])
+ * added to *sum, and n − 1 to *count. */
+al_status al_model_nll(al_model *m, const int32_t *ids, int64_t n, double *sum, int64_t *count, al_error *err);
 
 #ifdef __cplusplus
 }

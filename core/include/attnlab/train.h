@@ -8,7 +8,7 @@
 #ifndef ATTNLAB_TRAIN_H
 #define ATTNLAB_TRAIN_H
 
-#include "attnlab/model.h"
+#include "attnlab/io.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -146,6 +146,32 @@ typedef struct {
 al_status al_stream_batches_init(al_stream_batches *sb, const int32_t *ids, int64_t n_tokens, int64_t split, int64_t batch,
                                  int64_t seq, uint64_t seed, al_error *err);
 al_batch_source al_stream_batch_source(al_stream_batches *sb); /* its draw and held_out, ctx sb */
+
+/* ------------------------------------------------------------------------------------------
+ * A trainer's weights and MiniMind's files (the CLI's `attnlab train`).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The weights as a model.safetensors image by MiniMind's names (float32; lm_head left out when
+ * tied), with string metadata meta_kv [2·n_meta]; *out malloc'd (free it), *size its bytes. */
+al_status al_trainer_export(const al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
+                            al_error *err);
+/* config.json for a MiniMind folder of these weights: the one their shapes imply
+ * (al_minimind_config_from_tensors), with the trainer's RoPE base and MoE top-k. *out
+ * malloc'd (free it), *len its bytes. */
+al_status al_trainer_config_json(const al_trainer *t, char **out, size_t *len, al_error *err);
+/* The weights set from a model.safetensors of this shape (every weight present, float32, f16
+ * or bf16, of its shape, finite: a NaN or infinity is refused naming the tensor). */
+al_status al_trainer_import(al_trainer *t, const al_safetensors *st, al_error *err);
+/* AdamW's moments as a safetensors image ("adamw.m", "adamw.v" [n]) with string metadata, and
+ * back (with the step count the run had reached): a state that cannot be (a moment NaN or
+ * infinite, a second moment below 0) is refused naming the tensor and the weight, and leaves
+ * both moments 0. */
+al_status al_trainer_export_state(al_trainer *t, const char *const *meta_kv, int n_meta, uint8_t **out, size_t *size,
+                                  al_error *err);
+al_status al_trainer_import_state(al_trainer *t, const al_safetensors *st, int64_t steps, al_error *err);
+/* Before a checkpoint is written: every weight and moment finite, every second moment at
+ * least 0; else AL_ERR_NONFINITE naming the first tensor that is not. Changes nothing. */
+al_status al_trainer_check(al_trainer *t, al_error *err);
 
 #ifdef __cplusplus
 }

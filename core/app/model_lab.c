@@ -1,0 +1,555 @@
+/* model_lab.c — what the page's model view shows, computed here: a real model and its
+ * tokenizer, the tokens so far (the prompt, then one generated token per step), every layer's
+ * attention over them (growing one row per step), MoE routing and the residual stream's size
+ * per token, the sampler's stages at the last step, and each head's role scores.
+ *
+ * The tokens come from the core's generator (lab/generate.c), the loop `attnlab generate` runs:
+ * the BOS rule, the sampler, the stop token and the context are its. The lab gives it its
+ * forward pass (lab_forward: the model in chunks of CHUNK tokens, each chunk's captures copied
+ * into the stores) and runs each token drawn through it at once, so the charts show it:
+ *   prompt:  text → ids (al_gen_encode_prompt) → al_gen_prompt → al_gen_forward (captures)
+ *   step:    al_gen_step (the draw from the last token's logits, seeded once per prompt) →
+ *            al_gen_forward of the token drawn (one more row of every layer's attention, one
+ *            more position in every KV cache)
+ *
+ * Stores are sized for the lab's context C when it is made, so nothing is allocated after:
+ *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q); rows from
+ *                                     len on are not read, and are written whole as they come
+ *   route  [n_layers, C, top_k]       ids and weights (MoE models)
+ *   resid  [n_layers + 1, C]          ‖x‖₂ of each token before layer 0 and after each layer
+ */
+#include "attnlab/app.h"
+#include "base/internal.h"
+#include "app/head_roles.h"
+#include "app/thumb.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { CHUNK = 32 };
+
+struct al_model_lab {
+    al_model *model;
+    al_tokenizer *tok;
+    al_generator *gen;            /* the tokens: over model and tok */
+    al_tok_stream *stream;
+    al_model_file_kind kind;
+    al_model_hparams hp;
+    int64_t context;              /* C */
+    int charts;                   /* 1: keep the captures and the greedy stages (the default) */
+    int stale;                    /* steps were taken with charts off: the stores miss them */
+    int redraw;                   /* a greedy step's stages are owed (taken with charts off) */
+    al_sampler_params last;       /* the last step's sampler settings (its stages, redrawn) */
+    int64_t last_seen;            /* the ids the last draw's repetition penalty saw */
+    float *logits;                /* [vocab] the last draw's, for its stages at temperature 0 */
+    float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step, as drawn */
+    float *attn;                  /* [L, H, C, C] */
+    float *chunk_attn;            /* [L, H, CHUNK, C] one forward call's capture */
+    int32_t *route_ids;           /* [L, C, top_k] */
+    float *route_w;               /* [L, C, top_k] */
+    float *resid;                 /* [L + 1, C] */
+    float *chunk_resid;           /* [L + 1, CHUNK] */
+    float *roles;                 /* [L, H, AL_LAB_ROLES] */
+    char *text;                   /* each token's display text, one after another */
+    int64_t *text_end;            /* [C] where token i's text ends in `text` */
+    int64_t text_cap;
+};
+
+/* ---- sizes ------------------------------------------------------------------------------- */
+
+static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n_layers * hp->n_heads * c * c; }
+
+int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
+    if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
+    const int64_t L = hp->n_layers, H = hp->n_heads, k = hp->n_experts ? hp->top_k : 0;
+    /* the stores, then the logits and stages of the lab and of its generator */
+    const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
+                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + 2 * (1 + AL_SAMPLER_STAGES) * hp->vocab;
+    return (int64_t)sizeof(float) * floats + context * (int64_t)(sizeof(int32_t) + sizeof(int64_t));
+}
+
+/* ---- create, free ------------------------------------------------------------------------ */
+
+void al_model_lab_free(al_model_lab *lab) {
+    if (!lab) return;
+    al_gen_free(lab->gen);
+    al_model_free(lab->model);
+    al_tok_stream_free(lab->stream);
+    al_tok_free(lab->tok);
+    free(lab->logits), free(lab->stages), free(lab->attn), free(lab->chunk_attn);
+    free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
+    free(lab->text), free(lab->text_end);
+    free(lab);
+}
+
+static al_status lab_forward(void *user, const int32_t *ids, int64_t past, int64_t count, float *logits, al_error *err);
+static al_status compute_roles(al_model_lab *lab, al_error *err);
+
+/* "what: message": which of the files a problem is in (the page takes two or three). */
+static void name_file(al_error *err, const char *what) {
+    if (!strncmp(err->msg, "llama2.c checkpoint", 19) || !strncmp(err->msg, "not a model", 11)) return; /* named */
+    char msg[AL_ERROR_MSG_MAX];
+    al_snprintf(msg, sizeof msg, "%s", err->msg);
+    al_fail(err, err->status, "%s: %s", what, msg);
+}
+
+al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_file_kind kind, const uint8_t *config,
+                              size_t config_size, const uint8_t *tokenizer, size_t tokenizer_size, int64_t context,
+                              al_model_lab **out, al_error *err) {
+    al_error local;
+    if (!err) err = &local; /* messages are prefixed below */
+    if (!out) return al_fail(err, AL_ERR_ARG, "model lab: no output pointer");
+    *out = NULL;
+    if (!model || !model_size) return al_fail(err, AL_ERR_ARG, "model lab: no model file");
+    if (!tokenizer || !tokenizer_size)
+        return al_fail(err, AL_ERR_MISSING, "the model needs its tokenizer (tokenizer.bin for a llama2.c model, "
+                       "tokenizer.json for a MiniMind one)");
+    if (context < 0 || context > AL_LAB_MAX_CONTEXT)
+        return al_fail(err, AL_ERR_ARG, "model lab: a context of %lld; 0 (the default, %d) up to %d",
+                       (long long)context, AL_LAB_DEFAULT_CONTEXT, AL_LAB_MAX_CONTEXT);
+    al_model_lab *lab = calloc(1, sizeof *lab);
+    if (!lab) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    lab->charts = 1;
+    /* 1. The model, its kind read from its bytes; the lab's context at most the model's. */
+    lab->kind = kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(model, model_size) : kind;
+    const int64_t want = context ? context : AL_LAB_DEFAULT_CONTEXT;
+    al_status st = al_model_load(model, model_size, lab->kind, (const char *)config, config_size, NULL, want, CHUNK,
+                                 &lab->model, err);
+    if (st != AL_OK) name_file(err, lab->kind == AL_MODEL_FILE_SAFETENSORS ? "model.safetensors"
+                                  : lab->kind == AL_MODEL_FILE_PTH       ? "the .pth checkpoint"
+                                                                         : "the llama2.c checkpoint");
+    if (st == AL_OK) {
+        lab->hp = *al_model_get_hparams(lab->model);
+        lab->context = al_model_context(lab->model);
+        const int64_t bytes = al_model_lab_bytes_needed(&lab->hp, lab->context);
+        if (bytes < 0 || bytes > AL_MAX_BYTES)
+            st = al_fail(err, AL_ERR_LIMIT, "model lab: keeping every layer's attention over %lld tokens needs %lld MB "
+                         "(at most %lld MB): choose a shorter context", (long long)lab->context,
+                         (long long)(bytes >> 20), (long long)(AL_MAX_BYTES >> 20));
+    }
+    /* 2. The tokenizer that goes with it, and the generator over both (which refuses a
+     *    tokenizer of another vocabulary than the model's). */
+    if (st == AL_OK) {
+        const int llama2c = lab->kind == AL_MODEL_FILE_LLAMA2C;
+        st = llama2c ? al_tok_llama2c_create(tokenizer, tokenizer_size, lab->hp.vocab, &lab->tok, err)
+                     : al_tok_hf_create(tokenizer, tokenizer_size, 0, &lab->tok, err);
+        if (st != AL_OK)
+            name_file(err, llama2c ? "the tokenizer (a llama2.c model reads a tokenizer.bin)"
+                                   : "the tokenizer (a MiniMind model reads a tokenizer.json)");
+    }
+    if (st == AL_OK) {
+        const al_gen_options opt = al_gen_options_default();
+        st = al_gen_create(lab->model, lab->tok, lab->kind, &opt, &lab->gen, err);
+    }
+    if (st == AL_OK) {
+        al_gen_set_forward(lab->gen, lab_forward, lab);
+        st = al_tok_stream_create(lab->tok, &lab->stream, err);
+    }
+    /* 3. The stores (see the top of the file). */
+    if (st == AL_OK) {
+        const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
+        const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 1;
+        size_t longest = 0, len = 0;
+        for (int32_t id = 0; id < V; id++)
+            if (al_tok_piece(lab->tok, id, &len) && len > longest) longest = len;
+        lab->text_cap = C * 4 * ((int64_t)longest + 3); /* al_tok_stream_push's most per token */
+        lab->logits = malloc((size_t)V * sizeof *lab->logits);
+        lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
+        lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
+        lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
+        lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
+        lab->route_w = calloc((size_t)(L * C * k), sizeof *lab->route_w);
+        lab->resid = calloc((size_t)((L + 1) * C), sizeof *lab->resid);
+        lab->chunk_resid = malloc((size_t)((L + 1) * CHUNK) * sizeof *lab->chunk_resid);
+        lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
+        lab->text = malloc((size_t)lab->text_cap);
+        lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
+        if (!lab->logits || !lab->stages || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
+            !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end)
+            st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    }
+    /* 4. Each head's role, measured once on a sequence of its own. */
+    if (st == AL_OK) st = compute_roles(lab, err);
+    if (st != AL_OK) {
+        al_model_lab_free(lab);
+        return st;
+    }
+    *out = lab;
+    return AL_OK;
+}
+
+/* ---- running tokens through the model ----------------------------------------------------- */
+
+/* The generator's forward pass (al_gen_forward_fn): ids [count] at positions past.. through the
+ * model, in chunks, captures copied into the stores. */
+static al_status lab_forward(void *user, const int32_t *ids, int64_t past, int64_t count, float *logits, al_error *err) {
+    al_model_lab *lab = user;
+    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context, V = lab->hp.vocab;
+    const int64_t k = lab->hp.n_experts ? lab->hp.top_k : 0;
+    for (int64_t done = 0; done < count;) {
+        const int64_t at = past + done, m = count - done < CHUNK ? count - done : CHUNK, keys = at + m;
+        if (!lab->charts) { /* the model alone: nothing kept but the logits */
+            al_status st = al_model_forward(lab->model, ids + done, m, logits, 1, V, NULL, 0, err);
+            if (st != AL_OK) return st;
+            done += m, lab->stale = 1;
+            continue;
+        }
+        al_model_capture_resid_norms(lab->model, lab->chunk_resid, (L + 1) * CHUNK);
+        al_status st = al_model_forward(lab->model, ids + done, m, logits, 1, V, lab->chunk_attn, L * H * CHUNK * C, err);
+        al_model_capture_resid_norms(lab->model, NULL, 0);
+        if (st != AL_OK) return st;
+        /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows at .. at+m-1 */
+        for (int64_t lh = 0; lh < L * H; lh++)
+            for (int64_t q = 0; q < m; q++) {
+                float *row = lab->attn + (lh * C + at + q) * C;
+                memcpy(row, lab->chunk_attn + (lh * m + q) * keys, (size_t)keys * sizeof(float));
+                memset(row + keys, 0, (size_t)(C - keys) * sizeof(float)); /* keys to come: 0 */
+            }
+        /* chunk_resid [L + 1, m] → resid [L + 1, C] */
+        for (int64_t l = 0; l <= L; l++)
+            memcpy(lab->resid + l * C + at, lab->chunk_resid + l * m, (size_t)m * sizeof(float));
+        /* routing [m, k] per layer → route [L, C, k] */
+        for (int64_t l = 0; k && l < L; l++)
+            al_model_routing(lab->model, l, lab->route_ids + (l * C + at) * k, lab->route_w + (l * C + at) * k, m * k);
+        done += m;
+    }
+    return AL_OK;
+}
+
+/* Token i's display text: what the streaming decoder writes when it arrives (whole characters
+ * only; the bytes of a split character appear with the token that completes it). */
+static al_status append_text(al_model_lab *lab, int64_t i, al_error *err) {
+    const int64_t start = i ? lab->text_end[i - 1] : 0;
+    const int64_t len = al_tok_stream_push(lab->stream, al_gen_ids(lab->gen)[i], lab->text + start, lab->text_cap - start,
+                                           err);
+    if (len < 0) return err ? err->status : AL_ERR_CAPACITY;
+    lab->text_end[i] = start + len;
+    return AL_OK;
+}
+
+/* The view of no tokens yet: a fresh decoder (NULL if memory ran out), no stages. */
+static void forget_view(al_model_lab *lab) {
+    al_tok_stream_free(lab->stream);
+    lab->stream = NULL;
+    al_tok_stream_create(lab->tok, &lab->stream, NULL);
+    lab->stale = lab->redraw = 0;
+    memset(lab->stages, 0, (size_t)(AL_SAMPLER_STAGES * lab->hp.vocab) * sizeof *lab->stages);
+}
+
+/* Back to no tokens: the generator's too (caches emptied). */
+static void forget(al_model_lab *lab) {
+    al_gen_reset(lab->gen);
+    forget_view(lab);
+}
+
+int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n, uint64_t seed, al_error *err) {
+    if (!lab || (!ids && n > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    al_error local;
+    if (!err) err = &local; /* the page's words for the context, below */
+    /* 1. The generator's prompt (refused: the tokens before kept), then run with the captures. */
+    if (al_gen_prompt(lab->gen, ids, n, seed, err) < 0) {
+        if (err->status == AL_ERR_LIMIT)
+            al_fail(err, AL_ERR_LIMIT, "the prompt has %lld tokens; the page keeps %lld", (long long)n,
+                    (long long)lab->context);
+        return -1;
+    }
+    forget_view(lab);
+    al_status st = lab->stream ? al_gen_forward(lab->gen, err) : al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    /* 2. Each token's text. */
+    for (int64_t i = 0; st == AL_OK && i < n; i++) st = append_text(lab, i, err);
+    if (st != AL_OK) {
+        forget(lab);
+        return -1;
+    }
+    return n;
+}
+
+int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uint64_t seed, al_error *err) {
+    if (!lab || (!text && len > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    const int64_t n = al_gen_encode_prompt(lab->tok, text, len, NULL, 0, err);
+    if (n < 0) return -1;
+    int32_t *ids = malloc((size_t)(n ? n : 1) * sizeof *ids);
+    if (!ids) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory"), -1;
+    int64_t got = al_gen_encode_prompt(lab->tok, text, len, ids, n, err);
+    if (got >= 0) got = al_model_lab_prompt_ids(lab, ids, got, seed, err);
+    free(ids);
+    return got;
+}
+
+/* The stages of a greedy step, as the chart draws them: at temperature 1, from the logits the
+ * step drew from (lab->logits) over the ids it saw. */
+static al_status greedy_stages(al_model_lab *lab, al_error *err) {
+    al_sampler_params shown = lab->last;
+    shown.temperature = 1.0;
+    lab->redraw = 0;
+    return al_sampler_stages(lab->logits, lab->hp.vocab, al_gen_ids(lab->gen), lab->last_seen, &shown, lab->stages,
+                             AL_SAMPLER_STAGES * lab->hp.vocab, err);
+}
+
+int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err) {
+    if (!lab || !p) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    const int64_t V = lab->hp.vocab;
+    /* 1. The generator's step with these settings: the draw from the last token's logits (the
+     *    refusals too: no prompt, the text ended, the context full, bad settings). */
+    al_gen_options opt = al_gen_get_options(lab->gen);
+    opt.sampler = *p;
+    if (al_gen_set_options(lab->gen, &opt, err) != AL_OK) return -1;
+    const int64_t seen = al_gen_len(lab->gen);
+    const int64_t chosen = al_gen_step(lab->gen, err);
+    if (chosen < 0) return -1;
+    lab->last = *p;
+    lab->last_seen = seen;
+    /* 2. The stages as drawn; at temperature 0 (greedy) the sampler leaves none, so they are
+     *    drawn as at temperature 1 from the same logits, the choice marked (now, or when the
+     *    charts come back on). */
+    if (p->temperature == 0.0) {
+        memcpy(lab->logits, al_gen_logits(lab->gen), (size_t)V * sizeof *lab->logits);
+        lab->redraw = 1;
+        if (lab->charts && greedy_stages(lab, err) != AL_OK) return -1;
+    } else {
+        memcpy(lab->stages, al_gen_stages(lab->gen), (size_t)(AL_SAMPLER_STAGES * V) * sizeof *lab->stages);
+        lab->redraw = 0;
+    }
+    /* 3. The stop token ends the text (not appended, as the CLI does not print it); any other
+     *    token through the model now: one more row of attention, one more cache position. */
+    if (al_gen_len(lab->gen) == seen) return chosen;
+    if (al_gen_forward(lab->gen, err) != AL_OK || append_text(lab, seen, err) != AL_OK) {
+        forget(lab);
+        return -1;
+    }
+    return chosen;
+}
+
+al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument");
+    lab->charts = on != 0;
+    if (!lab->charts || !lab->stale) return AL_OK;
+    /* The steps taken without charts: every token run again from the start, captures on. The
+     * numbers are those of the steps (a cached pass equals an uncached one, bit for bit), and the
+     * logits of the last token come out the same; a greedy last step's stages from the logits
+     * it drew from. */
+    lab->stale = 0;
+    al_gen_rewind(lab->gen);
+    al_status st = al_gen_forward(lab->gen, err);
+    if (st == AL_OK && lab->redraw) st = greedy_stages(lab, err);
+    if (st != AL_OK) forget(lab);
+    return st;
+}
+
+void al_model_lab_set_ignore_eos(al_model_lab *lab, int on) {
+    if (!lab) return;
+    al_gen_options opt = al_gen_get_options(lab->gen);
+    opt.ignore_eos = on != 0;
+    al_gen_set_options(lab->gen, &opt, NULL);
+}
+
+/* ---- head roles ---------------------------------------------------------------------------- */
+
+/* On the probe of lab/head_roles.h, run as a prompt with every capture kept. */
+static al_status compute_roles(al_model_lab *lab, al_error *err) {
+    const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, C = lab->context;
+    int32_t *ids = malloc((size_t)C * sizeof *ids);
+    if (!ids) return al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    al_role_probe probe;
+    al_status st = al_role_probe_ids(ids, lab->hp.vocab, al_tok_bos_id(lab->tok), C, &probe, err);
+    if (st == AL_OK && probe.len) { /* too short a context: the scores stay 0 */
+        if (al_gen_prompt(lab->gen, ids, probe.len, 0, err) < 0) st = err ? err->status : AL_ERR_ARG;
+        if (st == AL_OK) st = al_gen_forward(lab->gen, err);
+        for (int64_t lh = 0; st == AL_OK && lh < L * H; lh++)
+            al_head_role_scores(&probe, lab->attn + lh * C * C, C, lab->roles + lh * AL_LAB_ROLES);
+        al_gen_reset(lab->gen);
+    }
+    free(ids);
+    return st;
+}
+
+/* ---- reading it out ----------------------------------------------------------------------- */
+
+const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab) { return lab ? &lab->hp : NULL; }
+al_model_file_kind al_model_lab_kind(const al_model_lab *lab) { return lab ? lab->kind : AL_MODEL_FILE_UNKNOWN; }
+int64_t al_model_lab_context(const al_model_lab *lab) { return lab ? lab->context : -1; }
+int64_t al_model_lab_len(const al_model_lab *lab) { return lab ? al_gen_len(lab->gen) : -1; }
+int64_t al_model_lab_prompt_len(const al_model_lab *lab) { return lab ? al_gen_prompt_len(lab->gen) : -1; }
+int al_model_lab_finished(const al_model_lab *lab) { return lab && al_gen_finished(lab->gen) == AL_GEN_STOP_TOKEN; }
+al_gen_finish al_model_lab_finish(const al_model_lab *lab) { return lab ? al_gen_finished(lab->gen) : AL_GEN_NO_PROMPT; }
+int64_t al_model_lab_chosen(const al_model_lab *lab) { return lab ? al_gen_last(lab->gen) : -1; }
+
+static al_status check_cap(const char *what, int64_t need, int64_t cap, al_error *err) {
+    return cap < need ? al_fail(err, AL_ERR_CAPACITY, "model lab %s: %lld values, room for %lld", what, (long long)need,
+                                (long long)cap)
+                      : AL_OK;
+}
+
+int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap) {
+    if (!lab || (!out && cap > 0)) return -1;
+    const int64_t len = al_gen_len(lab->gen), n = len < cap ? len : cap;
+    if (n > 0) memcpy(out, al_gen_ids(lab->gen), (size_t)n * sizeof *out);
+    return len;
+}
+
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap) {
+    const int64_t n_tokens = lab ? al_gen_len(lab->gen) : 0;
+    if (!lab || i < -1 || i >= n_tokens || (!out && cap > 0)) return -1;
+    const int64_t start = i > 0 ? lab->text_end[i - 1] : 0, end = i < 0 ? (n_tokens ? lab->text_end[n_tokens - 1] : 0)
+                                                                        : lab->text_end[i];
+    const int64_t from = i < 0 ? 0 : start, len = end - from;
+    if (cap > 0) {
+        const int64_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(out, lab->text + from, (size_t)n);
+        out[n] = '\0';
+    }
+    return len;
+}
+
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap) {
+    if (!lab || i < 0 || i >= al_gen_len(lab->gen) || (!out && cap > 0)) return -1;
+    const char *text = NULL;
+    size_t len = 0;
+    const int32_t *ids = al_gen_ids(lab->gen);
+    if (al_tok_decode(lab->tok, i ? ids[i - 1] : -1, ids[i], &text, &len, NULL) != AL_OK) return -1;
+    if (cap > 0) memcpy(out, text, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
+    return (int64_t)len;
+}
+
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) {
+    if (!lab || (!out && cap > 0)) return -1;
+    size_t len = 0;
+    const char *piece = al_tok_piece(lab->tok, id, &len);
+    if (!piece) return -1;
+    if (cap > 0) memcpy(out, piece, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
+    return (int64_t)len;
+}
+
+al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab attention: NULL argument");
+    if (layer < 0 || layer >= lab->hp.n_layers || head < 0 || head >= lab->hp.n_heads)
+        return al_fail(err, AL_ERR_ARG, "model lab attention: layer %lld head %lld is not in the model's %lld × %lld",
+                       (long long)layer, (long long)head, (long long)lab->hp.n_layers, (long long)lab->hp.n_heads);
+    const int64_t n = al_gen_len(lab->gen), C = lab->context;
+    al_status st = check_cap("attention", n * n, cap, err);
+    if (st != AL_OK) return st;
+    const float *a = lab->attn + (layer * lab->hp.n_heads + head) * C * C;
+    for (int64_t q = 0; q < n; q++) memcpy(out + q * n, a + q * C, (size_t)n * sizeof(float));
+    return AL_OK;
+}
+
+al_status al_model_lab_mask(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab mask: NULL argument");
+    const int64_t n = al_gen_len(lab->gen);
+    al_status st = check_cap("mask", n * n, cap, err);
+    /* Query q sees keys 0..q, in the prompt's pass (the causal triangle) and in each step (its
+     * one row over every cached key and itself): 0 where it sees, -inf where it does not. */
+    for (int64_t q = 0; st == AL_OK && q < n; q++)
+        for (int64_t k = 0; k < n; k++) out[q * n + k] = k <= q ? 0.0f : -INFINITY;
+    return st;
+}
+
+int64_t al_model_lab_thumb_size(const al_model_lab *lab, int64_t max_size) {
+    if (!lab || max_size < 1) return -1;
+    const int64_t n = al_gen_len(lab->gen);
+    return n < max_size ? n : max_size;
+}
+
+al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab thumbnails: NULL argument");
+    const int64_t size = al_model_lab_thumb_size(lab, max_size), LH = lab->hp.n_layers * lab->hp.n_heads;
+    if (size < 0) return al_fail(err, AL_ERR_ARG, "model lab thumbnails: size %lld must be >= 1", (long long)max_size);
+    al_status st = check_cap("thumbnails", LH * size * size, cap, err);
+    for (int64_t lh = 0; st == AL_OK && lh < LH; lh++)
+        al_thumb_max_pool(lab->attn + lh * lab->context * lab->context, al_gen_len(lab->gen), lab->context, size,
+                          out + lh * size * size);
+    return st;
+}
+
+al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab stages: NULL argument");
+    const int64_t need = AL_SAMPLER_STAGES * lab->hp.vocab;
+    al_status st = check_cap("stages", need, cap, err);
+    if (st == AL_OK) memcpy(out, lab->stages, (size_t)need * sizeof(float));
+    return st;
+}
+
+/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (the
+ * order top-k and top-p work in; ties by id), with the chosen one put last if it is not among
+ * them. Returns how many were written. */
+int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err) {
+    if (!lab || !out || count < 1) return al_fail(err, AL_ERR_ARG, "model lab top: NULL argument or count < 1"), -1;
+    const int64_t V = lab->hp.vocab, n = count < V ? count : V;
+    const float *p = lab->stages + 2 * V;
+    int64_t have = 0;
+    for (int64_t id = 0; id < V; id++) { /* insertion into a short sorted list */
+        int64_t at = have;
+        while (at > 0 && p[id] > p[out[at - 1]]) at--;
+        if (at >= n) continue;
+        const int64_t last = have < n ? have : n - 1;
+        memmove(out + at + 1, out + at, (size_t)(last - at) * sizeof *out);
+        out[at] = (int32_t)id;
+        if (have < n) have++;
+    }
+    const int64_t chosen = al_gen_last(lab->gen);
+    int in = chosen < 0;
+    for (int64_t i = 0; i < have && !in; i++) in = out[i] == chosen;
+    if (!in) out[have - 1] = (int32_t)chosen;
+    return have;
+}
+
+al_status al_model_lab_roles(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab roles: NULL argument");
+    const int64_t need = lab->hp.n_layers * lab->hp.n_heads * AL_LAB_ROLES;
+    al_status st = check_cap("roles", need, cap, err);
+    if (st == AL_OK) memcpy(out, lab->roles, (size_t)need * sizeof(float));
+    return st;
+}
+
+int64_t al_model_lab_routing(const al_model_lab *lab, int64_t layer, int32_t *ids, float *weights, int64_t cap,
+                             al_error *err) {
+    if (!lab || !ids || !weights) return al_fail(err, AL_ERR_ARG, "model lab routing: NULL argument"), -1;
+    if (!lab->hp.n_experts) return al_fail(err, AL_ERR_ARG, "model lab routing: the model has no experts"), -1;
+    if (layer < 0 || layer >= lab->hp.n_layers)
+        return al_fail(err, AL_ERR_ARG, "model lab routing: layer %lld is not in [0, %lld)", (long long)layer,
+                       (long long)lab->hp.n_layers), -1;
+    const int64_t k = lab->hp.top_k, n = al_gen_len(lab->gen), need = n * k;
+    if (check_cap("routing", need, cap, err) != AL_OK) return -1;
+    memcpy(ids, lab->route_ids + layer * lab->context * k, (size_t)need * sizeof *ids);
+    memcpy(weights, lab->route_w + layer * lab->context * k, (size_t)need * sizeof *weights);
+    return n;
+}
+
+al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "model lab residual norms: NULL argument");
+    const int64_t L = lab->hp.n_layers, n = al_gen_len(lab->gen);
+    al_status st = check_cap("residual norms", (L + 1) * n, cap, err);
+    for (int64_t l = 0; st == AL_OK && l <= L; l++)
+        memcpy(out + l * n, lab->resid + l * lab->context, (size_t)n * sizeof(float));
+    return st;
+}
+
+int64_t al_model_lab_resid_points(const al_model_lab *lab) { return lab ? lab->hp.n_layers + 1 : -1; }
+
+int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err) {
+    if (!lab || (!rows && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab KV: NULL argument"), -1;
+    const al_model_hparams *hp = &lab->hp;
+    const int64_t n_prompt = al_gen_prompt_len(lab->gen), steps = al_gen_len(lab->gen) - n_prompt, L = hp->n_layers;
+    /* Row 0: after the prompt; row i: after step i. Bytes of every layer's cache together. */
+    for (int64_t i = 0; i <= steps && i < cap; i++) {
+        const int64_t len = n_prompt + i;
+        rows[i].len = len;
+        rows[i].bytes = L * al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
+        rows[i].bytes_mha = L * al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
+        rows[i].bytes_mqa = L * al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
+        rows[i].flops_cached = i ? al_model_flops(hp, 1, len - 1, 1) : al_model_flops(hp, len, 0, 1);
+        rows[i].flops_uncached = al_model_flops(hp, len, 0, 1);
+    }
+    return n_prompt ? steps + 1 : 0;
+}
+
+al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain, int64_t cap, al_error *err) {
+    if (!lab || !scaled || !plain) return al_fail(err, AL_ERR_ARG, "model lab RoPE: NULL argument");
+    const int64_t half = lab->hp.head_dim / 2;
+    al_status st = check_cap("RoPE", half, cap, err);
+    if (st == AL_OK) st = al_rope_freqs(plain, lab->hp.head_dim, lab->hp.rope_base);
+    if (st == AL_OK) st = al_model_rope_freqs(&lab->hp, scaled, half, err);
+    return st;
+}
