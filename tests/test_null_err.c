@@ -316,6 +316,11 @@ static void test_views(void) {
     EXPECT(al_rope_pair_trace(points, v, 3, 4, 8, 10000.0, NULL), AL_OK);
     EXPECT(al_rope_relative_dots(dots, v, -1, 4, 8, 10000.0, NULL), AL_ERR_ARG);
     EXPECT(al_rope_relative_dots(dots, v, 2, 4, 8, 10000.0, NULL), AL_OK);
+    int32_t pair_dims[8];
+    EXPECT(al_rope_pair_dims(NULL, 8, AL_ROPE_HALF_SPLIT, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_pair_dims(pair_dims, 7, AL_ROPE_HALF_SPLIT, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_pair_dims(pair_dims, 8, (al_rope_style)9, NULL), AL_ERR_ARG);
+    EXPECT(al_rope_pair_dims(pair_dims, 8, AL_ROPE_INTERLEAVED, NULL), AL_OK);
     EXPECT(al_gqa_map(NULL, 8, 2, NULL), AL_ERR_ARG);
     EXPECT(al_gqa_map(map, 8, 3, NULL), AL_ERR_CONFIG);
     EXPECT(al_gqa_map(map, 8, 2, NULL), AL_OK);
