@@ -43,6 +43,34 @@ function wrongs(s, view) {
   return bad;
 }
 
+// The big head's tooltip, the pointer on its bottom-right cell: the tip stays inside the chart
+// (and so inside its panel and the window), and goes when the pointer leaves the chart.
+async function tipAtRightEdge(page) {
+  const area = await page.evaluate(() => {
+    const c = document.getElementById('chart-head');
+    c.scrollIntoView({ block: 'center' });
+    const a = window.Chart.getChart(c).chartArea;
+    return { x: a.right - 3, y: a.bottom - 3 };
+  });
+  await page.hover('#chart-head', { position: area });
+  await page.waitForFunction(() => !document.getElementById('tip-head').hidden);
+  const s = await page.evaluate(() => {
+    const tip = document.getElementById('tip-head').getBoundingClientRect();
+    const chart = document.getElementById('tip-head').parentElement.getBoundingClientRect();
+    return { tip: [tip.left, tip.right], chart: [chart.left, chart.right], text: document.getElementById('tip-head').textContent };
+  });
+  const bad = [];
+  if (s.tip[0] < s.chart[0] - 1 || s.tip[1] > s.chart[1] + 1) {
+    bad.push(`the head's tooltip "${s.text}" [${Math.round(s.tip[0])}, ${Math.round(s.tip[1])}] leaves its chart [${Math.round(s.chart[0])}, ${Math.round(s.chart[1])}]`);
+  }
+  // the pointer off the chart: the tooltip goes (a hang guard, not a time limit)
+  await page.mouse.move(0, 0);
+  const gone = await page.waitForFunction(() => document.getElementById('tip-head').getClientRects().length === 0, null, { timeout: 5000 }).then(() => true, () => false);
+  if (!gone) bad.push(`the head's tooltip "${s.text}" stays after the pointer left the chart`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return bad;
+}
+
 const PAGES = [
   ['served', () => `${served}#lang=en`],
   ['dist', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`],
@@ -68,6 +96,7 @@ for (const [label, url] of PAGES) {
           const s = await onScreen(page, view);
           found.push(...wrongs(s, view).map((w) => `${lang}, ${view}: ${w}`));
           await page.screenshot({ path: join(OUT, `visual-${label}-${size}-${lang}-${view}.png`), fullPage: true });
+          if (view === 'model') found.push(...(await tipAtRightEdge(page)).map((w) => `${lang}, ${view}: ${w}`));
         }
       }
       assert.deepEqual(found, [], `what is wrong on the screen:\n${found.join('\n')}`);
