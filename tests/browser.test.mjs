@@ -147,15 +147,15 @@ test('the RoPE dot-product curve uses the tutorial\'s v_test', async () => {
 // against the upper limit, in both languages.
 test('a value below the page\'s range is reported as below its lower limit', async () => {
   const cases = [
-    ['zh', /seed=“-5” 低于本页的下限 0/, /上限 0/],
-    ['en', /seed="-5" is below this page's lower limit of 0/, /upper limit of 0/],
+    ['zh', /随机种子“-5”低于本页的下限 0/, /上限 0/],
+    ['en', /seed "-5" is below this page's lower limit of 0/, /upper limit of 0/],
   ];
   for (const [lang, says, never] of cases) {
     const { page, problems } = await openPage(browser.context, `${served}#lang=${lang}&seed=-5&prompt=9999`);
     const message = await page.textContent('#message');
     assert.match(message, says);
     assert.doesNotMatch(message, never);
-    assert.match(message, lang === 'zh' ? /prompt=“9999” 超出本页的上限 512/ : /prompt="9999" is beyond this page's upper limit of 512/);
+    assert.match(message, lang === 'zh' ? /提示长度“9999”超出本页的上限 512/ : /prompt length "9999" is beyond this page's upper limit of 512/);
     assert.deepEqual(problems, []);
     await page.close();
   }

@@ -216,12 +216,17 @@ test('RoPE frequencies: the plain series, and the scaled one only with YaRN; log
   assert.equal(c.options.scales.y.type, 'logarithmic');
   assert.deepEqual(c.data.labels, [0, 1, 2, 3]);
   assert.deepEqual(c.data.datasets.map((s) => s.data), [Array.from(plain), Array.from(scaled)]);
-  assert.equal(c.data.datasets[0].label, 'θ_i = base^(-2i/d)');
+  assert.equal(c.data.datasets[0].label, 'unscaled');
+  assert.match(c.options.plugins.title.text, /θ_i = base\^\(−2i\/d\)/);
+  assert.equal(c.options.plugins.legend.display, true);
   assert.equal(c.data.datasets[1].label, 'YaRN-scaled');
   assert.match(c.options.plugins.title.text, /1000000/);
   const without = Rope.freqConfig(ropeData('en', false));
   assert.equal(without.data.datasets.length, 1);
-  assert.equal(c.options.scales.y.ticks.callback(0.001), '1e-3');
+  assert.equal(without.options.plugins.legend.display, false, 'one line needs no legend');
+  assert.equal(c.options.scales.y.ticks.callback(1), '1');
+  assert.equal(c.options.scales.y.ticks.callback(0.001), '0.001');
+  assert.equal(c.options.scales.y.ticks.callback(0.0001), '1e-4');
   assert.equal(c.options.scales.y.ticks.callback(0.003), '');
 });
 
@@ -251,19 +256,21 @@ function arcsDrawn(canvas) {
   return arcs;
 }
 
-test('RoPE pairs: half_split joins i with i + d/2, interleaved 2i with 2i + 1', () => {
+test('RoPE pairs: MiniMind\'s half split joins i with i + d/2, interleaved 2i with 2i + 1', () => {
   const half = fakeCanvas(800, 160);
   const drawn = Rope.drawPairs(half, { headDim: 8, style: 'half_split', lang: 'en' });
   assert.deepEqual(drawn.pairs, [[0, 4], [1, 5], [2, 6], [3, 7]]);
   assert.deepEqual(arcsDrawn(half), [[0, 4], [1, 5], [2, 6], [3, 7]]);
-  assert.match(drawn.caption, /half_split.*rotate_half/);
+  assert.match(drawn.caption, /^MiniMind: dimension i rotates with dimension i \+ d\/2 \(its rotate_half/);
+  assert.doesNotMatch(drawn.caption, /half_split/);
   assert.equal(half.attrs['aria-label'], drawn.caption);
   assert.ok(half.calls.some((c) => c[0] === 'fillText' && c[1] === drawn.caption));
 
   const inter = fakeCanvas(800, 160);
   const drawnI = Rope.drawPairs(inter, { headDim: 8, style: 'interleaved', lang: 'zh' });
   assert.deepEqual(arcsDrawn(inter), [[0, 1], [2, 3], [4, 5], [6, 7]]);
-  assert.match(drawnI.caption, /interleaved（Llama、llama2\.c）/);
+  assert.match(drawnI.caption, /^Llama、llama2\.c：相邻的第 2i 维/);
+  assert.doesNotMatch(drawnI.caption, /interleaved/);
 
   // sized to the CSS box times the pixel ratio
   globalThis.devicePixelRatio = 2;
@@ -292,12 +299,16 @@ test('RoPE pairs: past 64 dimensions only the first and last 16 pairs, with elli
   const drawnI = Rope.drawPairs(inter, { headDim: 128, style: 'interleaved', lang: 'en' });
   assert.deepEqual(drawnI.pairs.at(-1), [126, 127]);
   assert.equal(inter.calls.filter((c) => c[0] === 'fillText' && c[1] === '…').length, 1);
-  // a caption too wide for the canvas is broken after its semicolon
-  const narrow = fakeCanvas(300, 160);
-  const drawnN = Rope.drawPairs(narrow, { headDim: 128, style: 'interleaved', lang: 'en' });
-  const captionLines = narrow.calls.filter((c) => c[0] === 'fillText' && /interleaved|pairs shown/.test(c[1])).map((c) => c[1]);
-  assert.equal(captionLines.length, 2);
-  assert.equal(captionLines.join(''), drawnN.caption);
+  // a caption too wide for the canvas is broken between words, each line within the canvas
+  // (the fake canvas measures 6 px a character; 8 px margins)
+  for (const [width, lang] of [[300, 'en'], [200, 'en'], [200, 'zh']]) {
+    const narrow = fakeCanvas(width, 160);
+    const drawnN = Rope.drawPairs(narrow, { headDim: 128, style: 'interleaved', lang });
+    const captionLines = narrow.calls.filter((c) => c[0] === 'fillText' && !/^(\d+|…)$/.test(c[1])).map((c) => c[1]);
+    assert.ok(captionLines.length >= 2, `${width} px, ${lang}: ${captionLines.length} caption line`);
+    assert.equal(captionLines.join(''), drawnN.caption);
+    for (const line of captionLines) assert.ok(line.length * 6 <= width - 16, `${width} px, ${lang}: "${line}" is wider than the canvas`);
+  }
   assert.throws(() => Rope.drawPairs(fakeCanvas(10, 10), { headDim: 7, style: 'interleaved' }), /even/);
 });
 

@@ -33,13 +33,24 @@ test('a value above a field\'s maximum is recorded against the upper limit', () 
 test('the message says lower limit for the minimum and upper limit for the maximum, in both languages', () => {
   const { problems } = S.parseHash('#seed=-5&prompt=9999&hidden=abc');
   const zh = describeProblems(STRINGS.zh, problems).split(' · ');
-  assert.equal(zh[0], '参数 seed=“-5” 低于本页的下限 0，已改用 0');
-  assert.match(zh[1], /^参数 prompt=“9999” 超出本页的上限 512/);
-  assert.equal(zh[2], '参数 hidden=“abc” 无效，已改用 16');
+  assert.equal(zh[0], '链接中的随机种子“-5”低于本页的下限 0，已改用 0');
+  assert.match(zh[1], /^链接中的提示长度“9999”超出本页的上限 512/);
+  assert.equal(zh[2], '链接中的隐藏维度“abc”无效，已改用 16');
   const en = describeProblems(STRINGS.en, problems).split(' · ');
-  assert.equal(en[0], 'Parameter seed="-5" is below this page\'s lower limit of 0; using 0');
-  assert.match(en[1], /^Parameter prompt="9999" is beyond this page's upper limit of 512/);
-  assert.equal(en[2], 'Parameter hidden="abc" is invalid; using 16');
+  assert.equal(en[0], 'The link\'s seed "-5" is below this page\'s lower limit of 0; using 0');
+  assert.match(en[1], /^The link's prompt length "9999" is beyond this page's upper limit of 512/);
+  assert.equal(en[2], 'The link\'s hidden size "abc" is invalid; using 16');
+});
+
+// A setting is named as the page names it, never by its key in the link (topk, tlr).
+test('every setting a link can carry has a plain name in both languages', () => {
+  for (const lang of ['en', 'zh']) {
+    assert.deepEqual(Object.keys(STRINGS[lang].fields).sort(), Object.keys(S.FIELDS).sort(), lang);
+    const { problems } = S.parseHash('#topk=-5&tlr=9');
+    const said = describeProblems(STRINGS[lang], problems);
+    assert.doesNotMatch(said, /topk|tlr|Parameter|参数/, said);
+  }
+  assert.match(describeProblems(STRINGS.en, S.parseHash('#topk=-5').problems), /^The link's top-k "-5" is below this page's lower limit of 0; using 0$/);
 });
 
 test('values in range, and junk, carry no limit', () => {
@@ -52,7 +63,7 @@ test('ignored parts, a bad language and invisible characters are worded as what 
   const en = describeProblems(STRINGS.en, problems).split(' · ');
   assert.equal(en[0], 'Unknown parameter zzz="1" ignored');
   assert.equal(en[1], 'Language lang="xx" is invalid (zh or en); the page is in English');
-  assert.equal(en[2], 'Parameter seed="a\\u{202E}b\\u{200B}" is invalid; using 42');
+  assert.equal(en[2], 'The link\'s seed "a\\u{202E}b\\u{200B}" is invalid; using 42');
   assert.equal(en[3], 'The link\'s "prompt=%E0%A4%A" cannot be decoded; ignored');
   assert.equal(en[4], 'Unknown parameter xxxxxxxxxx="\\u{0007}" ignored');
   const zh = describeProblems(STRINGS.zh, problems).split(' · ');

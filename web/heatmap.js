@@ -107,7 +107,9 @@
     return {
       type: 'scatter',
       data: { datasets: [{ data: [] }] },
-      plugins: [plugin],
+      // Chart.js calls onHover only inside the chart area: the pointer leaving it (onto the
+      // axes, or off the canvas) hides the tooltip here.
+      plugins: [plugin, { id: 'tipOut', afterEvent(_chart, args) { if (tooltip && (!args.inChartArea || args.event.type === 'mouseout')) tooltip.hidden = true; } }],
       options: {
         animation: false,
         responsive: true,
@@ -132,7 +134,9 @@
           tooltip.hidden = false;
           const named = (names, i) => (names ? ` ${JSON.stringify(names[i])}` : '');
           tooltip.textContent = `${c.yLabel} ${y}${named(c.rowNames, y)}, ${c.xLabel} ${x}${named(c.colNames, x)}: ${c.format(c.values[y * c.cols + x])}`;
-          tooltip.style.left = `${event.x + 12}px`;
+          // right of the pointer, or left of it where it would pass the chart's right edge
+          const right = event.x + 12 + tooltip.offsetWidth > chart.width;
+          tooltip.style.left = `${right ? Math.max(0, event.x - 12 - tooltip.offsetWidth) : event.x + 12}px`;
           tooltip.style.top = `${event.y + 12}px`;
         },
       },

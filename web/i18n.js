@@ -43,7 +43,7 @@
       angle: '角度 (rad)',
       pairTraceTitle: '全 1 向量的第 i 对 (x_i, x_{i+d/2}) 随位置旋转',
       relTitle: '点积与相对距离（教程的 v_test）',
-      relExplain: '右图用的是 03-attention-demo.py 示例 3 检查相对位置时的向量 v_test = torch.randn(1, 1, n_kv_heads, head_dim)，按脚本的抽取顺序为当前的层和种子生成，放在位置 0 和 d，按 (v0 * v1).sum() 对所有 KV 头求和。本页默认配置下，d = 1 处就是示例 3 打印的 <v(0), v(1)>。',
+      relExplain: '“点积与距离”图用的是 03-attention-demo.py 示例 3 检查相对位置时的向量 v_test = torch.randn(1, 1, n_kv_heads, head_dim)，按脚本的抽取顺序为当前的层和种子生成，放在位置 0 和 d，按 (v0 * v1).sum() 对所有 KV 头求和。本页默认配置下，d = 1 处就是示例 3 打印的 <v(0), v(1)>。',
       distance: '相对距离',
       dot: '点积',
       attnTitle: '3. 注意力权重',
@@ -89,13 +89,22 @@
       next: '下一步',
       exportPng: 'PNG',
       exportCsv: 'CSV',
-      invalid: (key, value, used) => `参数 ${key}=“${value}” 无效，已改用 ${used}`,
+      // the link's settings by the names the page gives them (state.js's FIELDS, every key)
+      fields: {
+        seed: '随机种子', prompt: '提示长度', steps: '解码步数', hidden: '隐藏维度', heads: 'query 头数', kv: 'KV 头数',
+        hd: '每个头的维度', base: 'RoPE base', qk: 'QK-Norm 开关', head: '显示的头', pair: 'RoPE 显示的一对', wrap: '角度取模开关',
+        at: '处理到的 token 数', walk: '讲解的步骤', lang: '语言', tab: '标签页', model: '内置模型', text: '提示文本',
+        gen: '已生成的 token 数', temp: '温度', topk: 'Top-k', topp: 'Top-p', rep: '重复惩罚', gseed: '采样种子',
+        layer: '显示的层', mhead: '显示的头', log: '对数色标开关', tpreset: '训练的模型', tdata: '训练数据',
+        tlayers: '训练的层数', theads: '训练的头数', thidden: '训练的隐藏维度', tlr: '学习率', trole: '显示的头角色',
+      },
+      invalid: (name, value, used) => `链接中的${name}“${value}”无效，已改用 ${used}`,
       ignoredKey: (key, value) => `未知参数 ${key}=“${value}”，已忽略`,
       undecodable: (part) => `链接中的“${part}”无法解码，已忽略`,
       hashTooLong: (value) => `链接中的设置过长（${value}），已改用默认设置`,
       invalidLang: (value) => `语言 lang=“${value}” 无效（可选 zh 或 en），页面使用中文`,
-      beyondLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 超出本页的上限 ${limit}（内存与绘图速度所限），已改用 ${used}`,
-      belowLimit: (key, value, used, limit) => `参数 ${key}=“${value}” 低于本页的下限 ${limit}，已改用 ${used}`,
+      beyondLimit: (name, value, used, limit) => `链接中的${name}“${value}”超出本页的上限 ${limit}（内存与绘图速度所限），已改用 ${used}`,
+      belowLimit: (name, value, used, limit) => `链接中的${name}“${value}”低于本页的下限 ${limit}，已改用 ${used}`,
       errorPrefix: '错误：',
       loading: '正在加载 WebAssembly…',
       keyboard: '键盘：→ 下一步，← 重置，空格 播放/暂停',
@@ -139,7 +148,7 @@
       angle: 'angle (rad)',
       pairTraceTitle: 'Pair i (x_i, x_{i+d/2}) of an all-ones vector',
       relTitle: 'Dot product against distance (the tutorial\'s v_test)',
-      relExplain: 'Right: the vector 03-attention-demo.py\'s example 3 checks relative positions with, v_test = torch.randn(1, 1, n_kv_heads, head_dim), drawn as the script draws it for this layer and seed, at positions 0 and d, summed over the KV heads as (v0 * v1).sum(). With the page\'s defaults, d = 1 is the <v(0), v(1)> example 3 prints.',
+      relExplain: 'The dot-product chart: the vector 03-attention-demo.py\'s example 3 checks relative positions with, v_test = torch.randn(1, 1, n_kv_heads, head_dim), drawn as the script draws it for this layer and seed, at positions 0 and d, summed over the KV heads as (v0 * v1).sum(). With the page\'s defaults, d = 1 is the <v(0), v(1)> example 3 prints.',
       distance: 'relative distance',
       dot: 'dot product',
       attnTitle: '3. Attention weights',
@@ -185,13 +194,21 @@
       next: 'Next',
       exportPng: 'PNG',
       exportCsv: 'CSV',
-      invalid: (key, value, used) => `Parameter ${key}="${value}" is invalid; using ${used}`,
+      fields: {
+        seed: 'seed', prompt: 'prompt length', steps: 'decode steps', hidden: 'hidden size', heads: 'query heads', kv: 'KV heads',
+        hd: 'head size', base: 'RoPE base', qk: 'QK-Norm switch', head: 'head shown', pair: 'RoPE pair shown', wrap: 'angle wrap switch',
+        at: 'tokens processed', walk: 'walkthrough step', lang: 'language', tab: 'tab', model: 'shipped model', text: 'prompt text',
+        gen: 'tokens generated', temp: 'temperature', topk: 'top-k', topp: 'top-p', rep: 'repetition penalty', gseed: 'sampling seed',
+        layer: 'layer shown', mhead: 'head shown', log: 'log colour scale switch', tpreset: 'model to train', tdata: 'training data',
+        tlayers: 'layers to train', theads: 'heads to train', thidden: 'hidden size to train', tlr: 'learning rate', trole: 'head role shown',
+      },
+      invalid: (name, value, used) => `The link's ${name} "${value}" is invalid; using ${used}`,
       ignoredKey: (key, value) => `Unknown parameter ${key}="${value}" ignored`,
       undecodable: (part) => `The link's "${part}" cannot be decoded; ignored`,
       hashTooLong: (value) => `The link's settings are too long (${value}); using the defaults`,
       invalidLang: (value) => `Language lang="${value}" is invalid (zh or en); the page is in English`,
-      beyondLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is beyond this page's upper limit of ${limit} (memory and drawing speed); using ${used}`,
-      belowLimit: (key, value, used, limit) => `Parameter ${key}="${value}" is below this page's lower limit of ${limit}; using ${used}`,
+      beyondLimit: (name, value, used, limit) => `The link's ${name} "${value}" is beyond this page's upper limit of ${limit} (memory and drawing speed); using ${used}`,
+      belowLimit: (name, value, used, limit) => `The link's ${name} "${value}" is below this page's lower limit of ${limit}; using ${used}`,
       errorPrefix: 'Error: ',
       loading: 'Loading WebAssembly…',
       keyboard: 'Keyboard: → step, ← reset, space play/pause',
@@ -199,7 +216,8 @@
   };
 
   // The corrections state.js reports ({key, value, used, limit?, bound?}) as one line in the
-  // language of strings t: a value clamped to a limit says which limit, lower or upper.
+  // language of strings t: a setting named as the page names it (t.fields, not the link's key),
+  // and a value clamped to a limit says which limit, lower or upper.
   // Text from the link shown as text: control characters and the invisible ones that reorder
   // or hide what follows (bidirectional overrides and isolates, zero-width characters) escaped.
   const visible = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]/g,
@@ -211,9 +229,10 @@
       if (p.kind === 'undecodable') return t.undecodable(p.key);
       if (p.kind === 'too-long') return t.hashTooLong(p.value);
       if (p.key === 'lang') return t.invalidLang(p.value);
-      if (p.limit === undefined) return t.invalid(p.key, p.value, p.used);
+      const name = t.fields[problem.key] || p.key;
+      if (p.limit === undefined) return t.invalid(name, p.value, p.used);
       const words = p.bound === 'lower' ? t.belowLimit : t.beyondLimit;
-      return words(p.key, p.value, p.used, p.limit);
+      return words(name, p.value, p.used, p.limit);
     }).join(' · ');
   }
 

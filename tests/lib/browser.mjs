@@ -41,9 +41,11 @@ export function servedBrowser(ready) {
 }
 
 // Opens url in a new page and records problems: console errors/warnings, uncaught errors,
-// failed requests and any request that leaves the page's own origin (or file://).
-export async function openPage(context, url) {
+// failed requests and any request that leaves the page's own origin (or file://). viewport
+// ({ width, height }) sizes the window before the page loads; the context's size otherwise.
+export async function openPage(context, url, viewport) {
   const page = await context.newPage();
+  if (viewport) await page.setViewportSize(viewport);
   const problems = [];
   const origin = url.startsWith('file:') ? 'file:' : new URL(url).origin;
   page.on('console', (m) => { if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`); });

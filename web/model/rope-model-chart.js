@@ -8,25 +8,25 @@
 
   const STRINGS = {
     en: {
-      freqTitle: (base) => `RoPE frequency of each pair (base = ${base})`,
-      plain: 'θ_i = base^(-2i/d)',
+      freqTitle: (base) => `RoPE frequency of each pair, θ_i = base^(−2i/d) (base = ${base})`,
+      plain: 'unscaled',
       scaled: 'YaRN-scaled',
       pair: 'pair i',
       freq: 'θ_i (radians per position)',
       perPosition: 'rad per position',
-      half_split: (d) => `half_split (MiniMind's rotate_half): dimension i rotates with i + d/2 (d = ${d})`,
-      interleaved: (d) => `interleaved (Llama, llama2.c): dimensions 2i and 2i + 1 rotate together (d = ${d})`,
+      half_split: (d) => `MiniMind: dimension i rotates with dimension i + d/2 (its rotate_half; d = ${d})`,
+      interleaved: (d) => `Llama, llama2.c: neighbouring dimensions 2i and 2i + 1 rotate together (d = ${d})`,
       some: '; the first 16 and last 16 pairs shown',
     },
     zh: {
-      freqTitle: (base) => `每一对的 RoPE 频率（base = ${base}）`,
-      plain: 'θ_i = base^(-2i/d)（未缩放）',
+      freqTitle: (base) => `每一对的 RoPE 频率 θ_i = base^(−2i/d)（base = ${base}）`,
+      plain: '未缩放',
       scaled: 'YaRN 缩放后',
       pair: '第 i 对',
       freq: 'θ_i（每个位置转过的弧度）',
       perPosition: '弧度/位置',
-      half_split: (d) => `half_split（MiniMind 的 rotate_half）：第 i 维与第 i + d/2 维一起旋转（d = ${d}）`,
-      interleaved: (d) => `interleaved（Llama、llama2.c）：第 2i 维与第 2i + 1 维一起旋转（d = ${d}）`,
+      half_split: (d) => `MiniMind：第 i 维与第 i + d/2 维一起旋转（即它的 rotate_half；d = ${d}）`,
+      interleaved: (d) => `Llama、llama2.c：相邻的第 2i 维与第 2i + 1 维一起旋转（d = ${d}）`,
       some: '；只画出前 16 对和后 16 对',
     },
   };
@@ -35,10 +35,12 @@
   // Okabe–Ito blue for the plain frequencies, vermillion for the scaled ones.
   const BLUE = '#0072B2', VERMILLION = '#D55E00';
 
-  // Log-axis ticks: powers of ten only, as 1e-3.
+  // Log-axis ticks: powers of ten only, as 1, 0.1, 0.01, 0.001 and, smaller, 1e-4.
   function powerTick(v) {
     const [mantissa, exponent] = Number(v).toExponential().split('e');
-    return mantissa === '1' ? `1e${exponent.replace('+', '')}` : '';
+    if (mantissa !== '1') return '';
+    const e = Number(exponent);
+    return e >= -3 && e <= 3 ? String(10 ** e) : `1e${e}`;
   }
 
   function checkFreqs(d) {
@@ -71,7 +73,7 @@
         interaction: { mode: 'index', intersect: false },
         plugins: {
           title: { display: true, text: t.freqTitle(d.base) },
-          legend: { display: true },
+          legend: { display: datasets.length > 1 },
           tooltip: {
             callbacks: {
               title: (items) => (items.length ? `${t.pair} = ${items[0].dataIndex}` : ''),
@@ -142,10 +144,15 @@
 
     const { ctx, w, h } = H().fitCanvas(canvas);
     const margin = 8, labelH = 26, boxH = 18, lineH = 16;
-    // The caption on one line, or broken after its semicolon when it does not fit.
+    // The caption on as many lines as it needs: broken after a space or a punctuation mark,
+    // each line as long as fits.
     ctx.font = `12px ${FONT}`;
-    const captionLines = ctx.measureText(caption).width <= w - 2 * margin ? [caption]
-      : caption.split(/(?<=; |；)/);
+    const captionLines = [];
+    for (const piece of caption.split(/(?<=[ ；：，（])/)) {
+      const last = captionLines.length - 1;
+      if (last >= 0 && ctx.measureText(captionLines[last] + piece).width <= w - 2 * margin) captionLines[last] += piece;
+      else captionLines.push(piece);
+    }
     const captionH = lineH * captionLines.length + 6;
     const slotW = (w - 2 * margin) / Math.max(1, slots.length);
     const boxW = Math.max(2, slotW * 0.86);

@@ -1,0 +1,107 @@
+// page-visual.test.mjs — what a learner sees after each tab click, at a desktop's 1440×900 and
+// a phone's 390×844, in English and in Chinese, on the served page and on dist/attnlab.html
+// from file://: only that tab's view takes room on the screen (computed display and visibility,
+// and its box), it starts right under the tab bar, nothing scrolls sideways (the document no
+// wider than the window, no element of the view past its right edge), nothing sticks out of
+// its panel and nothing marked hidden takes room. Every view is saved as a full-page screenshot under tests/out/ for people to look at.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { ROOT } from './lib/run.mjs';
+import { openPage, servedBrowser } from './lib/browser.mjs';
+import { SIZES, VIEWS, onScreen, openView } from './lib/views.mjs';
+
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
+
+const OUT = join(ROOT, 'tests', 'out');
+// How far below the tab bar the shown view may start (its own top padding).
+const GAP = 16;
+
+// What is wrong on the screen with view shown, one line each ([] if nothing).
+function wrongs(s, view) {
+  const bad = [];
+  for (const v of VIEWS) {
+    const b = s.views[v];
+    const takesRoom = b.display !== 'none' && b.visibility !== 'hidden' && b.width > 0 && b.height > 0;
+    if (v === view) {
+      if (!takesRoom) bad.push(`#view-${v} is not shown (display ${b.display}, visibility ${b.visibility}, ${b.width}×${b.height})`);
+      else if (b.top >= s.innerHeight || b.top + b.height <= 0) bad.push(`#view-${v} is off the screen (top ${Math.round(b.top)})`);
+    } else if (takesRoom) {
+      bad.push(`#view-${v} is shown too (display ${b.display}, ${Math.round(b.width)}×${Math.round(b.height)} at top ${Math.round(b.top)})`);
+    }
+  }
+  if (s.scrollY !== 0) bad.push(`the page is scrolled to ${s.scrollY}`);
+  if (Math.abs(s.gap) > GAP) bad.push(`#view-${view} starts ${Math.round(s.gap)} px from the tab bar's bottom`);
+  if (s.scrollWidth > s.innerWidth) bad.push(`the page scrolls sideways: scrollWidth ${s.scrollWidth} > innerWidth ${s.innerWidth}`);
+  const few = (list) => list.slice(0, 6).join('; ') + (list.length > 6 ? `; and ${list.length - 6} more` : '');
+  if (s.beyond.length) bad.push(`past the window's right edge (${s.innerWidth}): ${few(s.beyond)}`);
+  if (s.unhidden.length) bad.push(`marked hidden but shown: ${few(s.unhidden)}`);
+  if (s.outside.length) bad.push(`out of their panel: ${few(s.outside)}`);
+  return bad;
+}
+
+// The big head's tooltip, the pointer on its bottom-right cell: the tip stays inside the chart
+// (and so inside its panel and the window), and goes when the pointer leaves the chart.
+async function tipAtRightEdge(page) {
+  const area = await page.evaluate(() => {
+    const c = document.getElementById('chart-head');
+    c.scrollIntoView({ block: 'center' });
+    const a = window.Chart.getChart(c).chartArea;
+    return { x: a.right - 3, y: a.bottom - 3 };
+  });
+  await page.hover('#chart-head', { position: area });
+  await page.waitForFunction(() => !document.getElementById('tip-head').hidden);
+  const s = await page.evaluate(() => {
+    const tip = document.getElementById('tip-head').getBoundingClientRect();
+    const chart = document.getElementById('tip-head').parentElement.getBoundingClientRect();
+    return { tip: [tip.left, tip.right], chart: [chart.left, chart.right], text: document.getElementById('tip-head').textContent };
+  });
+  const bad = [];
+  if (s.tip[0] < s.chart[0] - 1 || s.tip[1] > s.chart[1] + 1) {
+    bad.push(`the head's tooltip "${s.text}" [${Math.round(s.tip[0])}, ${Math.round(s.tip[1])}] leaves its chart [${Math.round(s.chart[0])}, ${Math.round(s.chart[1])}]`);
+  }
+  // the pointer off the chart: the tooltip goes (a hang guard, not a time limit)
+  await page.mouse.move(0, 0);
+  const gone = await page.waitForFunction(() => document.getElementById('tip-head').getClientRects().length === 0, null, { timeout: 5000 }).then(() => true, () => false);
+  if (!gone) bad.push(`the head's tooltip "${s.text}" stays after the pointer left the chart`);
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return bad;
+}
+
+const PAGES = [
+  ['served', () => `${served}#lang=en`],
+  ['dist', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`],
+];
+for (const [label, url] of PAGES) {
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    test(`${label === 'dist' ? 'dist/attnlab.html from file://' : 'served page'}, ${viewport.width}×${viewport.height}: each tab shows only its view, under the tabs, with nothing past the window's edge`, async () => {
+      mkdirSync(OUT, { recursive: true });
+      const { page, problems } = await openPage(browser.context, url(), viewport);
+      const found = [];
+      let trained = false;
+      for (const lang of ['en', 'zh']) {
+        if (lang === 'zh') {
+          // the language switched as a learner switches it
+          await page.selectOption('#lang', 'zh');
+          await page.dispatchEvent('#lang', 'change');
+          await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+        }
+        // the layer view first: a click away from the view the page opens on
+        for (const view of ['layer', 'train', 'model']) {
+          await openView(page, view, trained);
+          if (view === 'train') trained = true;
+          const s = await onScreen(page, view);
+          found.push(...wrongs(s, view).map((w) => `${lang}, ${view}: ${w}`));
+          await page.screenshot({ path: join(OUT, `visual-${label}-${size}-${lang}-${view}.png`), fullPage: true });
+          if (view === 'model') found.push(...(await tipAtRightEdge(page)).map((w) => `${lang}, ${view}: ${w}`));
+        }
+      }
+      assert.deepEqual(found, [], `what is wrong on the screen:\n${found.join('\n')}`);
+      assert.deepEqual(problems, []);
+      await page.close();
+    });
+  }
+}
