@@ -70,8 +70,9 @@ async function download(page, selector) {
   return readFileSync(await d.path());
 }
 
-// Of a PNG (bytes), the dark pixels in its top `strip` CSS pixels (the title), decoded by the page.
-const darkInTitle = (page, bytes, strip) => page.evaluate(async ([b64, stripPx]) => {
+// Whether a PNG (bytes) starts with a title strip: its top `strip` CSS pixels, decoded by the
+// page, hold text (over 200 dark pixels) on white and nothing in colour (no heatmap cells).
+const titleStrip = (page, bytes, strip) => page.evaluate(async ([b64, stripPx]) => {
   const img = new Image();
   img.src = `data:image/png;base64,${b64}`;
   await img.decode();
@@ -81,9 +82,12 @@ const darkInTitle = (page, bytes, strip) => page.evaluate(async ([b64, stripPx])
   const ctx = c.getContext('2d', { willReadFrequently: true });
   ctx.drawImage(img, 0, 0);
   const px = ctx.getImageData(0, 0, c.width, Math.min(c.height, Math.round(stripPx * devicePixelRatio))).data;
-  let n = 0;
-  for (let i = 0; i < px.length; i += 4) if (px[i + 3] > 128 && px[i] + px[i + 1] + px[i + 2] < 300) n++;
-  return n;
+  let dark = 0, coloured = 0;
+  for (let i = 0; i < px.length; i += 4) {
+    if (px[i + 3] > 128 && px[i] + px[i + 1] + px[i + 2] < 300) dark++;
+    if (Math.max(px[i], px[i + 1], px[i + 2]) - Math.min(px[i], px[i + 1], px[i + 2]) > 40) coloured++;
+  }
+  return { dark, coloured, titled: dark > 200 && coloured === 0 };
 }, [bytes.toString('base64'), strip]);
 
 // Every panel holding a heatmap, screenshot at a phone's width and a desktop's.
@@ -179,14 +183,14 @@ test('model view: the head\'s and the heads grid\'s PNGs are the chart and a tit
   const head = await download(page, '[data-model-export="head:png"]');
   const size = pngSize(head);
   assert.ok(size.width >= canvas.width && size.height > canvas.height, `head PNG ${size.width}×${size.height}, chart ${canvas.width}×${canvas.height}`);
-  assert.ok(await darkInTitle(page, head, 40) > 200, 'the head PNG\'s title strip holds text');
+  assert.deepEqual((await titleStrip(page, head, 40)).titled, true, 'the head PNG starts with a title strip');
 
   const { L, H } = await page.evaluate(() => ({ L: window.AttnLabModelView.view.info.hparams.n_layers, H: window.AttnLabModelView.view.info.hparams.n_heads }));
   const grid = await download(page, '[data-model-export="heads:png"]');
   const g = pngSize(grid);
   // the thumbnails alone: 64 px and a 4 px gap each
   assert.ok(g.width > H * 68 && g.height > L * 68, `heads PNG ${g.width}×${g.height} for ${L} × ${H} thumbnails`);
-  assert.ok(await darkInTitle(page, grid, 40) > 200, 'the heads PNG\'s title strip holds text');
+  assert.deepEqual((await titleStrip(page, grid, 40)).titled, true, 'the heads PNG starts with a title strip');
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -218,7 +222,7 @@ test('layer view: the mask, the RoPE angles and the attention label their axes f
   const png = await download(page, '[data-export="attn:png"]');
   const c = await page.$eval('#chart-attn', (el) => ({ width: el.width, height: el.height }));
   assert.ok(pngSize(png).height > c.height, 'the attention PNG is the chart and more');
-  assert.ok(await darkInTitle(page, png, 40) > 200, 'its title strip holds text');
+  assert.deepEqual((await titleStrip(page, png, 40)).titled, true, 'it starts with a title strip');
   await screenshots(page, 'layer', ['mask-panel', 'rope-panel', 'attn-panel']);
   assert.deepEqual(problems, []);
   await page.close();
