@@ -7,7 +7,7 @@
 // 390×844.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { modelViewDrawn, openPage, servedBrowser, showLayerLab, trainTabDrawn } from './lib/browser.mjs';
@@ -181,12 +181,14 @@ test('model view: the head\'s and the heads grid\'s PNGs are the chart and a tit
   const { page, problems } = await modelPage('');
   const canvas = await page.$eval('#chart-head', (c) => ({ width: c.width, height: c.height }));
   const head = await download(page, '[data-model-export="head:png"]');
+  writeFileSync(join(OUT, 'heatmap-export-head.png'), head);
   const size = pngSize(head);
   assert.ok(size.width >= canvas.width && size.height > canvas.height, `head PNG ${size.width}×${size.height}, chart ${canvas.width}×${canvas.height}`);
   assert.deepEqual((await titleStrip(page, head, 40)).titled, true, 'the head PNG starts with a title strip');
 
   const { L, H } = await page.evaluate(() => ({ L: window.AttnLabModelView.view.info.hparams.n_layers, H: window.AttnLabModelView.view.info.hparams.n_heads }));
   const grid = await download(page, '[data-model-export="heads:png"]');
+  writeFileSync(join(OUT, 'heatmap-export-heads.png'), grid);
   const g = pngSize(grid);
   // the thumbnails alone: 64 px and a 4 px gap each
   assert.ok(g.width > H * 68 && g.height > L * 68, `heads PNG ${g.width}×${g.height} for ${L} × ${H} thumbnails`);

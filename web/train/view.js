@@ -23,7 +23,7 @@
   function reset(facts) {
     // The probe's tokens as the chips and the axes show them (a lone byte of a character as its
     // byte, never "�").
-    facts.probeText = facts.probePieces.map((bytes) => H().tokenLabel({ text: '', bytes }));
+    if (facts) facts.probeText = facts.probePieces.map((bytes) => H().tokenLabel({ text: '', bytes }));
     view.facts = facts;
     view.history = [];
     view.evals = [];
