@@ -321,13 +321,14 @@ const lineWeights = new Float32Array([
   0.5, 0.3, 0.2,
 ]);
 
-// The lines drawn as [query row, key row], from the recorded moveTo/lineTo pairs.
+// The lines drawn as [query row, key row], from the recorded moveTo/lineTo pairs (the key's
+// sample lines, in the header above the rows, left out).
 function linesDrawn(canvas, rowAt) {
   const out = [];
   let from = null;
   for (const call of canvas.calls) {
     if (call[0] === 'moveTo') from = call[2];
-    if (call[0] === 'lineTo') out.push([rowAt(from), rowAt(call[2])]);
+    if (call[0] === 'lineTo' && rowAt(from) >= 0) out.push([rowAt(from), rowAt(call[2])]);
   }
   return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
 }
@@ -351,13 +352,13 @@ test('head lines: a line for each weight at or above the threshold, none under i
 test('head lines: the chosen query\'s lines drawn last, the others faded; rowAt maps y to a row', () => {
   const canvas = fakeCanvas(400, 200);
   const r = Lines.drawHeadLines(canvas, { tokens: lineTokens, weights: lineWeights, query: 2, lang: 'en' });
-  const strokes = []; // [globalAlpha, lines in that path]
+  const strokes = []; // [globalAlpha, lines in that path], the key's sample lines left out
   let alpha = 1, count = 0;
   for (const c of canvas.calls) {
     if (c[0] === 'globalAlpha=') alpha = c[1];
     if (c[0] === 'beginPath') count = 0;
-    if (c[0] === 'lineTo') count++;
-    if (c[0] === 'stroke') strokes.push([alpha, count]);
+    if (c[0] === 'lineTo' && r.rowAt(c[2]) >= 0) count++;
+    if (c[0] === 'stroke' && count) strokes.push([alpha, count]);
   }
   const last = linesDrawn(canvas, r.rowAt).filter(([q]) => q === 2);
   assert.equal(last.length, 3);
@@ -451,5 +452,91 @@ test('routing: both languages, and csv() gives the dense matrix', () => {
       assert.equal(r[1], routeData(lang).tokens[i]);
       assert.deepEqual(r.slice(2).map(Number), routeDense[i]);
     });
+  }
+});
+
+// ------------------------------------------------------------------ heatmap layout (heatmap.js)
+const Heat = require(join(ROOT, 'web', 'heatmap.js'));
+
+test('heatmap labels: every k-th, the first and the last always, at most 24, none closer than a label', () => {
+  // every one when they fit
+  assert.deepEqual(Heat.pickLabels(5, 60, 20), [0, 1, 2, 3, 4]);
+  assert.deepEqual(Heat.pickLabels(1, 5, 20), [0]);
+  for (const [n, cell, extent] of [[100, 3, 12], [512, 0.8, 12], [30, 13, 12], [25, 14, 40], [7, 9, 12], [1024, 0.4, 60]]) {
+    const picked = Heat.pickLabels(n, cell, extent);
+    assert.equal(picked[0], 0, `n ${n}: the first`);
+    assert.equal(picked[picked.length - 1], n - 1, `n ${n}: the last`);
+    assert.ok(picked.length <= 24, `n ${n}: ${picked.length} labels`);
+    for (let i = 1; i < picked.length; i++) {
+      assert.ok((picked[i] - picked[i - 1]) * cell >= extent, `n ${n}: labels ${picked[i - 1]} and ${picked[i]} overlap`);
+    }
+  }
+  // two labels that would touch: the first only
+  assert.deepEqual(Heat.pickLabels(2, 5, 20), [0]);
+  assert.deepEqual(Heat.pickLabels(0, 5, 20), []);
+  assert.equal(Heat.clip('abcdefghijklmnop'), 'abcdefghi…');
+  assert.equal(Heat.clip('床前明月光'), '床前明月光');
+});
+
+test('heatmap values: black or white text, whichever reads on the cell, at every level of the ramp', () => {
+  const luminance = (c) => {
+    const lin = (v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  };
+  for (let level = 0; level <= 255; level++) {
+    const c = Heat.viridis(level / 255), L = luminance(c);
+    const text = Heat.textColourOn(c);
+    const contrast = text === '#000' ? (L + 0.05) / 0.05 : 1.05 / (L + 0.05);
+    assert.ok(contrast >= 4.5, `level ${level}: ${text} on rgb(${c.map(Math.round)}) has contrast ${contrast.toFixed(2)}`);
+  }
+  assert.equal(Heat.textColourOn(Heat.viridis(0)), '#fff');
+  assert.equal(Heat.textColourOn(Heat.viridis(1)), '#000');
+  assert.equal(Heat.textColourOn(Heat.colourOf(-Infinity, -1, 0)), '#fff', 'a masked cell is dark grey');
+});
+
+test('heatmap colour bar: the range and the scale, in both languages; the outline\'s key under the title', () => {
+  assert.deepEqual(Heat.barTexts({ lo: 0, hi: 1, scale: 'linear', lang: 'en' }), { top: '1', bottom: '0', caption: 'linear' });
+  assert.deepEqual(Heat.barTexts({ lo: 0, hi: 1, scale: 'log', lang: 'en' }), { top: '1', bottom: '≤ 0.0001', caption: 'log' });
+  assert.deepEqual(Heat.barTexts({ lo: -2.5719, hi: 3.14159, unit: 'rad', lang: 'zh' }), { top: '3.14', bottom: '-2.57', caption: '线性 (rad)' });
+  checkDictionaries(Heat);
+  const m = { values: new Float32Array(4), rows: 2, cols: 2, lo: 0, hi: 1, title: 't', xLabel: 'key', yLabel: 'query', format: String };
+  const outlined = Heat.heatmapConfig({ ...m, highlightRow: 1, lang: 'zh' });
+  assert.equal(outlined.options.plugins.subtitle.display, true);
+  assert.equal(outlined.options.plugins.subtitle.text, Heat.STRINGS.zh.newestRow);
+  assert.equal(Heat.heatmapConfig({ ...m, highlightRow: -1 }).options.plugins.subtitle.display, false);
+  // Chart.js's own ticks are off: the plugin draws the labels, and a scale on the right makes
+  // room for the bar
+  assert.equal(outlined.options.scales.x.ticks.display, false);
+  assert.equal(outlined.options.scales.bar.position, 'right');
+  assert.equal(Heat.exportNote({ model: 'stories260K', tokens: 5, scale: 'log', lang: 'en' }), 'stories260K · 5 tokens · log colour scale');
+  assert.equal(Heat.exportNote({ tokens: 3, lang: 'zh' }), '3 个 token');
+});
+
+test('token labels: a character split into bytes shows on the token that completes it, the others as bytes, never U+FFFD', () => {
+  // 明 is e6 98 8e: three byte tokens, the core gives the character to the last
+  const pieces = [{ text: '', bytes: [0xe6] }, { text: '', bytes: [0x98] }, { text: '明', bytes: [0x8e] }];
+  assert.deepEqual(pieces.map(Heat.tokenLabel), ['‹e6›', '‹98›', '明']);
+  assert.equal(Heat.tokenLabel({ text: '', bytes: [...Buffer.from('<s>')] }), '<s>', 'a piece of whole characters');
+  assert.equal(Heat.tokenLabel({ text: '', bytes: [...Buffer.from('月')] }), '月', 'a lone token of one character');
+});
+
+test('head lines: a key of the line colours, from the threshold\'s to the strongest, and what hovering marks', () => {
+  for (const lang of LANGS) {
+    const canvas = fakeCanvas(400, 200);
+    const r = Lines.drawHeadLines(canvas, { tokens: lineTokens, weights: lineWeights, query: -1, lang });
+    const texts = canvas.calls.filter((c) => c[0] === 'fillText').map((c) => c[1]);
+    for (const s of [r.key.weak, r.key.strong, r.key.chosen]) assert.ok(texts.includes(s), `${lang}: ${s}`);
+    assert.match(r.key.weak, /0\.02/);
+    // sample lines in the header, above the first row, from the weakest band's colour to the strongest's
+    const samples = [];
+    let colour = null;
+    for (const c of canvas.calls) {
+      if (c[0] === 'strokeStyle=') colour = c[1];
+      if (c[0] === 'lineTo' && r.rowAt(c[2]) < 0) samples.push(colour);
+    }
+    const rgb = (t) => `rgb(${Heat.viridis(0.8 * t).map(Math.round).join(', ')})`;
+    assert.equal(samples.length, 5);
+    assert.equal(samples[0], rgb(1 / 16));
+    assert.equal(samples[4], rgb(1));
   }
 });

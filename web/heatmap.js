@@ -1,7 +1,10 @@
 // heatmap.js — a matrix drawn as ONE image inside a Chart.js chart area: Chart.js draws the
 // axes, ticks and title; this plugin paints the cells. One element per cell
 // (chartjs-chart-matrix) took 110–400 ms per update at 128–256 rows in headless Chromium; one
-// image stays at a few ms up to 1024 rows. Hover shows the cell's row, column and value.
+// image stays at a few ms up to 1024 rows. The plugin also draws the tokens (or indices) on both
+// axes, thinned to what fits, the values in the cells of small grids and a colour bar with the
+// range and the scale; hover shows the cell's row, column and value. Also the pieces every
+// heatmap's export shares (a titled image, a grid of small heatmaps, a colour bar on its own).
 (function (root) {
   'use strict';
 
@@ -61,6 +64,200 @@
     ctx.putImageData(img, 0, 0);
   }
 
+  // ---------------------------------------------------------------- layout
+  const STRINGS = {
+    en: {
+      linear: 'linear', log: 'log', newestRow: '▭ outlined row: the newest query',
+      tokens: (n) => `${n} tokens`, colours: (scale) => `${scale} colour scale`,
+    },
+    zh: {
+      linear: '线性', log: '对数', newestRow: '▭ 框出的行：最新的 query',
+      tokens: (n) => `${n} 个 token`, colours: (scale) => `${scale}色标`,
+    },
+  };
+  const words = (lang) => STRINGS[lang] || STRINGS.en;
+
+  const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's
+  const LABEL_PX = 11;   // axis labels' font size
+  const GAP = 3;         // pixels between a label and the next, or the chart
+  const MAX_LABELS = 24; // labels on an axis at most
+  const MAX_CHARS = 10;  // longer labels are cut with an ellipsis
+  const VALUES_UP_TO = 12; // grids up to this many rows and columns get their values written in
+  const BAR_W = 12;      // the colour bar's width
+  const OUTLINE = '#ff4d4d';
+  const KEY_COLOUR = '#c62828'; // the outline's key, darker to read on white
+  const font = (px, bold) => `${bold ? 'bold ' : ''}${px}px ${FONT}`;
+
+  // Which of n labels along an axis are drawn: every k-th, the first always and the last when
+  // it does not touch the first, at most `most`, none overlapping. cell: pixels per row or
+  // column; extent: the largest label's size along the axis. Returns the indices, ascending.
+  function pickLabels(n, cell, extent, most = MAX_LABELS) {
+    if (!(n > 0) || !(cell > 0)) return [];
+    const room = extent + GAP;
+    const k = Math.max(1, Math.ceil(room / cell), Math.ceil((n - 1) / Math.max(1, most - 1)));
+    const out = [];
+    for (let i = 0; i < n - 1; i += k) out.push(i);
+    if (n === 1) return [0];
+    // The last one replaces a k-th one too close to it.
+    if (out.length > 1 && (n - 1 - out[out.length - 1]) * cell < room) out.pop();
+    if ((n - 1 - out[out.length - 1]) * cell >= room) out.push(n - 1);
+    return out;
+  }
+
+  // A label as drawn: long ones cut with an ellipsis.
+  function clip(text) {
+    const chars = [...String(text)];
+    return chars.length > MAX_CHARS ? chars.slice(0, MAX_CHARS - 1).join('') + '…' : chars.join('');
+  }
+
+  // The text colour that reads on a cell of colour c ([r, g, b], 0..255): black on light
+  // cells, white on dark ones (WCAG's relative luminance, crossing over at 0.179).
+  function textColourOn(c) {
+    const lin = (v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+    const luminance = 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+    return luminance > 0.179 ? '#000' : '#fff';
+  }
+
+  // The colour a value is painted in ([r, g, b]).
+  function colourOf(v, lo, hi, scale) {
+    if (!Number.isFinite(v)) return MASKED;
+    const level = levelFor(scale, lo, hi)(v);
+    return viridis((level <= 0 ? 0 : level >= 255 ? 255 : level) / 255);
+  }
+
+  // A number short enough for a colour bar's end or a cell.
+  const short = (v) => String(Number(v.toPrecision(3)));
+
+  // What a colour bar says: the values at its ends and its scale (linear or log; log's bottom
+  // stands for every weight at or under the floor). m: {lo, hi, scale, unit, lang}.
+  function barTexts(m) {
+    const t = words(m.lang), log = m.scale === 'log';
+    return {
+      top: short(m.hi),
+      bottom: log ? `≤ ${short(LOG_FLOOR)}` : short(m.lo),
+      caption: `${log ? t.log : t.linear}${m.unit ? ` (${m.unit})` : ''}`,
+    };
+  }
+
+  // The ramp as a gradient from (x0, y0) (its first colour) to (x1, y1) (its last).
+  function rampGradient(ctx, x0, y0, x1, y1) {
+    const g = ctx.createLinearGradient(x0, y0, x1, y1);
+    VIRIDIS.forEach((c, i) => g.addColorStop(i / (VIRIDIS.length - 1), `rgb(${c[0]}, ${c[1]}, ${c[2]})`));
+    return g;
+  }
+
+  // A vertical colour bar (or, with m.legend [{value, text}], one swatch per value) drawn in
+  // the box from x, top to bottom; returns what it wrote.
+  function drawBar(ctx, x, top, bottom, m) {
+    ctx.save();
+    ctx.font = font(LABEL_PX);
+    ctx.fillStyle = '#1d1d1f';
+    ctx.textAlign = 'left';
+    if (m.legend) {
+      ctx.textBaseline = 'middle';
+      m.legend.forEach((item, i) => {
+        const y = top + i * (LABEL_PX + 8);
+        const c = colourOf(item.value, m.lo, m.hi, m.scale);
+        ctx.fillStyle = `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
+        ctx.fillRect(x, y, BAR_W, BAR_W);
+        ctx.strokeStyle = '#888';
+        ctx.strokeRect(x + 0.5, y + 0.5, BAR_W - 1, BAR_W - 1);
+        ctx.fillStyle = '#1d1d1f';
+        ctx.fillText(item.text, x + BAR_W + GAP, y + BAR_W / 2);
+      });
+      ctx.restore();
+      return { legend: m.legend.map((item) => item.text) };
+    }
+    const texts = barTexts(m);
+    ctx.textBaseline = 'top';
+    ctx.fillText(texts.caption, x, top);
+    const barTop = top + LABEL_PX + 4;
+    if (bottom > barTop) {
+      ctx.fillStyle = rampGradient(ctx, 0, bottom, 0, barTop);
+      ctx.fillRect(x, barTop, BAR_W, bottom - barTop);
+      ctx.strokeStyle = '#888';
+      ctx.strokeRect(x + 0.5, barTop + 0.5, BAR_W - 1, bottom - barTop - 1);
+    }
+    ctx.fillStyle = '#1d1d1f';
+    ctx.fillText(texts.top, x + BAR_W + GAP, barTop);
+    ctx.textBaseline = 'bottom';
+    ctx.fillText(texts.bottom, x + BAR_W + GAP, bottom);
+    ctx.restore();
+    return texts;
+  }
+
+  // The width a colour bar or legend needs.
+  function barWidth(ctx, m) {
+    ctx.save();
+    ctx.font = font(LABEL_PX);
+    const texts = m.legend ? m.legend.map((item) => item.text) : Object.values(barTexts(m));
+    const widest = Math.max(...texts.map((s) => ctx.measureText(s).width));
+    ctx.restore();
+    return 2 * GAP + 6 + Math.ceil(m.legend ? BAR_W + GAP + widest : Math.max(widest, BAR_W + GAP + widest));
+  }
+
+  // ---------------------------------------------------------------- drawing
+  // The labels of one axis: [{index, text, box: [x, y, w, h]}] (CSS pixels), drawn.
+  function drawAxisLabels(ctx, area, c, axis, vertical) {
+    const horizontal = axis === 'x';
+    const n = horizontal ? c.cols : c.rows, names = horizontal ? c.colNames : c.rowNames;
+    const cell = (horizontal ? area.width : area.height) / Math.max(1, n);
+    const text = (i) => (names ? clip(names[i]) : String(i));
+    ctx.font = font(LABEL_PX);
+    const width = (i) => ctx.measureText(text(i)).width;
+    let widest = 0;
+    if (horizontal && !vertical) for (let i = 0; i < n; i++) widest = Math.max(widest, width(i));
+    const extent = horizontal && !vertical ? widest : LABEL_PX + 1;
+    const drawn = [];
+    ctx.fillStyle = '#1d1d1f';
+    for (const i of pickLabels(n, cell, extent)) {
+      const s = text(i), w = width(i), mid = (horizontal ? area.left : area.top) + (i + 0.5) * cell;
+      if (!horizontal) {
+        ctx.textAlign = 'right';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(s, area.left - GAP, mid);
+        drawn.push({ index: i, text: s, box: [area.left - GAP - w, mid - LABEL_PX / 2, w, LABEL_PX] });
+      } else if (!vertical) {
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'top';
+        ctx.fillText(s, mid, area.bottom + GAP);
+        drawn.push({ index: i, text: s, box: [mid - w / 2, area.bottom + GAP, w, LABEL_PX] });
+      } else {
+        ctx.save();
+        ctx.translate(mid, area.bottom + GAP);
+        ctx.rotate(-Math.PI / 2);
+        ctx.textAlign = 'right';
+        ctx.textBaseline = 'middle';
+        ctx.fillText(s, 0, 0);
+        ctx.restore();
+        drawn.push({ index: i, text: s, box: [mid - LABEL_PX / 2, area.bottom + GAP, LABEL_PX, w] });
+      }
+    }
+    return drawn;
+  }
+
+  // Each cell's value written in it, in black or white as its colour needs, when the grid is
+  // small and every value fits its cell; returns how many were written.
+  function drawCellValues(ctx, area, c) {
+    if (c.rows > VALUES_UP_TO || c.cols > VALUES_UP_TO || !c.rows || !c.cols) return 0;
+    const w = area.width / c.cols, h = area.height / c.rows;
+    const px = Math.min(12, Math.floor(h * 0.45));
+    if (px < 8) return 0;
+    const text = (v) => (c.cellText ? c.cellText(v) : Number.isFinite(v) ? v.toFixed(2) : '');
+    ctx.font = font(px);
+    for (let i = 0; i < c.rows * c.cols; i++) if (ctx.measureText(text(c.values[i])).width + 4 > w) return 0;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let r = 0; r < c.rows; r++) {
+      for (let j = 0; j < c.cols; j++) {
+        const v = c.values[r * c.cols + j];
+        ctx.fillStyle = textColourOn(colourOf(v, c.lo, c.hi, c.scale));
+        ctx.fillText(text(v), area.left + (j + 0.5) * w, area.top + (r + 0.5) * h);
+      }
+    }
+    return c.rows * c.cols;
+  }
+
   const plugin = {
     id: 'matrixImage',
     beforeDatasetsDraw(chart, _args, opts) {
@@ -72,20 +269,41 @@
       ctx.drawImage(opts.image, left, top, width, height);
       if (opts.highlightRow !== undefined && opts.highlightRow >= 0) {
         const rowH = height / opts.rows;
-        ctx.strokeStyle = '#ff4d4d';
+        ctx.strokeStyle = OUTLINE;
         ctx.lineWidth = 2;
         ctx.strokeRect(left + 1, top + rowH * opts.highlightRow + 1, width - 2, Math.max(2, rowH - 2));
       }
       ctx.restore();
     },
+    // The tokens (or indices) on both axes, the values in small grids and the colour bar; what
+    // was drawn is kept on the canvas (canvas.heatmapDrawn) for whoever checks it.
+    afterDraw(chart, _args, opts) {
+      const c = opts && opts.image && opts.image.cells;
+      if (!c) return;
+      const ctx = chart.ctx, area = chart.chartArea, bar = chart.scales.bar;
+      ctx.save();
+      const drawn = {
+        y: drawAxisLabels(ctx, area, c, 'y', false),
+        x: drawAxisLabels(ctx, area, c, 'x', !!(chart.$heatmap && chart.$heatmap.xVertical)),
+        values: drawCellValues(ctx, area, c),
+        bar: bar ? drawBar(ctx, bar.left + 2 * GAP + 2, area.top, area.bottom, c) : null,
+        key: opts.highlightRow >= 0 ? words(c.lang).newestRow : null,
+      };
+      ctx.restore();
+      chart.canvas.heatmapDrawn = drawn;
+    },
   };
 
-  // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, title, xLabel, yLabel,
-  // format(v) for the tooltip, highlightRow, image: the canvas to paint the cells into (one per
-  // chart, reused), cellsKey: what the cells come from (optional; unchanged: not repainted)}. `tooltip` is a DOM element to position on hover.
-  // The image also carries the matrix it shows (image.cells), which the hover reads: a chart
-  // whose axes and title stay the same is then brought up to date by repainting the image and
-  // redrawing (chart.draw()), without Chart.js's update and layout.
+  // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, scale ('linear' or 'log'),
+  // unit, title, xLabel, yLabel, rowNames, colNames (what row or column i stands for, a token;
+  // indices without), format(v) for the tooltip, cellText(v) for the values written in small
+  // grids, legend ([{value, text}]: swatches in place of the colour bar), highlightRow (outlined,
+  // with its key under the title), lang, image: the canvas to paint the cells into (one per
+  // chart, reused), cellsKey: what the cells come from (optional; unchanged: not repainted)}.
+  // `tooltip` is a DOM element to position on hover.
+  // The image also carries the matrix it shows (image.cells), which the hover and the labels
+  // read: a chart whose axes and title stay the same is then brought up to date by repainting
+  // the image and redrawing (chart.draw()), without Chart.js's update and layout.
   function heatmapConfig(m, tooltip) {
     const image = m.image || (typeof document !== 'undefined' ? document.createElement('canvas') : null);
     if (image) {
@@ -95,15 +313,33 @@
       image.cellsKey = m.cellsKey;
       image.cells = m;
     }
-    // names (optional): what row or column i stands for (a token), shown on the ticks when few.
-    const axis = (label, n, reverse, names) => ({
+    // The widest of an axis's labels, in the labels' font.
+    const widest = (ctx, names, n) => {
+      ctx.save();
+      ctx.font = font(LABEL_PX);
+      let w = names ? 0 : ctx.measureText(String(Math.max(0, n - 1))).width;
+      if (names) for (let i = 0; i < n; i++) w = Math.max(w, ctx.measureText(clip(names[i])).width);
+      ctx.restore();
+      return Math.ceil(w);
+    };
+    // Room for the labels beside the chart area (Chart.js's own ticks are off: they fell at
+    // -0.5, 0.5, … and were blanked). The x labels stand upright when that shows more of them.
+    const fitY = (s) => { s.width += widest(s.ctx, m.rowNames, m.rows) + 2 * GAP; };
+    const fitX = (s) => {
+      const w = widest(s.ctx, m.colNames, m.cols), cell = s.width / Math.max(1, m.cols);
+      const vertical = w > 2 * LABEL_PX && Math.ceil((w + GAP) / cell) > Math.ceil((LABEL_PX + 1 + GAP) / cell);
+      s.chart.$heatmap = { xVertical: vertical };
+      s.height += (vertical ? w : LABEL_PX) + 2 * GAP;
+    };
+    const axis = (label, n, reverse, afterFit) => ({
       type: 'linear', min: -0.5, max: n - 0.5, reverse,
       title: { display: true, text: label },
       grid: { display: false },
-      ticks: names && n <= 24
-        ? { stepSize: 1, autoSkip: false, callback: (v) => (Number.isInteger(v) && v >= 0 && v < n ? names[v] : '') }
-        : { precision: 0, maxTicksLimit: 12, callback: (v) => (Number.isInteger(v) ? v : '') },
+      ticks: { display: false },
+      afterFit,
     });
+    const t = words(m.lang);
+    const outlined = m.highlightRow !== undefined && m.highlightRow >= 0;
     return {
       type: 'scatter',
       data: { datasets: [{ data: [] }] },
@@ -115,12 +351,19 @@
         responsive: true,
         maintainAspectRatio: false,
         events: ['mousemove', 'mouseout'],
-        scales: { x: axis(m.xLabel, m.cols, false, m.colNames), y: axis(m.yLabel, m.rows, true, m.rowNames) },
+        scales: {
+          x: axis(m.xLabel, m.cols, false, fitX),
+          y: axis(m.yLabel, m.rows, true, fitY),
+          // room on the right for the colour bar, drawn by the plugin
+          bar: { type: 'linear', position: 'right', min: 0, max: 1, grid: { display: false }, border: { display: false },
+            ticks: { display: false }, afterFit: (s) => { s.width = barWidth(s.ctx, m); } },
+        },
         plugins: {
           legend: { display: false },
           tooltip: { enabled: false },
           title: { display: !!m.title, text: m.title },
-          matrixImage: { image, rows: m.rows, highlightRow: m.highlightRow },
+          subtitle: { display: outlined, text: t.newestRow, color: KEY_COLOUR, font: { size: LABEL_PX }, padding: { bottom: 4 } },
+          matrixImage: { image, rows: m.rows, highlightRow: outlined ? m.highlightRow : -1 },
         },
         onHover(event, _els, chart) {
           if (!tooltip) return;
@@ -143,6 +386,107 @@
     };
   }
 
+  // ---------------------------------------------------------------- colour bars and exports
+  // A horizontal colour bar in its own canvas (beside a grid of small heatmaps that have none):
+  // caption, the lowest value, the ramp, the highest. m: {lo, hi, scale, unit, lang}.
+  function drawColourBar(canvas, m) {
+    const { ctx, w, h } = fitCanvas(canvas);
+    const texts = barTexts(m);
+    ctx.font = font(LABEL_PX);
+    ctx.fillStyle = '#1d1d1f';
+    ctx.textBaseline = 'middle';
+    ctx.textAlign = 'left';
+    let x = 0;
+    for (const s of [texts.caption, texts.bottom]) { ctx.fillText(s, x, h / 2); x += ctx.measureText(s).width + 2 * GAP; }
+    const right = w - ctx.measureText(texts.top).width - 2 * GAP;
+    if (right > x) {
+      ctx.fillStyle = rampGradient(ctx, x, 0, right, 0);
+      ctx.fillRect(x, h / 2 - BAR_W / 2, right - x, BAR_W);
+      ctx.strokeStyle = '#888';
+      ctx.strokeRect(x + 0.5, h / 2 - BAR_W / 2 + 0.5, right - x - 1, BAR_W - 1);
+    }
+    ctx.fillStyle = '#1d1d1f';
+    ctx.textAlign = 'right';
+    ctx.fillText(texts.top, w, h / 2);
+    canvas.heatmapDrawn = { bar: texts };
+    return texts;
+  }
+
+  // What a PNG export holds: a white strip with the title (bold) and a note under it (the
+  // model, the tokens, the scale) above the picture, at the picture's pixel size. Returns the
+  // canvas.
+  function titledImage(picture, title, note) {
+    const ratio = picture.clientWidth ? picture.width / picture.clientWidth : 1;
+    const strip = Math.round((note ? 46 : 28) * ratio);
+    const out = document.createElement('canvas');
+    out.width = picture.width;
+    out.height = picture.height + strip;
+    const ctx = out.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.scale(ratio, ratio);
+    ctx.fillStyle = '#1d1d1f';
+    ctx.textBaseline = 'top';
+    ctx.font = font(15, true);
+    ctx.fillText(title, 10, 8, out.width / ratio - 20);
+    if (note) {
+      ctx.font = font(12);
+      ctx.fillStyle = '#444';
+      ctx.fillText(note, 10, 28, out.width / ratio - 20);
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.drawImage(picture, 0, strip);
+    return out;
+  }
+
+  // The line under an export's title: {model, tokens (a count), scale ('linear', 'log' or
+  // none), lang}, each part only when given.
+  function exportNote(d) {
+    const t = words(d.lang);
+    return [d.model, d.tokens ? t.tokens(d.tokens) : '', d.scale ? t.colours(t[d.scale]) : ''].filter(Boolean).join(' · ');
+  }
+
+  // A grid of small heatmaps (every layer's and head's attention) as one picture: the column
+  // and row labels, each heatmap scaled up without smoothing, the colour bar on the right.
+  // d: {pictures: canvas[rows * cols], rows, cols, rowLabels, colLabels, lo, hi, scale, lang}.
+  function gridImage(d) {
+    const size = 64, pad = 4, left = 40, top = 20;
+    const out = document.createElement('canvas');
+    const ctx = out.getContext('2d');
+    const barW = barWidth(ctx, d);
+    out.width = left + d.cols * (size + pad) + barW;
+    out.height = top + d.rows * (size + pad) + pad;
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, out.width, out.height);
+    ctx.font = font(LABEL_PX);
+    ctx.fillStyle = '#1d1d1f';
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let h = 0; h < d.cols; h++) ctx.fillText(d.colLabels[h], left + h * (size + pad) + size / 2, top / 2);
+    ctx.textAlign = 'right';
+    for (let l = 0; l < d.rows; l++) ctx.fillText(d.rowLabels[l], left - 2 * GAP, top + l * (size + pad) + size / 2);
+    ctx.imageSmoothingEnabled = false;
+    d.pictures.forEach((c, i) => ctx.drawImage(c, left + (i % d.cols) * (size + pad), top + Math.floor(i / d.cols) * (size + pad), size, size));
+    drawBar(ctx, left + d.cols * (size + pad) + 2 * GAP, top, top + Math.min(d.rows * (size + pad) - pad, 160), d);
+    return out;
+  }
+
+  // A token's text as the page shows it (chips, axes): its text (the core gives a character to
+  // the token that completes it); for a token that writes none, its piece when that is whole
+  // characters (llama2.c's BOS, "<s>"), else its bytes (part of a character, completed later).
+  // tok: {text, bytes: number[]}.
+  const strict = typeof TextDecoder !== 'undefined' ? new TextDecoder('utf-8', { fatal: true }) : null;
+  function wholeCharacters(bytes) {
+    try {
+      return strict.decode(new Uint8Array(bytes)).trim();
+    } catch (_e) {
+      return ''; // part of a character
+    }
+  }
+  function tokenLabel(tok) {
+    return tok.text || wholeCharacters(tok.bytes) || tok.bytes.map((b) => `‹${b.toString(16).padStart(2, '0')}›`).join('');
+  }
+
   // A canvas drawn by hand, sized to its CSS box times the device's pixel ratio and cleared, its
   // context set to draw in CSS pixels: {ctx, w, h}.
   function fitCanvas(canvas) {
@@ -157,7 +501,10 @@
     return { ctx, w, h };
   }
 
-  const api = { heatmapConfig, paint, viridis, fitCanvas };
+  const api = {
+    heatmapConfig, paint, viridis, fitCanvas, drawColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
+    pickLabels, clip, textColourOn, colourOf, barTexts, STRINGS,
+  };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabHeatmap = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

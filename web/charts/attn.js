@@ -4,12 +4,12 @@
   'use strict';
   const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
 
-  // d: {weights: Float32Array[len*len], len, head, kvHead, newestRow, t}
+  // d: {weights: Float32Array[len*len], len, head, kvHead, newestRow, t, lang}
   function attnConfig(d, tooltip) {
     return H.heatmapConfig({
       values: d.weights, rows: d.len, cols: d.len, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.attnTitle} — head ${d.head} (${d.t.kvHead} ${d.kvHead})`,
-      xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow,
+      xLabel: d.t.key, yLabel: d.t.query, highlightRow: d.newestRow, lang: d.lang,
       format: (v) => v.toPrecision(6),
     }, tooltip);
   }

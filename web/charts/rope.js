@@ -6,14 +6,14 @@
   const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
 
   // d: {angles: Float32Array[positions*pairs], positions, pairs, newest (the position of the
-  // newest token, outlined; -1 for none), t}
+  // newest token, outlined; -1 for none), t, lang}
   function ropeAngleConfig(d, tooltip) {
     let lo = Infinity, hi = -Infinity;
     for (const v of d.angles) { if (v < lo) lo = v; if (v > hi) hi = v; }
     return H.heatmapConfig({
       values: d.angles, rows: d.positions, cols: d.pairs, lo, hi, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.ropeTitle} — ${d.t.angle}`,
-      xLabel: d.t.pairIndex, yLabel: d.t.position, highlightRow: d.newest,
+      xLabel: d.t.pairIndex, yLabel: d.t.position, highlightRow: d.newest, lang: d.lang, unit: 'rad',
       format: (v) => `${v.toPrecision(6)} rad`,
     }, tooltip);
   }

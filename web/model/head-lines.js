@@ -1,7 +1,8 @@
 // model/head-lines.js — one head's attention drawn as lines (the head view of BertViz): the
 // tokens twice, queries on the left and keys on the right, a line from each query to every key
 // it gives at least `threshold` of its weight, thicker, more opaque and brighter on the viridis
-// ramp as the weight grows. A chosen query's lines are drawn on top and the others faded.
+// ramp as the weight grows. A chosen query's lines are drawn on top and the others faded. A key
+// above the lines shows the weakest and the strongest line and what hovering marks.
 (function (root) {
   'use strict';
   const H = () => root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
@@ -12,6 +13,9 @@
       queries: 'query',
       keys: 'key',
       shown: (threshold) => `lines: weight ≥ ${threshold}`,
+      weak: (threshold) => `weight ${threshold}`,
+      strong: '1: thicker, brighter',
+      chosen: 'hovered query: blue band, on top; bold keys: the ones it attends to',
       csvQuery: 'query',
       csvToken: 'token',
       csvKey: (j) => `key ${j}`,
@@ -20,6 +24,9 @@
       queries: 'query（查询）',
       keys: 'key（键）',
       shown: (threshold) => `只画权重 ≥ ${threshold} 的线`,
+      weak: (threshold) => `权重 ${threshold}`,
+      strong: '1：越粗越亮',
+      chosen: '悬停的 query：蓝底、线在最上；粗体的 key：它关注的',
       csvQuery: 'query（查询）',
       csvToken: 'token',
       csvKey: (j) => `key（键）${j}`,
@@ -30,7 +37,7 @@
   const LEVELS = 16;     // lines are stroked in this many weight bands, one path each
   const FADED = 0.12;    // opacity factor of the lines of queries not chosen
   const MAX_CHARS = 14;  // longer token texts are cut with an ellipsis
-  const TOP = 22, BOTTOM = 6, GAP = 6;
+  const TOP = 58, BOTTOM = 6, GAP = 6; // the header: the column names, then the key's two lines
   const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's
 
   function check(d) {
@@ -48,7 +55,8 @@
 
   // d: {tokens: string[], weights: Float32Array [n * n] (row q = query q over the keys), query
   // (index, -1 for all), threshold (default 0.02), lang}. Returns {rowAt(y): the token row at y
-  // CSS pixels from the canvas's top (-1 outside), lines: how many lines were drawn}.
+  // CSS pixels from the canvas's top (-1 outside), lines: how many lines were drawn, key: the
+  // key's texts}.
   function drawHeadLines(canvas, d) {
     const query = d.query === undefined ? -1 : d.query;
     const threshold = d.threshold === undefined ? 0.02 : d.threshold;
@@ -69,19 +77,43 @@
     const labelW = Math.min(160, w * 0.28);
     const x0 = labelW + GAP, x1 = w - labelW - GAP;
 
-    // Headers and the threshold.
+    // The key: the threshold, sample lines from the weakest band to the strongest, what a
+    // hovered query shows; then the column names.
+    const style = (strength) => ({ colour: rgb(H().viridis(0.8 * strength)), width: 0.5 + 2.5 * strength }); // the ramp's yellow end is lost on white
     ctx.textBaseline = 'middle';
+    ctx.font = `11px ${FONT}`;
+    ctx.fillStyle = '#555';
+    const key = { shown: t.shown(threshold), weak: t.weak(threshold), strong: t.strong, chosen: t.chosen };
+    const samples = [1, 4, 8, 12, 16].map((level) => style(level / LEVELS));
+    const weakW = ctx.measureText(key.weak).width, strongW = ctx.measureText(key.strong).width;
+    const sampleW = 14, total = weakW + strongW + samples.length * (sampleW + 4) + 12;
+    let x = Math.max(2, (w - total) / 2);
+    ctx.textAlign = 'left';
+    ctx.fillText(key.weak, x, 9);
+    x += weakW + 6;
+    for (const sample of samples) {
+      ctx.strokeStyle = sample.colour;
+      ctx.lineWidth = sample.width;
+      ctx.beginPath();
+      ctx.moveTo(x, 9);
+      ctx.lineTo(x + sampleW, 9);
+      ctx.stroke();
+      x += sampleW + 4;
+    }
+    ctx.fillText(key.strong, x + 2, 9);
+    ctx.textAlign = 'center';
+    ctx.fillText(key.chosen, w / 2, 25, w - 4);
     ctx.font = `bold 12px ${FONT}`;
     ctx.fillStyle = '#1d1d1f';
     ctx.textAlign = 'right';
-    ctx.fillText(t.queries, labelW, TOP / 2);
+    ctx.fillText(t.queries, labelW, 45);
     ctx.textAlign = 'left';
-    ctx.fillText(t.keys, w - labelW, TOP / 2);
+    ctx.fillText(t.keys, w - labelW, 45);
     ctx.font = `11px ${FONT}`;
     ctx.fillStyle = '#555';
     ctx.textAlign = 'center';
-    ctx.fillText(t.shown(threshold), w / 2, TOP / 2);
-    if (!n) return { rowAt, lines: 0 };
+    ctx.fillText(key.shown, w / 2, 45);
+    if (!n) return { rowAt, lines: 0, key };
 
     // Lines in bands of weight: one path per band, so 512 tokens stay quick to draw.
     let lines = 0;
@@ -97,10 +129,10 @@
       }
       bands.forEach((band, level) => {
         if (!band.length) return;
-        const strength = (level + 1) / LEVELS;
-        ctx.strokeStyle = rgb(H().viridis(0.8 * strength)); // the ramp's yellow end is lost on white
+        const strength = (level + 1) / LEVELS, look = style(strength);
+        ctx.strokeStyle = look.colour;
         ctx.globalAlpha = factor * Math.max(floor, strength);
-        ctx.lineWidth = 0.5 + 2.5 * strength + extraWidth;
+        ctx.lineWidth = look.width + extraWidth;
         ctx.beginPath();
         for (let j = 0; j < band.length; j += 2) {
           ctx.moveTo(x0, rowY(band[j]));
@@ -144,7 +176,7 @@
         ctx.fillText(label(d.tokens[i], i, every > 1), w - labelW, rowY(i));
       }
     }
-    return { rowAt, lines };
+    return { rowAt, lines, key };
   }
 
   // The head's weights: one line per query (its index, its token, its weight on each key).

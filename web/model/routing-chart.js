@@ -57,7 +57,7 @@
     const tokens = d.tokens || [];
     return H().heatmapConfig({
       values, rows: d.n, cols: d.nExperts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
-      title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token,
+      title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token, lang: d.lang,
       // rows named by their token's text, whitespace visible (on the ticks when few, on hover)
       rowNames: Array.from({ length: d.n }, (_, i) => N().visibleText(tokens[i] === undefined ? '' : tokens[i])),
       format: (v) => (v === 0 ? `0 (${t.notChosen})` : v.toPrecision(6)),

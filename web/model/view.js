@@ -21,20 +21,9 @@
 
   const draw = (id, config) => P.drawChart(charts, id, config);
 
-  // A token's chip text: its text; for a token that writes none, its piece when that is whole
-  // characters (llama2.c's BOS, "<s>"), else its bytes (part of a character, completed by a
-  // later token).
-  const strict = new TextDecoder('utf-8', { fatal: true });
-  function wholeCharacters(bytes) {
-    try {
-      return strict.decode(new Uint8Array(bytes)).trim();
-    } catch (_e) {
-      return ''; // part of a character
-    }
-  }
-  function tokenLabel(tok) {
-    return tok.text || wholeCharacters(tok.bytes) || tok.bytes.map((b) => `‹${b.toString(16).padStart(2, '0')}›`).join('');
-  }
+  // A token's chip and axis text (heatmap.js): the character on the token that completes it.
+  const tokenLabel = (tok) => H().tokenLabel(tok);
+  const wholeCharacters = (bytes) => H().wholeCharacters(bytes);
   const hex = (bytes) => bytes.map((b) => b.toString(16).padStart(2, '0')).join(' ');
   const visible = (text) => text.replace(/ /g, '␣').replace(/\n/g, '⏎');
 
@@ -131,6 +120,17 @@
       H().paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
       b.classList.toggle('selected', l === s.layer && h === s.head);
     }
+    // The colour bar the thumbnails share.
+    let bar = $('heads-bar');
+    if (!bar) {
+      bar = document.createElement('canvas');
+      bar.id = 'heads-bar';
+      bar.className = 'colour-bar';
+      bar.setAttribute('role', 'img');
+      grid.after(bar);
+    }
+    const texts = H().drawColourBar(bar, { lo: 0, hi: 1, scale, lang: P.state.lang });
+    bar.setAttribute('aria-label', `${texts.caption}: ${texts.bottom} – ${texts.top}`);
   }
 
   // ---------------------------------------------------------------- one head
@@ -142,7 +142,7 @@
     draw('chart-head', H().heatmapConfig({
       values: s.attention, rows: n, cols: n, lo: 0, hi: 1, scale: P.state.log ? 'log' : 'linear',
       title: t.headTitle(s.layer, s.head), xLabel: t.keyToken, yLabel: t.queryToken, rowNames: names, colNames: names,
-      format: (v) => v.toFixed(4), image: imageFor('chart-head'), highlightRow: n - 1,
+      format: (v) => v.toFixed(4), image: imageFor('chart-head'), highlightRow: n - 1, lang: P.state.lang,
     }, $('tip-head')));
     renderLines(s);
   }
@@ -168,7 +168,7 @@
     draw('chart-roles', H().heatmapConfig({
       values, rows: L, cols: Hn, lo: 0, hi: 1, title: t.roleNames[info.roleNames[Math.max(0, role)]],
       xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles'),
-      cellsKey: `${info.name}|${role}`,
+      cellsKey: `${info.name}|${role}`, lang: P.state.lang,
     }, $('tip-roles')));
   }
 
@@ -190,8 +190,9 @@
     const shown = rows.filter((_, i) => i % stride === 0 || i === rows.length - 1);
     const data = { rows: shown, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: shown.length - 1, lang: P.state.lang };
     const n = s.len;
+    const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
     draw('chart-mask-model', root.AttnLabMaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
-      image: imageFor('chart-mask-model'), cellsKey: `${n}` }, $('tip-mask-model')));
+      image: imageFor('chart-mask-model'), cellsKey: `${n}`, lang: P.state.lang, rowNames: names, colNames: names }, $('tip-mask-model')));
     draw('chart-kv-model', root.AttnLabKvModelChart.kvBytesConfig(data));
     draw('chart-kv-model-flops', root.AttnLabKvModelChart.kvFlopsConfig(data));
   }
@@ -249,31 +250,32 @@
     for (let i = 0; i < rows; i++) out.push([names ? `${i} ${names[i]}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
     return csvOf(out);
   }
-  function gridPng() {
-    const cells = [...$('chart-heads').querySelectorAll('button.cell canvas')];
+  // The heads grid as one picture: its title and what it shows above, the L / h labels, the
+  // colour bar.
+  function gridPng(note) {
     const { n_layers: L, n_heads: Hn } = view.info.hparams;
-    const size = 64, pad = 4;
-    const out = document.createElement('canvas');
-    out.width = Hn * (size + pad);
-    out.height = L * (size + pad);
-    const ctx = out.getContext('2d');
-    ctx.fillStyle = '#fff';
-    ctx.fillRect(0, 0, out.width, out.height);
-    ctx.imageSmoothingEnabled = false;
-    cells.forEach((c, i) => ctx.drawImage(c, (i % Hn) * (size + pad), Math.floor(i / Hn) * (size + pad), size, size));
-    return out.toDataURL('image/png');
+    const picture = H().gridImage({
+      pictures: [...$('chart-heads').querySelectorAll('button.cell canvas')], rows: L, cols: Hn,
+      rowLabels: Array.from({ length: L }, (_, l) => `L${l}`), colLabels: Array.from({ length: Hn }, (_, h) => `h${h}`),
+      lo: 0, hi: 1, scale: P.state.log ? 'log' : 'linear', lang: P.state.lang,
+    });
+    return H().titledImage(picture, P.t.headsTitle, note).toDataURL('image/png');
   }
   function exportFile(chart, kind) {
     const s = view.snap, info = view.info;
     const names = s ? s.tokens.slice(0, s.len).map((tok) => tokenLabel(tok)) : [];
+    // A heatmap's PNG: its chart under a strip with the panel's title and what it shows.
+    const scale = P.state.log ? 'log' : 'linear';
+    const note = (withScale) => H().exportNote({ model: info.name, tokens: s ? s.len : 0, scale: withScale ? scale : null, lang: P.state.lang });
+    const titled = (id, title, withScale) => H().titledImage(charts[id].canvas, title, note(withScale)).toDataURL('image/png');
     const png = {
       next: () => charts['chart-next'].toBase64Image(),
-      heads: gridPng,
-      head: () => charts['chart-head'].toBase64Image(),
-      roles: () => charts['chart-roles'].toBase64Image(),
+      heads: () => gridPng(note(true)),
+      head: () => titled('chart-head', P.t.headTitle(s.layer, s.head), true),
+      roles: () => titled('chart-roles', P.t.rolesTitle, false),
       kvmodel: () => charts['chart-kv-model'].toBase64Image(),
       ropemodel: () => charts['chart-rope-freq'].toBase64Image(),
-      moe: () => charts['chart-moe'].toBase64Image(),
+      moe: () => titled('chart-moe', P.t.moeTitle, false),
     };
     const csv = {
       next: () => root.AttnLabNextChart.csv(nextData(s), P.state.lang),

@@ -54,8 +54,8 @@
     // 1. mask
     const mask = session.mask();
     drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
-      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
-    exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask' });
+      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, lang: state.lang, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
+    exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask', title: t.maskTitle, tokens: len });
 
     // 2. RoPE (each computed only when its chart is redrawn or the export asks for it): the
     // angles, one pair of an all-ones vector turning, and the dot product of the tutorial's
@@ -64,21 +64,21 @@
     const angles = () => core.ropeAngles(total, hd, base, wrap);
     const ropeKey = `${total}|${hd}|${base}|${state.lang}`;
     drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => root.AttnLabRopeChart.ropeAngleConfig(
-      { angles: angles(), positions: total, pairs, newest: len - 1, t, image: imageFor('chart-rope'), cellsKey: `${total}|${hd}|${base}|${wrap}` }, $('tip-rope')),
+      { angles: angles(), positions: total, pairs, newest: len - 1, t, lang: state.lang, image: imageFor('chart-rope'), cellsKey: `${total}|${hd}|${base}|${wrap}` }, $('tip-rope')),
     `${total}|${pairs}|${len}|${state.lang}`);
     const ones = () => new Float32Array(hd).fill(1);
     drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => root.AttnLabRopeChart.ropePairConfig(
       { points: core.ropePairTrace(ones(), pair, total, hd, base), pair, t }));
     drawIfChanged('chart-rope-rel', `${ropeKey}|${state.seed}|${state.hidden}|${state.heads}|${state.kv}`,
       () => root.AttnLabRopeChart.ropeRelativeConfig({ dots: session.ropeRelative(0, Math.max(64, total)), t }));
-    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope' });
+    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope', title: t.ropeTitle, tokens: total, scale: 'linear' });
 
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.weights(state.head);
     drawIfChanged('chart-attn', null, () => root.AttnLabAttnChart.attnConfig(
-      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
     `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
-    exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn' });
+    exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn', title: `${t.attnTitle} — head ${state.head} (${t.kvHead} ${kvMap[state.head]})`, tokens: len, scale: 'linear' });
     renderHeadGrid(len, kvMap, cells);
     renderGqaMap(kvMap);
 
@@ -125,6 +125,17 @@
       root.AttnLabHeatmap.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
       cell.dataset.cells = cells;
     }
+    // The colour bar the thumbnails share.
+    let bar = $('attn-grid-bar');
+    if (!bar) {
+      bar = document.createElement('canvas');
+      bar.id = 'attn-grid-bar';
+      bar.className = 'colour-bar';
+      bar.setAttribute('role', 'img');
+      grid.after(bar);
+    }
+    const texts = root.AttnLabHeatmap.drawColourBar(bar, { lo: 0, hi: 1, scale: 'linear', lang: state.lang });
+    bar.setAttribute('aria-label', `${texts.caption}: ${texts.bottom} – ${texts.top}`);
   }
 
   function renderGqaMap(kvMap) {
@@ -183,6 +194,12 @@
   // The file a chart's export button saves: {name, url} (kind 'png' or 'csv').
   function exportFile(chart, kind) {
     const what = exports[chart]();
+    // A heatmap's PNG: its chart under a strip with its title and what it shows.
+    const H = root.AttnLabHeatmap;
+    if (kind === 'png' && what.title) {
+      const note = H.exportNote({ tokens: what.tokens, scale: what.scale, lang: P.state.lang });
+      return { name: `attnlab-${chart}.png`, url: H.titledImage(charts[what.canvas].canvas, what.title, note).toDataURL('image/png') };
+    }
     if (kind === 'png') return { name: `attnlab-${chart}.png`, url: charts[what.canvas].toBase64Image() };
     return { name: `attnlab-${chart}.csv`, url: URL.createObjectURL(new Blob([what.csv], { type: 'text/csv' })) };
   }

@@ -10,7 +10,7 @@
   const H = () => root.AttnLabHeatmap;
 
   const view = {
-    facts: null,      // the lab: hparams, params, probe, columns, roleNames, probeText, config
+    facts: null,      // the lab: hparams, params, probe, probePieces, columns, roleNames, config; probeText
     history: [],      // per step: Float32Array row [columns]
     evals: [],        // per evaluation: Float32Array row [1 + L·H·roles]
     pattern: null,    // {layer, head, data}
@@ -21,6 +21,9 @@
   const draw = (id, config) => P.drawChart(charts, id, config);
 
   function reset(facts) {
+    // The probe's tokens as the chips and the axes show them (a lone byte of a character as its
+    // byte, never "�").
+    if (facts) facts.probeText = facts.probePieces.map((bytes) => H().tokenLabel({ text: '', bytes }));
     view.facts = facts;
     view.history = [];
     view.evals = [];
@@ -89,7 +92,7 @@
     for (let i = 0; i < L * Hn; i++) values[i] = last ? last[1 + i * R + role] : NaN;
     draw('chart-roles-grid', H().heatmapConfig({
       values, rows: L, cols: Hn, lo: 0, hi: 1, title: t.trainRolesGridTitle(t.roleNames[f.roleNames[role]], last ? last[0] : 0),
-      xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'),
+      xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'), lang: P.state.lang,
     }, $('tip-roles-grid')));
   }
 
@@ -98,11 +101,12 @@
     const { t } = P, f = view.facts, p = view.pattern;
     if (!p) return;
     const n = f.probe.length;
+    const names = f.probeText.map((s) => root.AttnLabNextChart.visibleText(s));
     $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head);
     draw('chart-train-head', H().heatmapConfig({
       values: p.data, rows: n, cols: n, lo: 0, hi: 1, title: t.trainHeadChartTitle(view.evals.length ? view.evals[view.evals.length - 1][0] : 0),
       xLabel: t.keyToken, yLabel: t.queryToken, format: (v) => v.toFixed(3), image: imageFor('chart-train-head'),
-      rowNames: f.probeText, colNames: f.probeText,
+      rowNames: names, colNames: names, lang: P.state.lang,
     }, $('tip-train-head')));
   }
 
@@ -115,10 +119,30 @@
 
   // ---------------------------------------------------------------- exports
   const csvOf = (rows) => root.AttnLabNextChart.csvRows(rows);
+  // A chart's PNG: the loss as drawn; the roles' curves with the grid of the last evaluation
+  // under them; the head over the probe; each under a strip with its panel's title.
+  function png(chart) {
+    const { t } = P, f = view.facts, H_ = H();
+    const note = H_.exportNote({ tokens: f.probe.length, lang: P.state.lang });
+    if (chart === 'loss') return H_.titledImage(charts['chart-loss'].canvas, t.trainLossTitle, '');
+    if (chart === 'head') {
+      const p = view.pattern;
+      return H_.titledImage(charts['chart-train-head'].canvas, p ? t.trainHeadTitle(p.layer, p.head) : t.trainHeadNone, note);
+    }
+    const curves = charts['chart-roles-train'].canvas, grid = charts['chart-roles-grid'].canvas;
+    const both = document.createElement('canvas');
+    both.width = Math.max(curves.width, grid.width);
+    both.height = curves.height + grid.height;
+    const ctx = both.getContext('2d');
+    ctx.fillStyle = '#fff';
+    ctx.fillRect(0, 0, both.width, both.height);
+    ctx.drawImage(curves, 0, 0);
+    ctx.drawImage(grid, 0, curves.height);
+    return H_.titledImage(both, t.trainRolesTitle, note);
+  }
   function exportFile(chart, kind) {
     const f = view.facts;
-    const png = { loss: 'chart-loss', roles: 'chart-roles-train', head: 'chart-train-head' };
-    if (kind === 'png') return { name: `attnlab-train-${chart}.png`, url: charts[png[chart]].toBase64Image() };
+    if (kind === 'png') return { name: `attnlab-train-${chart}.png`, url: png(chart).toDataURL('image/png') };
     const { n_layers: L, n_heads: Hn } = f.hparams;
     const csv = {
       loss: () => csvOf([['step', ...f.columns], ...view.history.map((row, i) => [i + 1, ...Array.from(row, String)])]),

@@ -29,7 +29,7 @@
   function facts(l) {
     const probe = Array.from(l.probe());
     return { hparams: l.hparams, params: l.paramCount, probe, config: l.config, columns: l.columns, roleNames: l.roleNames,
-      probeText: probe.map((id) => new TextDecoder().decode(l.piece(id))) };
+      probePieces: probe.map((id) => Array.from(l.piece(id))) };
   }
 
   function progress() {
