@@ -315,17 +315,6 @@ al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t c
     return AL_OK;
 }
 
-void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int64_t end) {
-    float freq[AL_MAX_HEAD_DIM / 2];
-    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
-    al_rope_table_freqs(cos, sin, end, hp->head_dim, freq);
-    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
-        for (int64_t i = 0; i < end * hp->head_dim; i++) {
-            cos[i] = cos[i] * (float)hp->attention_factor;
-            sin[i] = sin[i] * (float)hp->attention_factor;
-        }
-}
-
 /* al_model_create's work, and for batches of max_batch sequences of the context (0: none). */
 static al_status create(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch,
                         al_model **out, al_error *err) {
@@ -749,14 +738,6 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
         done += step;
     }
     return AL_OK;
-}
-
-int64_t al_sample_greedy(const float *logits, int64_t vocab) {
-    if (!logits || vocab < 1) return -1;
-    int64_t best = -1;
-    for (int64_t i = 0; i < vocab; i++)
-        if (logits[i] == logits[i] && (best < 0 || logits[i] > logits[best])) best = i;
-    return best < 0 ? 0 : best;
 }
 
 /* ---- for the trainer -------------------------------------------------------------------- */
