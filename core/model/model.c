@@ -255,7 +255,7 @@ int64_t al_model_param_count(const al_model_hparams *hp) {
     return weight_floats(hp);
 }
 
-int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows) {
+int64_t al_model_flops_causal(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || n_new < 0 || n_past < 0 || n_new > hp->max_seq ||
         n_past > hp->max_seq - n_new || logits_rows < 0 || logits_rows > n_new)
         return -1;
