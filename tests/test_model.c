@@ -6,7 +6,7 @@
  * with a message; an attention-only shape (ffn_hidden 0) keeps its empty FFN weights in their
  * place and is refused where a width is needed (MoE's experts, llama2.c's files). The numbers
  * themselves are checked against an independent PyTorch reference by tests/llama2c.test.mjs
- * (and tests/minimind.test.mjs, attention-only included). al_model_flops is checked against PyTorch's profiler on the
+ * (and tests/minimind.test.mjs, attention-only included). al_model_flops_causal is checked against PyTorch's profiler on the
  * reference model (tests/fixtures/model_flops/flops.txt). */
 #include "attnlab.h"
 #include "check.h"
@@ -168,14 +168,14 @@ static void test_flops(const char *path) {
         hp.vocab = v[0], hp.hidden = v[1], hp.n_layers = v[2], hp.n_heads = v[3], hp.n_kv_heads = v[4];
         hp.head_dim = v[5], hp.ffn_hidden = v[6], hp.n_experts = v[7], hp.top_k = v[8], hp.moe_ffn_hidden = v[9];
         hp.max_seq = 64, hp.rope_base = 1e6, hp.eps = 1e-6f, hp.qk_norm = 1, hp.tied = 1, hp.norm_topk_prob = 1;
-        const int64_t ours = al_model_flops(&hp, v[10], v[11], v[12]);
-        CHECK(ours == v[13], "%s: al_model_flops %lld", line, (long long)ours);
+        const int64_t ours = al_model_flops_causal(&hp, v[10], v[11], v[12]);
+        CHECK(ours == v[13], "%s: al_model_flops_causal %lld", line, (long long)ours);
         int64_t steps = 0;
-        for (int64_t i = 0; i < 9; i++) steps += al_model_flops(&hp, 1, i, 0);
-        CHECK(al_model_flops(&hp, 9, 0, 2) == steps + 2 * 2 * hp.hidden * hp.vocab,
+        for (int64_t i = 0; i < 9; i++) steps += al_model_flops_causal(&hp, 1, i, 0);
+        CHECK(al_model_flops_causal(&hp, 9, 0, 2) == steps + 2 * 2 * hp.hidden * hp.vocab,
               "%s: a prefill of 9 is not its 9 steps", line);
-        CHECK(al_model_flops(&hp, 3, 0, 4) == -1 && al_model_flops(&hp, 60, 5, 1) == -1 &&
-                  al_model_flops(&hp, -1, 0, 0) == -1 && al_model_flops(NULL, 1, 0, 1) == -1,
+        CHECK(al_model_flops_causal(&hp, 3, 0, 4) == -1 && al_model_flops_causal(&hp, 60, 5, 1) == -1 &&
+                  al_model_flops_causal(&hp, -1, 0, 0) == -1 && al_model_flops_causal(NULL, 1, 0, 1) == -1,
               "%s: out-of-range counts accepted", line);
         cases++;
     }

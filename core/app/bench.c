@@ -229,7 +229,7 @@ al_status al_model_bench_run(al_model *m, int64_t prompt, int64_t decode, int64_
             out->weight_bytes_per_token > 0 ? out->read_gb_per_s * 1e9 / (double)out->weight_bytes_per_token : 0.0;
         /* The compute bound of the prefill: its multiply-adds at the fastest rate this core
          * issues them (every kernel's ceiling). */
-        out->prefill_flops = al_model_flops(hp, prompt, 0, 1);
+        out->prefill_flops = al_model_flops_causal(hp, prompt, 0, 1);
         int fma_lanes = 0;
         out->fma_peak_gflops = al_fma_peak_gflops(&fma_lanes);
         out->fma_lanes = fma_lanes;

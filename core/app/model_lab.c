@@ -539,8 +539,8 @@ int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t
         rows[i].bytes = L * al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
         rows[i].bytes_mha = L * al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
         rows[i].bytes_mqa = L * al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
-        rows[i].flops_cached = i ? al_model_flops(hp, 1, len - 1, 1) : al_model_flops(hp, len, 0, 1);
-        rows[i].flops_uncached = al_model_flops(hp, len, 0, 1);
+        rows[i].flops_cached = i ? al_model_flops_causal(hp, 1, len - 1, 1) : al_model_flops_causal(hp, len, 0, 1);
+        rows[i].flops_uncached = al_model_flops_causal(hp, len, 0, 1);
     }
     return n_prompt ? steps + 1 : 0;
 }

@@ -86,6 +86,37 @@ static int hex4(const char *p, const char *end, unsigned *out) {
     return 0;
 }
 
+/* RFC 8259's two-character escapes, each as the byte it stands for and the letter after the
+ * backslash; the reader and the writer share them (\/ is read, but never needed when writing). */
+static const char SHORT_ESCAPES[] = "\"\"\\\\\bb\ff\nn\rr\tt";
+
+/* The byte that "\<letter>" stands for, or -1 if the letter is not a short escape. */
+static int unescape(char letter) {
+    if (letter == '/') return '/';
+    for (size_t i = 1; i < sizeof SHORT_ESCAPES - 1; i += 2)
+        if (SHORT_ESCAPES[i] == letter) return (unsigned char)SHORT_ESCAPES[i - 1];
+    return -1;
+}
+
+void al_json_write_string(al_text *t, const char *s, size_t n) {
+    al_text_put(t, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char c = (unsigned char)s[i];
+        size_t k = 0;
+        while (k < sizeof SHORT_ESCAPES - 1 && (unsigned char)SHORT_ESCAPES[k] != c) k += 2;
+        if (k < sizeof SHORT_ESCAPES - 1) {
+            const char esc[2] = {'\\', SHORT_ESCAPES[k + 1]};
+            al_text_put(t, esc, 2);
+        } else if (c < 0x20) {
+            char buf[8];
+            al_text_put(t, buf, (size_t)al_snprintf(buf, sizeof buf, "\\u%04x", c));
+        } else {
+            al_text_put(t, s + i, 1);
+        }
+    }
+    al_text_put(t, "\"", 1);
+}
+
 typedef struct {
     char *dst;
     size_t cap, len;
@@ -130,40 +161,32 @@ static str_result scan_string(const char **pp, const char *end, str_out *o, cons
             if (end - p < 2) return STR_EOF;
             char e = p[1];
             p += 2;
-            switch (e) {
-            case '"': put_byte(o, '"'); break;
-            case '\\': put_byte(o, '\\'); break;
-            case '/': put_byte(o, '/'); break;
-            case 'b': put_byte(o, '\b'); break;
-            case 'f': put_byte(o, '\f'); break;
-            case 'n': put_byte(o, '\n'); break;
-            case 'r': put_byte(o, '\r'); break;
-            case 't': put_byte(o, '\t'); break;
-            case 'u': {
-                unsigned cp;
-                if (hex4(p, end, &cp) != 0) return end - p < 4 ? STR_EOF : STR_BAD_U;
-                p += 4;
-                if (cp >= 0xDC00 && cp <= 0xDFFF) return STR_SURROGATE;
-                if (cp >= 0xD800 && cp <= 0xDBFF) {
-                    /* UTF-16 escapes a code point above U+FFFF as a high then a low surrogate:
-                     * cp = 0x10000 + (high - 0xD800) * 0x400 + (low - 0xDC00). */
-                    unsigned lo;
-                    if (end - p >= 2 && p[0] == '\\' && p[1] == 'u') {
-                        if (hex4(p + 2, end, &lo) != 0)
-                            return end - p < 6 ? STR_EOF : STR_BAD_U;
-                        if (lo < 0xDC00 || lo > 0xDFFF) return STR_SURROGATE;
-                        p += 6;
-                        cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                    } else {
-                        return end - p < 2 && (p == end || p[0] == '\\') ? STR_EOF
-                                                                         : STR_SURROGATE;
-                    }
+            if (e != 'u') {
+                const int b = unescape(e);
+                if (b < 0) return STR_BAD_ESCAPE;
+                put_byte(o, (unsigned char)b);
+                continue;
+            }
+            unsigned cp;
+            if (hex4(p, end, &cp) != 0) return end - p < 4 ? STR_EOF : STR_BAD_U;
+            p += 4;
+            if (cp >= 0xDC00 && cp <= 0xDFFF) return STR_SURROGATE;
+            if (cp >= 0xD800 && cp <= 0xDBFF) {
+                /* UTF-16 escapes a code point above U+FFFF as a high then a low surrogate:
+                 * cp = 0x10000 + (high - 0xD800) * 0x400 + (low - 0xDC00). */
+                unsigned lo;
+                if (end - p >= 2 && p[0] == '\\' && p[1] == 'u') {
+                    if (hex4(p + 2, end, &lo) != 0)
+                        return end - p < 6 ? STR_EOF : STR_BAD_U;
+                    if (lo < 0xDC00 || lo > 0xDFFF) return STR_SURROGATE;
+                    p += 6;
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                } else {
+                    return end - p < 2 && (p == end || p[0] == '\\') ? STR_EOF
+                                                                     : STR_SURROGATE;
                 }
-                put_code_point(o, cp);
-                break;
             }
-            default: return STR_BAD_ESCAPE;
-            }
+            put_code_point(o, cp);
             continue;
         }
         size_t n = al_json_utf8_seq_len((const unsigned char *)p, (size_t)(end - p));

@@ -1,9 +1,12 @@
-/* json.h — a small, strict JSON reader (RFC 8259) for the safetensors header.
+/* json.h — a small, strict JSON reader (RFC 8259) for the safetensors header, and the one JSON
+ * string writer (safetensors and tokenizer.json files).
  * al_json_validate checks a whole text once (syntax, escapes, UTF-8, nesting depth) without
  * allocating; the cursor functions then walk the validated text value by value, so the schema
  * code in safetensors.c reads like the format it checks. Internal to the core, not public API. */
 #ifndef ATTNLAB_JSON_H
 #define ATTNLAB_JSON_H
+
+#include "base/text.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -33,6 +36,11 @@ int al_json_validate(const char *text, size_t len, char *msg, size_t cap);
 /* Length of the well-formed UTF-8 sequence (RFC 3629: no overlongs, no surrogates,
  * at most U+10FFFF) starting at s[0], or 0 if s[0, n) does not start with one. */
 size_t al_json_utf8_seq_len(const unsigned char *s, size_t n);
+
+/* s[0, n) as a JSON string, as Python's json.dump writes it with ensure_ascii off (and the
+ * safetensors reference writer too): " and \ escaped, the control characters as \n, \r, \t,
+ * \b, \f or \u00XX (lowercase hex), every other byte as it is (the caller checks UTF-8). */
+void al_json_write_string(al_text *t, const char *s, size_t n);
 
 /* A read position in a text. The functions below never read outside [p, end); on text that
  * al_json_validate rejected they may fail (return -1 or JSON_END) but do not misbehave. */

@@ -1,17 +1,72 @@
-/* text.c — the bounded text writer (see text.h). */
+/* text.c — the text writer (bounded, counting or growing) and message quoting (see text.h). */
 #include "base/text.h"
 #include "base/json.h"
 
+#include <assert.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
 void al_text_init(al_text *t, char *buf, size_t cap) {
+    memset(t, 0, sizeof *t);
     t->buf = buf;
     t->cap = buf ? cap : 0;
-    t->len = 0;
+    t->nul = 1;
     if (t->cap) t->buf[0] = '\0';
+}
+
+void al_text_init_bytes(al_text *t, void *buf, size_t cap) {
+    memset(t, 0, sizeof *t);
+    t->buf = buf;
+    t->cap = buf ? cap : 0;
+}
+
+void al_text_init_grow(al_text *t) {
+    memset(t, 0, sizeof *t);
+    t->nul = 1;
+    t->grow = 1;
+}
+
+/* Growing: room for n more bytes and the NUL, the buffer doubling from 64 KiB. */
+static int reserve(al_text *t, size_t n) {
+    if (t->failed) return 0;
+    if (n < t->cap - t->len) return 1;
+    if (n > SIZE_MAX / 4 - t->len) {
+        t->failed = 1;
+        return 0;
+    }
+    size_t want = t->cap ? 2 * t->cap : 1 << 16;
+    while (want <= t->len + n) want *= 2;
+    char *q = realloc(t->buf, want);
+    if (!q) {
+        t->failed = 1;
+        return 0;
+    }
+    t->buf = q;
+    t->cap = want;
+    return 1;
+}
+
+void al_text_put(al_text *t, const void *p, size_t n) {
+    if (t->grow && !reserve(t, n)) return;
+    const size_t room = t->cap - (t->nul && t->cap); /* bytes of text the buffer holds */
+    if (t->len < room) {
+        const size_t left = room - (size_t)t->len;
+        memcpy(t->buf + t->len, p, n < left ? n : left);
+    }
+    t->len += n;
+    if (t->nul && t->cap) t->buf[t->len < room ? t->len : room] = '\0';
+}
+
+void al_text_puts(al_text *t, const char *s) { al_text_put(t, s, strlen(s)); }
+
+void al_text_int(al_text *t, int64_t v) {
+    char buf[24];
+    al_text_put(t, buf, (size_t)al_snprintf(buf, sizeof buf, "%" PRId64, v));
 }
 
 char *al_text_tail(al_text *t, size_t *room) {
     if (t->len < t->cap) {
-        *room = t->cap - t->len;
+        *room = t->cap - (size_t)t->len;
         return t->buf + t->len;
     }
     *room = 0;
@@ -19,11 +74,18 @@ char *al_text_tail(al_text *t, size_t *room) {
 }
 
 void al_text_printf(al_text *t, const char *fmt, ...) {
+    assert(t->nul); /* snprintf ends what it writes with a NUL */
+    va_list ap;
+    if (t->grow) { /* measure, make room, then write */
+        va_start(ap, fmt);
+        const int n = al_vsnprintf(NULL, 0, fmt, ap);
+        va_end(ap);
+        if (n <= 0 || !reserve(t, (size_t)n)) return;
+    }
     size_t room;
     char *tail = al_text_tail(t, &room);
-    va_list ap;
     va_start(ap, fmt);
-    int n = al_vsnprintf(tail, room, fmt, ap);
+    const int n = al_vsnprintf(tail, room, fmt, ap);
     va_end(ap);
     if (n > 0) t->len += (size_t)n;
 }

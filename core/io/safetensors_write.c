@@ -4,6 +4,7 @@
 #include "attnlab/io.h"
 #include "base/internal.h"
 #include "base/json.h"
+#include "base/text.h"
 #include "io/safetensors_impl.h"
 
 #include <inttypes.h>
@@ -12,51 +13,6 @@
 #include <string.h>
 
 /* ---- serialisation ------------------------------------------------------------------------ */
-
-/* Appends to buf when it is set, and always counts: the same code measures and writes. */
-typedef struct {
-    uint8_t *buf;
-    size_t cap;
-    uint64_t len;
-} st_writer;
-
-static void w_bytes(st_writer *w, const void *p, size_t n) {
-    if (w->buf && w->len <= w->cap && n <= w->cap - w->len) memcpy(w->buf + w->len, p, n);
-    w->len += n;
-}
-static void w_str(st_writer *w, const char *s) { w_bytes(w, s, strlen(s)); }
-static void w_int(st_writer *w, int64_t v) {
-    char tmp[24];
-    al_snprintf(tmp, sizeof tmp, "%" PRId64, v);
-    w_str(w, tmp);
-}
-
-/* A JSON string: quote and backslash escaped, control bytes as \n, \t, ... or \u00XX;
- * other bytes (checked to be UTF-8 beforehand) verbatim, as the reference writer does. */
-static void w_json_string(st_writer *w, const char *s) {
-    w_str(w, "\"");
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        char esc[8];
-        switch (c) {
-        case '"': w_str(w, "\\\""); break;
-        case '\\': w_str(w, "\\\\"); break;
-        case '\n': w_str(w, "\\n"); break;
-        case '\r': w_str(w, "\\r"); break;
-        case '\t': w_str(w, "\\t"); break;
-        case '\b': w_str(w, "\\b"); break;
-        case '\f': w_str(w, "\\f"); break;
-        default:
-            if (c < 0x20) {
-                al_snprintf(esc, sizeof esc, "\\u%04x", c);
-                w_str(w, esc);
-            } else {
-                w_bytes(w, s, 1);
-            }
-        }
-    }
-    w_str(w, "\"");
-}
 
 static int utf8_valid(const char *s) {
     size_t n = strlen(s);
@@ -94,39 +50,39 @@ static int64_t entry_numel(const al_st_entry *e) {
     return numel;
 }
 
-static void w_header(st_writer *w, const al_st_entry *entries, int n_entries, al_dtype dtype,
+static void w_header(al_text *w, const al_st_entry *entries, int n_entries, al_dtype dtype,
                      const char *const *meta_kv, int n_meta) {
-    w_str(w, "{");
+    al_text_puts(w, "{");
     if (n_meta > 0) {
-        w_str(w, "\"__metadata__\":{");
+        al_text_puts(w, "\"__metadata__\":{");
         for (int i = 0; i < n_meta; i++) {
-            if (i) w_str(w, ",");
-            w_json_string(w, meta_kv[2 * i]);
-            w_str(w, ":");
-            w_json_string(w, meta_kv[2 * i + 1]);
+            if (i) al_text_puts(w, ",");
+            al_json_write_string(w, meta_kv[2 * i], strlen(meta_kv[2 * i]));
+            al_text_puts(w, ":");
+            al_json_write_string(w, meta_kv[2 * i + 1], strlen(meta_kv[2 * i + 1]));
         }
-        w_str(w, "}");
+        al_text_puts(w, "}");
     }
     int64_t offset = 0;
     for (int i = 0; i < n_entries; i++) {
         const al_st_entry *e = &entries[i];
         int64_t numel = entry_numel(e);
-        if (i || n_meta > 0) w_str(w, ",");
-        w_json_string(w, e->name);
+        if (i || n_meta > 0) al_text_puts(w, ",");
+        al_json_write_string(w, e->name, strlen(e->name));
         const int64_t size = dtype == AL_DTYPE_F16 ? 2 : 4;
-        w_str(w, dtype == AL_DTYPE_F16 ? ":{\"dtype\":\"F16\",\"shape\":[" : ":{\"dtype\":\"F32\",\"shape\":[");
+        al_text_puts(w, dtype == AL_DTYPE_F16 ? ":{\"dtype\":\"F16\",\"shape\":[" : ":{\"dtype\":\"F32\",\"shape\":[");
         for (int d = 0; d < e->ndim; d++) {
-            if (d) w_str(w, ",");
-            w_int(w, e->shape[d]);
+            if (d) al_text_puts(w, ",");
+            al_text_int(w, e->shape[d]);
         }
-        w_str(w, "],\"data_offsets\":[");
-        w_int(w, offset);
-        w_str(w, ",");
-        w_int(w, offset + size * numel);
-        w_str(w, "]}");
+        al_text_puts(w, "],\"data_offsets\":[");
+        al_text_int(w, offset);
+        al_text_puts(w, ",");
+        al_text_int(w, offset + size * numel);
+        al_text_puts(w, "]}");
         offset += size * numel;
     }
-    w_str(w, "}");
+    al_text_puts(w, "}");
 }
 
 al_status al_st_serialize(const al_st_entry *entries, int n_entries,
@@ -225,7 +181,8 @@ al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype
                        show(shown, dup_key, strlen(dup_key), 0));
 
     /* Measure: header, padded with spaces so the data starts 8-byte aligned in the file. */
-    st_writer w = {NULL, 0, 0};
+    al_text w;
+    al_text_init_bytes(&w, NULL, 0);
     w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
     uint64_t hlen = w.len, pad = (8 - hlen % 8) % 8;
     if (hlen + pad > ST_MAX_HEADER_BYTES)
@@ -240,21 +197,19 @@ al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype
         return al_fail(err, AL_ERR_CAPACITY, "the file needs %" PRIu64 " bytes but the buffer holds %zu",
                        total, buf ? cap : (size_t)0);
 
-    w.buf = buf;
-    w.cap = cap;
-    w.len = 0;
+    al_text_init_bytes(&w, buf, cap);
     uint8_t n8[8];
     for (int i = 0; i < 8; i++) n8[i] = (uint8_t)((hlen + pad) >> (8 * i));
-    w_bytes(&w, n8, 8);
+    al_text_put(&w, n8, 8);
     w_header(&w, entries, n_entries, dtype, meta_kv, n_meta);
-    for (uint64_t i = 0; i < pad; i++) w_str(&w, " ");
+    for (uint64_t i = 0; i < pad; i++) al_text_puts(&w, " ");
     for (int i = 0; i < n_entries; i++) {
         const al_st_entry *e = &entries[i];
         int64_t numel = entry_numel(e);
         for (int64_t j = 0; j < numel && dtype == AL_DTYPE_F16; j++) {
             const uint16_t h = al_f32_to_f16_bits(e->data[j]);
             const uint8_t le[2] = {(uint8_t)h, (uint8_t)(h >> 8)};
-            w_bytes(&w, le, 2);
+            al_text_put(&w, le, 2);
         }
         for (int64_t j = 0; j < numel && dtype != AL_DTYPE_F16; j++) {
             uint32_t b;
@@ -264,7 +219,7 @@ al_status al_st_serialize_as(const al_st_entry *entries, int n_entries, al_dtype
             le[1] = (uint8_t)(b >> 8);
             le[2] = (uint8_t)(b >> 16);
             le[3] = (uint8_t)(b >> 24);
-            w_bytes(&w, le, 4);
+            al_text_put(&w, le, 4);
         }
     }
     return w.len == total ? al_ok(err) : al_fail(err, AL_ERR_ARG, "size changed while writing");

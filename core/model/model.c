@@ -255,7 +255,7 @@ int64_t al_model_param_count(const al_model_hparams *hp) {
     return weight_floats(hp);
 }
 
-int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows) {
+int64_t al_model_flops_causal(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || n_new < 0 || n_past < 0 || n_new > hp->max_seq ||
         n_past > hp->max_seq - n_new || logits_rows < 0 || logits_rows > n_new)
         return -1;
@@ -313,17 +313,6 @@ al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t c
         al_rope_yarn(freq, hp->head_dim, hp->rope_base, hp->yarn_factor, hp->yarn_original_max, hp->yarn_beta_fast,
                      hp->yarn_beta_slow);
     return AL_OK;
-}
-
-void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int64_t end) {
-    float freq[AL_MAX_HEAD_DIM / 2];
-    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
-    al_rope_table_freqs(cos, sin, end, hp->head_dim, freq);
-    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
-        for (int64_t i = 0; i < end * hp->head_dim; i++) {
-            cos[i] = cos[i] * (float)hp->attention_factor;
-            sin[i] = sin[i] * (float)hp->attention_factor;
-        }
 }
 
 /* al_model_create's work, and for batches of max_batch sequences of the context (0: none). */
@@ -749,14 +738,6 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
         done += step;
     }
     return AL_OK;
-}
-
-int64_t al_sample_greedy(const float *logits, int64_t vocab) {
-    if (!logits || vocab < 1) return -1;
-    int64_t best = -1;
-    for (int64_t i = 0; i < vocab; i++)
-        if (logits[i] == logits[i] && (best < 0 || logits[i] > logits[best])) best = i;
-    return best < 0 ? 0 : best;
 }
 
 /* ---- for the trainer -------------------------------------------------------------------- */

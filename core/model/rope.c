@@ -178,3 +178,16 @@ void al_rope_table_freqs(float *cos_out, float *sin_out, int64_t end, int64_t he
         for (int64_t i = 0; i < half; i++) cos_out[m * half + i] = rope_angle(m, freq[i]);
     tables_from_angles(cos_out, sin_out, end, half);
 }
+
+/* ---- a model's RoPE ------------------------------------------------------------------------- */
+
+void al_model_rope_table(const al_model_hparams *hp, float *cos, float *sin, int64_t end) {
+    float freq[AL_MAX_HEAD_DIM / 2];
+    al_model_rope_freqs(hp, freq, AL_MAX_HEAD_DIM / 2, NULL);
+    al_rope_table_freqs(cos, sin, end, hp->head_dim, freq);
+    if (hp->yarn_factor != 0.0) /* MiniMind multiplies whenever rope_scaling is set */
+        for (int64_t i = 0; i < end * hp->head_dim; i++) {
+            cos[i] = cos[i] * (float)hp->attention_factor;
+            sin[i] = sin[i] * (float)hp->attention_factor;
+        }
+}

@@ -13,6 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+int64_t al_sample_greedy(const float *logits, int64_t vocab) {
+    if (!logits || vocab < 1) return -1;
+    int64_t best = -1;
+    for (int64_t i = 0; i < vocab; i++)
+        if (logits[i] == logits[i] && (best < 0 || logits[i] > logits[best])) best = i;
+    return best < 0 ? 0 : best;
+}
+
 al_sampler_params al_sampler_params_default(void) {
     al_sampler_params p = {0.85, 50, 0.85, 1.0};
     return p;

@@ -17,6 +17,17 @@ const char *al_tok_show(char out[TOK_SHOWN_BUF], const uint8_t *s, size_t len) {
     return al_show_bytes(out, TOK_SHOWN_MAX, s, len, 0, "0123456789ABCDEF");
 }
 
+int al_tok_compare_bytes(const char *a, size_t la, const char *b, size_t lb) {
+    const int c = memcmp(a, b, la < lb ? la : lb);
+    return c ? c : (la > lb) - (la < lb);
+}
+
+int al_tok_compare_entries(const void *pa, const void *pb) {
+    const tok_entry *a = pa, *b = pb;
+    const int c = al_tok_compare_bytes(a->str, (size_t)a->len, b->str, (size_t)b->len);
+    return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
 /* ---- getters ------------------------------------------------------------------------------ */
 
 void al_tok_free(al_tokenizer *t) { free(t); }

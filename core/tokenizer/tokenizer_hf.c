@@ -109,18 +109,6 @@ static al_status no_memory(al_error *err, const char *what) {
     return al_fail(err, AL_ERR_NOMEM, "out of memory for the tokenizer's %s", what);
 }
 
-/* Byte order, then length. */
-static int compare_bytes(const char *a, size_t la, const char *b, size_t lb) {
-    const int c = memcmp(a, b, la < lb ? la : lb);
-    return c ? c : (la > lb) - (la < lb);
-}
-
-static int compare_entries(const void *pa, const void *pb) {
-    const tok_entry *a = pa, *b = pb;
-    const int c = compare_bytes(a->str, (size_t)a->len, b->str, (size_t)b->len);
-    return c ? c : (a->id > b->id) - (a->id < b->id);
-}
-
 /* The slot of the vocabulary token written s[0, n) in the table: its own, or the empty one
  * where it would go. FNV-1a over the bytes; linear probing (the table is at most half full). */
 static uint32_t vocab_slot(const hf_build *b, const char *s, size_t n) {
@@ -304,7 +292,7 @@ static al_status check_added(hf_build *b, al_error *err) {
         by_text[i] = (tok_entry){b->added[i].str, b->added[i].len, i}; /* id: the index */
         new_at[i] = -1;
     }
-    al_sort(by_text, (size_t)b->n_added, sizeof *by_text, compare_entries);
+    al_sort(by_text, (size_t)b->n_added, sizeof *by_text, al_tok_compare_entries);
     for (int32_t i = 0; st == AL_OK && i < b->n_added; i++) {
         const tok_entry *a = &b->added[i];
         const char *s = al_tok_show(shown, (const uint8_t *)a->str, (size_t)a->len);
@@ -313,7 +301,7 @@ static al_status check_added(hf_build *b, al_error *err) {
         else if (a->len > AL_TOK_MAX_PIECE)
             st = bad(err, "added_tokens[%" PRId32 "]: the content is %" PRId32 " bytes, above the limit of %d",
                      i, a->len, AL_TOK_MAX_PIECE);
-        else if (i > 0 && compare_bytes(by_text[i - 1].str, (size_t)by_text[i - 1].len, by_text[i].str,
+        else if (i > 0 && al_tok_compare_bytes(by_text[i - 1].str, (size_t)by_text[i - 1].len, by_text[i].str,
                                         (size_t)by_text[i].len) == 0)
             st = bad(err, "added_tokens[%" PRId32 "] repeats the content of added_tokens[%" PRId32 "] ('%s')",
                      by_text[i].id, by_text[i - 1].id,

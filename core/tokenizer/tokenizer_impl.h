@@ -80,6 +80,13 @@ const char *al_tok_show(char out[TOK_SHOWN_BUF], const uint8_t *s, size_t len);
  * they stay text here.) */
 int al_tok_byte_piece(const char *p, size_t n);
 
+/* Two pieces in byte order, then by length (strcmp's order for pieces without NUL bytes):
+ * < 0, 0 or > 0. */
+int al_tok_compare_bytes(const char *a, size_t la, const char *b, size_t lb);
+/* For al_sort over tok_entry: by bytes, then the lower id first among equal pieces (so a
+ * lookup finds the lowest, and duplicates stand side by side). */
+int al_tok_compare_entries(const void *pa, const void *pb);
+
 /* ---- the merge loop ------------------------------------------------------------------------
  * Tokens in a list, every adjacent pair that merges in a heap: the pair with the highest gain
  * merges first, the leftmost (by the position its left token had before any merge) on ties;

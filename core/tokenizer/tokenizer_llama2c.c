@@ -104,19 +104,6 @@ static al_status check_image(const uint8_t *b, size_t size, int64_t want, tok_ce
     return AL_OK;
 }
 
-/* Byte order, then length (strcmp's order for pieces without NUL bytes). */
-static int compare_bytes(const char *a, size_t la, const char *b, size_t lb) {
-    const int c = memcmp(a, b, la < lb ? la : lb);
-    return c ? c : (la > lb) - (la < lb);
-}
-
-/* The lower id first among equal pieces, so a lookup finds the lowest. */
-static int compare_entries(const void *pa, const void *pb) {
-    const tok_entry *a = pa, *b = pb;
-    const int c = compare_bytes(a->str, (size_t)a->len, b->str, (size_t)b->len);
-    return c ? c : (a->id > b->id) - (a->id < b->id);
-}
-
 static size_t align8(size_t n) { return (n + 7) & ~(size_t)7; }
 
 al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab_size,
@@ -168,7 +155,7 @@ al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab
         text += len + 1;
         off += 8 + (size_t)len;
     }
-    al_sort(t->sorted, n, sizeof(tok_entry), compare_entries);
+    al_sort(t->sorted, n, sizeof(tok_entry), al_tok_compare_entries);
     for (int b = 0; b < 256; b++) {
         t->byte_text[2 * b] = (char)b;
         t->byte_text[2 * b + 1] = '\0';
@@ -182,11 +169,11 @@ static int32_t lookup(const al_tokenizer *t, const char *s, size_t n) {
     size_t lo = 0, hi = (size_t)t->vocab_size; /* the first entry >= s is in [lo, hi] */
     while (lo < hi) {
         const size_t mid = lo + (hi - lo) / 2;
-        if (compare_bytes(t->sorted[mid].str, (size_t)t->sorted[mid].len, s, n) < 0) lo = mid + 1;
+        if (al_tok_compare_bytes(t->sorted[mid].str, (size_t)t->sorted[mid].len, s, n) < 0) lo = mid + 1;
         else hi = mid;
     }
     if (lo < (size_t)t->vocab_size &&
-        compare_bytes(t->sorted[lo].str, (size_t)t->sorted[lo].len, s, n) == 0)
+        al_tok_compare_bytes(t->sorted[lo].str, (size_t)t->sorted[lo].len, s, n) == 0)
         return t->sorted[lo].id;
     return -1;
 }

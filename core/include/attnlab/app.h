@@ -61,7 +61,7 @@ int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys
  * n_keys positions, and query s (from 0) sees n_keys − n_query + s + 1 keys — projections as
  * above, scores and weights·V 4·n_heads·head_dim·Σ_s (n_keys − n_query + s + 1), which is
  * al_attn_flops less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
- * al_model_flops makes per layer). The core's attention computes these (its blocks of
+ * al_model_flops_causal makes per layer). The core's attention computes these (its blocks of
  * AL_ATTEND_QUERY_BLOCK queries add at most block − 1 key columns each); PyTorch's eager layer
  * multiplies the whole rectangle and masks it afterwards: al_attn_flops is what it multiplies,
  * this is what either needs. -1 where al_attn_flops is, or n_query > n_keys. */
@@ -216,7 +216,7 @@ typedef struct {
     int32_t fma_lanes;                   /* float lanes of fma_peak_gflops's multiply-adds */
     double bandwidth_bound_tokens_per_s; /* read_gb_per_s / weight_bytes_per_token */
     float read_checksum;                 /* the sum read (so the reads are not optimised away) */
-    int64_t prefill_flops;               /* al_model_flops of the prefill (last token's logits) */
+    int64_t prefill_flops;               /* al_model_flops_causal of the prefill (last token's logits) */
     double fma_peak_gflops;              /* the machine's measured fused multiply-add ceiling */
     double compute_bound_prefill_tokens_per_s; /* prompt tokens at that ceiling */
 } al_model_bench_result;
@@ -458,7 +458,7 @@ int64_t al_model_lab_resid_points(const al_model_lab *lab);
 
 /* The whole model's KV cache after the prompt (row 0) and after each step: len, bytes of all
  * layers' caches, the same with MHA and with MQA, and the step's FLOPs with the cache against
- * recomputing every token (al_model_flops, the last token's logits). Writes min(cap, rows) and
+ * recomputing every token (al_model_flops_causal, the last token's logits). Writes min(cap, rows) and
  * returns the number of rows, -1 with *err set. */
 int64_t al_model_lab_kv(const al_model_lab *lab, al_kv_growth_row *rows, int64_t cap, al_error *err);
 

@@ -326,7 +326,7 @@ int64_t al_model_param_count(const al_model_hparams *hp);
  * top_k experts a token runs (MoE) or the dense FFN, the causal scores and weighted sums (query s
  * against the n_past + s + 1 keys it sees) and the head. Norms, RoPE, softmax and SiLU are not
  * counted. -1 if hp is refused, a count is out of range or the total reaches 2^53. */
-int64_t al_model_flops(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows);
+int64_t al_model_flops_causal(const al_model_hparams *hp, int64_t n_new, int64_t n_past, int64_t logits_rows);
 
 /* Bytes a model with `context` positions reserved and forward calls of up to `max_step`
  * tokens allocates (weights, packed copies, caches, scratch); -1 if out of range. */
