@@ -317,7 +317,8 @@ for (const [label, url] of PAGES) {
     assert.equal(after.generated, before.generated);
     assert.deepEqual(after.selected, before.selected);
     assert.match(after.status, /已生成 4/);
-    assert.match(await page.textContent('#head-title'), /^第 0 层，第 0 个头$/);
+    const [[l, h]] = before.selected;
+    assert.equal(await page.textContent('#head-title'), `第 ${l} 层，第 ${h} 个头`);
     await step(page); // and it still steps
     assert.equal((await shown(page)).ids.length, before.ids.length + 1);
     await until(page, () => /lang=zh/.test(location.hash), null, 'the hash to say lang=zh');
@@ -460,6 +461,7 @@ test('served page: a MiniMind MoE model (top-2) from the picker: the routing cha
   await page.setInputFiles('#file-model', [join(src, 'config.json'), join(src, 'model.safetensors'), tokenizer]);
   await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors (your file)' &&
     !document.getElementById('moe-panel').hidden && window.Chart.getChart(document.getElementById('chart-moe')), null, 'the MoE model to load');
+  await openHead(page, 0, 0); // the routing chart shows the open head's layer
   const s = await shown(page);
   // The routing chart's cells: token i's weight on expert e (0 where not chosen), layer 0.
   const cells = await page.evaluate(() => {
