@@ -317,7 +317,8 @@ for (const [label, url] of PAGES) {
     assert.equal(after.generated, before.generated);
     assert.deepEqual(after.selected, before.selected);
     assert.match(after.status, /已生成 4/);
-    assert.match(await page.textContent('#head-title'), /^第 0 层，第 0 个头$/);
+    const [[l, h]] = before.selected;
+    assert.equal(await page.textContent('#head-title'), `第 ${l} 层，第 ${h} 个头`);
     await step(page); // and it still steps
     assert.equal((await shown(page)).ids.length, before.ids.length + 1);
     await until(page, () => /lang=zh/.test(location.hash), null, 'the hash to say lang=zh');
@@ -406,7 +407,7 @@ test('served page: MiniMind dense_f16 (config.json + model.safetensors + tokeniz
   const { page, problems } = await open(served + '#lang=en');
   const dir = join(MINIMIND, 'dense_f16');
   await page.setInputFiles('#file-model', [join(dir, 'config.json'), join(dir, 'model.safetensors'), MM_TOKENIZER]);
-  await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors' &&
+  await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors (your file)' &&
     document.querySelectorAll('#chart-heads button.cell').length === 2 * 4, null, 'the model to load');
   let s = await shown(page);
   assert.equal(s.message, null, 'no message');
@@ -432,7 +433,7 @@ test('served page: a MiniMind .pth with a tokenizer.json from the picker: greedy
   const model = join(MINIMIND, 'pth_dense_tied', 'model.pth');
   const tokenizer = cutTokenizerFile(512, dir);
   await page.setInputFiles('#file-model', [model, tokenizer]);
-  await until(page, () => document.getElementById('model-name').textContent === 'model.pth' &&
+  await until(page, () => document.getElementById('model-name').textContent === 'model.pth (your file)' &&
     document.querySelectorAll('#tokens .chip').length > 0, null, 'the .pth to load');
   let s = await shown(page);
   assert.equal(s.message, null);
@@ -458,8 +459,9 @@ test('served page: a MiniMind MoE model (top-2) from the picker: the routing cha
   const src = join(MINIMIND, 'moe_top2_norm');
   const tokenizer = cutTokenizerFile(JSON.parse(readFileSync(join(src, 'config.json'), 'utf8')).vocab_size, dir);
   await page.setInputFiles('#file-model', [join(src, 'config.json'), join(src, 'model.safetensors'), tokenizer]);
-  await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors' &&
+  await until(page, () => document.getElementById('model-name').textContent === 'model.safetensors (your file)' &&
     !document.getElementById('moe-panel').hidden && window.Chart.getChart(document.getElementById('chart-moe')), null, 'the MoE model to load');
+  await openHead(page, 0, 0); // the routing chart shows the open head's layer
   const s = await shown(page);
   // The routing chart's cells: token i's weight on expert e (0 where not chosen), layer 0.
   const cells = await page.evaluate(() => {

@@ -102,6 +102,38 @@ static al_gen_finish same_tokens(al_model_lab *lab, const char *model, const cha
     return al_model_lab_finish(lab);
 }
 
+/* Case c (ignore_eos on) run by the lab with it off until the text ends at the stop token, then
+ * resumed past it (al_model_lab_resume) with it on: the CLI's --ignore-eos tokens, since the
+ * draws are the same. Returns whether the lab did end and resume. */
+static int resumed_tokens(al_model_lab *lab, const char *model, const char *tokenizer, const gen_case *c,
+                          const char *what) {
+    int32_t want[MAX_IDS], all[MAX_IDS];
+    al_error err = {0};
+    const int64_t n_want = cli_ids(model, tokenizer, c, want, MAX_IDS);
+    al_model_lab_set_ignore_eos(lab, 0);
+    const int64_t n_prompt = al_model_lab_prompt(lab, c->prompt, strlen(c->prompt), c->seed, &err);
+    CHECK(al_model_lab_resume(lab, &err) != AL_OK && strstr(err.msg, "not ended"), "%s: resume before the end: %s", what,
+          err.msg);
+    const al_sampler_params p = {c->temperature, c->top_k, c->top_p, c->penalty};
+    int resumed = 0;
+    for (int64_t i = 0; n_prompt > 0 && i < c->max_new; i++) {
+        if (al_model_lab_finish(lab) == AL_GEN_STOP_TOKEN && !resumed) {
+            al_model_lab_set_ignore_eos(lab, 1);
+            CHECK(al_model_lab_resume(lab, &err) == AL_OK, "%s: resume: %s", what, err.msg);
+            resumed = 1;
+            i--; /* the stop token, now appended, was step i's token */
+            continue;
+        }
+        if (al_model_lab_finish(lab) != AL_GEN_GOING || al_model_lab_step(lab, &p, &err) < 0) break;
+    }
+    const int64_t n = al_model_lab_ids(lab, all, MAX_IDS) - n_prompt;
+    int same = n == n_want;
+    for (int64_t i = 0; same && i < n; i++) same = all[n_prompt + i] == want[i];
+    CHECK(resumed && same, "%s %s: resumed %d; the lab gives %lld tokens after the prompt, the CLI --ignore-eos %lld",
+          what, c->prompt, resumed, (long long)n, (long long)n_want);
+    return resumed;
+}
+
 /* Whether the new ids of case c hold the stop token (with ignore_eos: drawn and kept). */
 static int holds(al_model_lab *lab, int32_t id) {
     int32_t all[MAX_IDS];
@@ -204,6 +236,10 @@ int main(int argc, char **argv) {
     }
     CHECK(!lab || (stopped >= 4 && past_stop >= 3), "minimind-fortunes: %d runs ended at eos, %d went past it "
           "(want >= 4, >= 3)", stopped, past_stop);
+    /* Ended, then resumed past the end: the tokens of a run with ignore_eos from the start. */
+    const gen_case resume[] = {{"人生", 0.0, 50, 0.85, 1.0, 0, 30, 1}, {"今天", 0.0, 50, 0.85, 1.0, 0, 30, 1}};
+    for (size_t i = 0; lab && i < sizeof resume / sizeof *resume; i++)
+        resumed_tokens(lab, fortunes, NULL, &resume[i], "minimind-fortunes, resumed");
     al_model_lab_free(lab);
     lab = model && config && tok ? make(model, msize, config, csize, tok, tsize, 48) : NULL;
     for (uint64_t seed = 1; lab && seed <= 3; seed++) {

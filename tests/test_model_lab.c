@@ -122,6 +122,93 @@ static void test_charts_off_stages(const uint8_t *model, size_t msize, const uin
     al_model_lab_free(on), al_model_lab_free(off);
 }
 
+/* The pending stages: the distributions the next step draws from, computed without a draw. Asked
+ * for with other settings between the steps, they change no token (no random number is used),
+ * asked for with the step's settings they are the stages the step then draws from, bit for bit;
+ * at temperature 0 one-hot on the token the greedy step chooses; nothing once no step would draw. */
+static void test_pending(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_model_lab *a = make(model, msize, tok, tsize, 24), *b = make(model, msize, tok, tsize, 24);
+    if (!a || !b) return;
+    al_error err = {0};
+    const int64_t V = al_model_lab_hparams(a)->vocab, S = AL_SAMPLER_STAGES;
+    float *pending = malloc((size_t)(2 * S * V) * sizeof(float)), *drawn = pending + S * V;
+    int32_t top[12];
+    const al_sampler_params p = {0.9, 20, 0.8, 1.3}, other = {1.7, 5, 0.5, 1.0}, greedy = {0.0, 50, 0.85, 1.2};
+    CHECK(al_model_lab_prompt(a, "Lily saw a", 10, 7, &err) > 0 && al_model_lab_prompt(b, "Lily saw a", 10, 7, &err) > 0,
+          "prompt: %s", err.msg);
+    for (int i = 0; i < 8; i++) {
+        CHECK(al_model_lab_pending(a, &other, pending, S * V, top, 12, &err) == 12, "pending: %s", err.msg);
+        CHECK(al_model_lab_pending(a, &greedy, pending, S * V, top, 12, &err) == 12, "pending greedy: %s", err.msg);
+        const int64_t n = al_model_lab_len(a);
+        const int64_t shown = al_model_lab_pending(a, &p, pending, S * V, top, 12, &err);
+        CHECK(shown == 12 && al_model_lab_len(a) == n, "pending: %lld ids, %lld tokens (want 12, %lld)", (long long)shown,
+              (long long)al_model_lab_len(a), (long long)n);
+        const int64_t got = al_model_lab_step(a, &p, &err), want = al_model_lab_step(b, &p, &err);
+        CHECK(got == want && got >= 0, "step %d: %lld after asking for the pending stages, %lld without", i, (long long)got,
+              (long long)want);
+        CHECK(al_model_lab_stages(a, drawn, S * V, &err) == AL_OK, "stages: %s", err.msg);
+        CHECK(!memcmp(pending, drawn, (size_t)(S * V) * sizeof(float)), "step %d: the pending stages are not those drawn", i);
+    }
+    CHECK(al_model_lab_pending(a, &greedy, pending, S * V, top, 12, &err) == 12, "pending greedy: %s", err.msg);
+    const int64_t best = al_model_lab_step(a, &greedy, &err);
+    for (int64_t s = 1; best >= 0 && s < S; s++) {
+        double sum = 0.0;
+        for (int64_t i = 0; i < V; i++) sum += pending[s * V + i];
+        CHECK(pending[s * V + best] == 1.0f && sum == 1.0, "greedy stage %lld: %g on the greedy choice %lld, sum %g",
+              (long long)s, pending[s * V + best], (long long)best, sum);
+    }
+    while (al_model_lab_finish(a) == AL_GEN_GOING) al_model_lab_step(a, &greedy, &err);
+    pending[0] = 1.0f;
+    CHECK(al_model_lab_pending(a, &p, pending, S * V, top, 12, &err) == 0 && pending[0] == 0.0f,
+          "pending at the end: not 0 ids, stages not cleared");
+    CHECK(al_model_lab_pending(a, &p, pending, S * V - 1, top, 12, &err) == -1 && err.status == AL_ERR_CAPACITY,
+          "short buffer: %s", err.msg);
+    free(pending);
+    al_model_lab_free(a), al_model_lab_free(b);
+}
+
+/* The role ranking: every head once, scores never rising; the ideal patterns are causal attention. */
+static void test_roles(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_model_lab *lab = make(model, msize, tok, tsize, 0);
+    if (!lab) return;
+    al_error err = {0};
+    const al_model_hparams *hp = al_model_lab_hparams(lab);
+    const int64_t LH = hp->n_layers * hp->n_heads;
+    float *roles = malloc((size_t)(LH * AL_LAB_ROLES) * sizeof(float));
+    int32_t *heads = malloc((size_t)LH * sizeof(int32_t));
+    CHECK(al_model_lab_roles(lab, roles, LH * AL_LAB_ROLES, &err) == AL_OK, "roles: %s", err.msg);
+    for (int r = 0; r < AL_LAB_ROLES; r++) {
+        CHECK(al_model_lab_role_ranking(lab, (al_lab_role)r, heads, LH, &err) == LH, "ranking: %s", err.msg);
+        int64_t seen = 0;
+        for (int64_t i = 0; i < LH; i++) {
+            seen += heads[i] >= 0 && heads[i] < LH;
+            if (i) CHECK(roles[heads[i] * AL_LAB_ROLES + r] <= roles[heads[i - 1] * AL_LAB_ROLES + r], "role %d: rank %lld rises", r, (long long)i);
+            for (int64_t j = 0; j < i; j++) CHECK(heads[j] != heads[i], "role %d: head %d twice", r, heads[i]);
+        }
+        CHECK(seen == LH, "role %d: %lld heads in range", r, (long long)seen);
+    }
+    CHECK(al_model_lab_role_ranking(lab, AL_LAB_ROLES, heads, LH, &err) == -1 && strstr(err.msg, "role 4"), "bad role: %s", err.msg);
+    CHECK(al_model_lab_role_ranking(lab, AL_LAB_ROLE_FIRST, heads, LH - 1, &err) == -1, "short: %s", err.msg);
+    /* the ideal patterns: causal rows summing to 1 */
+    const int64_t T = al_lab_role_ideal_size(4);
+    float ideal[81];
+    CHECK(T == 9 && al_lab_role_ideal_size(1) == -1 && al_lab_role_ideal_size(25) == -1, "ideal sizes");
+    for (int r = 0; r < AL_LAB_ROLES; r++) {
+        CHECK(al_lab_role_ideal((al_lab_role)r, 4, ideal, 81, &err) == AL_OK, "ideal %d: %s", r, err.msg);
+        for (int64_t q = 0; q < T; q++) {
+            double sum = 0.0;
+            for (int64_t k = 0; k < T; k++) {
+                sum += ideal[q * T + k];
+                CHECK(k <= q || ideal[q * T + k] == 0.0f, "ideal %d: key past the query", r);
+            }
+            CHECK(sum > 0.9999 && sum < 1.0001, "ideal %d row %lld sums to %g", r, (long long)q, sum);
+        }
+    }
+    CHECK(al_lab_role_ideal(AL_LAB_ROLE_INDUCTION, 4, ideal, 80, &err) == AL_ERR_CAPACITY, "ideal short: %s", err.msg);
+    free(roles), free(heads);
+    al_model_lab_free(lab);
+}
+
 /* Refusals, each with a message; the lab keeps its tokens. */
 static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
     al_error err = {0};
@@ -175,6 +262,8 @@ int main(int argc, char **argv) {
         if (lab) test_against_model(lab, model, msize);
         al_model_lab_free(lab);
         test_charts_off_stages(model, msize, tok, tsize);
+        test_pending(model, msize, tok, tsize);
+        test_roles(model, msize, tok, tsize);
         test_refusals(model, msize, tok, tsize);
     }
     free(model), free(tok);

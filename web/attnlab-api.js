@@ -302,6 +302,31 @@
       }));
     }
 
+    // --- head roles: al_lab_role_threshold, al_lab_role_ideal -----------------------------
+    roleThreshold() { return this.fn.al_lab_role_threshold(); }
+    // A role's ideal pattern on BOS + `repeat` ids twice: {size, data [size, size]}
+    roleIdeal(role, repeat = 4) {
+      const r = this.abi.enums.lab_role[role];
+      if (r === undefined || role === 'count') throw new AttnLabError(`unknown head role '${role}'`, ARG_ERROR);
+      checkInt('repeat', repeat, 2, 64);
+      const size = this.fn.al_lab_role_ideal_size(repeat);
+      if (size < 0) throw new AttnLabError(`repeat ${repeat} is out of range`, this.status.arg);
+      const n = this.countOf('al_lab_role_ideal', 'out', { repeat });
+      return this.withAllocs([4 * n], (p) => this.withError((err) => {
+        this.throwIf(this.fn.al_lab_role_ideal(r, repeat, p, n, err), err);
+        return { size, data: this.floatsFrom(p, n) };
+      }));
+    }
+
+    // --- al_file_fingerprint: a file's CRC-32 ----------------------------------------------
+    fingerprint(bytes) {
+      if (!(bytes instanceof Uint8Array)) throw new AttnLabError('bytes must be a Uint8Array', ARG_ERROR);
+      return this.withAllocs([bytes.length], (p) => {
+        this.m.HEAPU8.set(bytes, p);
+        return this.fn.al_file_fingerprint(p, bytes.length);
+      });
+    }
+
     // --- al_kv_cache_bytes_for -------------------------------------------------------------
     kvCacheBytes(batch, len, kvHeads, headDim) {
       for (const [k, v] of Object.entries({ batch, len, kvHeads, headDim })) checkInt(k, v, 0, 2 ** 31);
@@ -643,22 +668,43 @@
         return this.count((err) => c.fn.al_model_lab_prompt_ids(this.live(), p, ids.length, seed, err));
       });
     }
-    // al_model_lab_step with MiniMind's sampler settings; the chosen id
-    step(params = {}) {
+    // MiniMind's sampler settings, checked, as al_sampler_params' fields
+    samplerParams(params = {}) {
       const d = this.core.samplerDefaults;
       const { temperature = d.temperature, topK = d.top_k, topP = d.top_p, repetitionPenalty = d.repetition_penalty } = params;
       checkNumber('temperature', temperature);
       checkInt('top-k', topK, 0, this.hparams.vocab);
       checkNumber('top-p', topP);
       checkNumber('repetition penalty', repetitionPenalty);
-      const c = this.core;
+      return { temperature, top_k: topK, top_p: topP, repetition_penalty: repetitionPenalty };
+    }
+    // al_model_lab_step with MiniMind's sampler settings; the chosen id
+    step(params = {}) {
+      const c = this.core, values = this.samplerParams(params);
       return c.withAllocs([c.sizeOf('sampler_params')], (ps) => {
-        c.writeStruct(ps, 'sampler_params', { temperature, top_k: topK, top_p: topP, repetition_penalty: repetitionPenalty });
+        c.writeStruct(ps, 'sampler_params', values);
         return this.count((err) => c.fn.al_model_lab_step(this.live(), ps, err));
+      });
+    }
+    // al_model_lab_pending: the next draw's {stages [AL_SAMPLER_STAGES, vocab], ids} with these
+    // settings, no token drawn (ids empty when no step would draw)
+    pending(params = {}, count = 12) {
+      checkInt('count', count, 1, this.hparams.vocab);
+      const c = this.core, values = this.samplerParams(params);
+      const n = c.countOf('al_model_lab_pending', 'stages', this.hparams);
+      return c.withAllocs([c.sizeOf('sampler_params'), 4 * n, 4 * count], (ps, pst, pt) => {
+        c.writeStruct(ps, 'sampler_params', values);
+        const got = this.count((err) => c.fn.al_model_lab_pending(this.live(), ps, pst, n, pt, count, err));
+        return { stages: c.floatsFrom(pst, n), ids: c.m.HEAP32.slice(pt >> 2, (pt >> 2) + got) };
       });
     }
     // al_model_lab_set_ignore_eos: on, the stop token is a token like the others and the text goes on
     setIgnoreEos(on) { this.core.fn.al_model_lab_set_ignore_eos(this.live(), on ? 1 : 0); }
+    // al_model_lab_resume: a text ended at the stop token goes on past it (the token appended)
+    resume() {
+      const c = this.core;
+      c.withError((err) => c.throwIf(c.fn.al_model_lab_resume(this.live(), err), err));
+    }
     // al_model_lab_set_charts: off for speed; on again recomputes what the charts need
     setCharts(on) {
       const c = this.core;
@@ -734,6 +780,16 @@
     roles() {
       const n = this.core.countOf('al_model_lab_roles', 'out', this.hparams);
       return this.floats(n, (p, cap, err) => this.core.fn.al_model_lab_roles(this.live(), p, cap, err));
+    }
+    // al_model_lab_role_ranking: the heads (layer * n_heads + head) by one role's score, strongest first
+    roleRanking(role) {
+      const c = this.core, r = c.abi.enums.lab_role[role];
+      if (r === undefined || role === 'count') throw new AttnLabError(`unknown head role '${role}'`, ARG_ERROR);
+      const n = c.countOf('al_model_lab_role_ranking', 'heads', this.hparams);
+      return c.withAllocs([4 * n], (p) => {
+        this.count((err) => c.fn.al_model_lab_role_ranking(this.live(), r, p, n, err));
+        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
+      });
     }
     // al_model_lab_routing: {ids, weights} [len, top_k] of one layer
     routing(layer) {

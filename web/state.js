@@ -25,9 +25,9 @@
     walk: [0, 0, 63, 'int'],
     lang: ['', '', '', 'lang'],
     // the model view (tab=model): the shipped model, the prompt, how many tokens were generated
-    // from it, the sampler, the head shown, the colour scale
+    // from it, the sampler, the head shown, the colour scale, going on past the end token
     tab: ['model', '', '', 'tab'],
-    model: [0, 0, 1, 'int'], // the shipped model (model/client.js's SHIPPED)
+    model: [0, 0, 1, 'model'], // the shipped model (model/client.js's SHIPPED), or 'file': the learner's files
     text: ['Once upon a time', '', '', 'text'],
     gen: [0, 0, 1024, 'int'],
     temp: [0, 0, 2, 'number'],
@@ -38,6 +38,7 @@
     layer: [0, 0, 255, 'int'],
     mhead: [0, 0, 255, 'int'],
     log: [0, 0, 1, 'int'],
+    eos: [0, 0, 1, 'int'], // 1: generation goes on past the end token (generate --ignore-eos)
     // the Train tab (tab=train): the preset, the data (0 the repeated task, 1 the built-in
     // sample, 2 pasted text), the shape and learning rate, the role the heatmap shows
     tpreset: [0, 0, 3, 'int'],
@@ -66,6 +67,8 @@
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
     if (kind === 'tab') return raw === 'model' || raw === 'layer' || raw === 'train' ? [raw, true] : ['model', false];
+    if (kind === 'model' && raw === 'file') return ['file', true];
+    if (kind === 'model') kind = 'int';
     if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
     let v = Number(raw);

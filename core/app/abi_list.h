@@ -232,8 +232,17 @@
         al_error *err)                                                                         \
     F(al_model_lab_top_ids, int64_t, const al_model_lab *lab, int64_t count, int32_t *out,     \
         al_error *err)                                                                         \
+    F(al_model_lab_pending, int64_t, const al_model_lab *lab, const al_sampler_params *p,      \
+        float *stages, int64_t cap, int32_t *top, int64_t count, al_error *err)                \
     F(al_model_lab_roles, al_status, const al_model_lab *lab, float *out, int64_t cap,         \
         al_error *err)                                                                         \
+    F(al_model_lab_role_ranking, int64_t, const al_model_lab *lab, al_lab_role role,           \
+        int32_t *heads, int64_t cap, al_error *err)                                            \
+    F(al_lab_role_threshold, double, void)                                                     \
+    F(al_lab_role_ideal_size, int64_t, int64_t repeat)                                         \
+    F(al_lab_role_ideal, al_status, al_lab_role role, int64_t repeat, float *out, int64_t cap, \
+        al_error *err)                                                                         \
+    F(al_file_fingerprint, int64_t, const uint8_t *data, size_t size)                          \
     F(al_model_lab_routing, int64_t, const al_model_lab *lab, int64_t layer, int32_t *ids,     \
         float *weights, int64_t cap, al_error *err)                                            \
     F(al_model_lab_resid_norms, al_status, const al_model_lab *lab, float *out, int64_t cap,   \
@@ -246,6 +255,7 @@
     F(al_model_lab_mask, al_status, const al_model_lab *lab, float *out, int64_t cap,          \
         al_error *err)                                                                         \
     F(al_model_lab_set_ignore_eos, void, al_model_lab *lab, int on)                            \
+    F(al_model_lab_resume, al_status, al_model_lab *lab, al_error *err)                        \
     F(al_model_lab_finish, al_gen_finish, const al_model_lab *lab)                             \
     F(al_train_lab_config_default, void, al_train_lab_config *c)                               \
     F(al_train_lab_create, al_status, const al_train_lab_config *cfg, const uint8_t *tokenizer,    \
@@ -296,6 +306,10 @@
     A(al_model_lab_stages, out, "AL_SAMPLER_STAGES vocab")                                     \
     A(al_model_lab_top_ids, out, "count")                                                      \
     A(al_model_lab_roles, out, "n_layers n_heads AL_LAB_ROLES")                                \
+    A(al_model_lab_pending, stages, "AL_SAMPLER_STAGES vocab")                                 \
+    A(al_model_lab_pending, top, "count")                                                      \
+    A(al_model_lab_role_ranking, heads, "n_layers n_heads")                                    \
+    A(al_lab_role_ideal, out, "al_lab_role_ideal_size al_lab_role_ideal_size")                 \
     A(al_model_lab_routing, ids, "al_model_lab_len top_k")                                     \
     A(al_model_lab_routing, weights, "al_model_lab_len top_k")                                 \
     A(al_model_lab_resid_norms, out, "al_model_lab_resid_points al_model_lab_len")             \

@@ -202,6 +202,19 @@ int64_t al_gen_step(al_generator *g, al_error *err) {
     return chosen;
 }
 
+al_status al_gen_resume(al_generator *g, al_error *err) {
+    if (!g) return al_fail(err, AL_ERR_ARG, "generator: NULL argument");
+    if (al_gen_finished(g) != AL_GEN_STOP_TOKEN)
+        return al_fail(err, AL_ERR_ARG, "the text has not ended at the stop token: nothing to go on past");
+    if (g->n >= g->context)
+        return al_fail(err, AL_ERR_CAPACITY, "the context of %lld tokens is full", (long long)g->context);
+    /* The stop token drawn last, appended as ignore_eos would have appended it (the same draw,
+     * so the tokens after it are those of a run with ignore_eos from the start). */
+    g->ids[g->n++] = g->stop_token;
+    g->ended = 0;
+    return AL_OK;
+}
+
 /* ---- reading it out ----------------------------------------------------------------------- */
 
 int64_t al_gen_len(const al_generator *g) { return g ? g->n : -1; }

@@ -41,3 +41,39 @@ void al_head_role_scores(const al_role_probe *probe, const float *a, int64_t ld,
     out[AL_LAB_ROLE_LOCAL] = (float)(local / (double)(T - 1));
     out[AL_LAB_ROLE_INDUCTION] = (float)(induction / (double)R);
 }
+
+double al_lab_role_threshold(void) { return 0.5; }
+
+int64_t al_lab_role_ideal_size(int64_t repeat) {
+    return repeat >= 2 && repeat <= AL_ROLE_REPEAT ? 1 + 2 * repeat : -1;
+}
+
+al_status al_lab_role_ideal(al_lab_role role, int64_t repeat, float *out, int64_t cap, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "ideal role pattern: NULL argument");
+    if (role < 0 || role >= AL_LAB_ROLES)
+        return al_fail(err, AL_ERR_ARG, "ideal role pattern: role %d is not in [0, %d)", (int)role, AL_LAB_ROLES);
+    const int64_t T = al_lab_role_ideal_size(repeat), R = repeat;
+    if (T < 0)
+        return al_fail(err, AL_ERR_ARG, "ideal role pattern: repeat %lld is not in [2, %d]", (long long)repeat,
+                       AL_ROLE_REPEAT);
+    if (cap < T * T)
+        return al_fail(err, AL_ERR_CAPACITY, "ideal role pattern: %lld values, room for %lld", (long long)(T * T),
+                       (long long)cap);
+    memset(out, 0, (size_t)(T * T) * sizeof *out);
+    /* The probe's layout: BOS at 0, the first copy at 1 .. R, the second at R+1 .. 2R. */
+    for (int64_t q = 0; q < T; q++) {
+        float *row = out + q * T;
+        switch (role) {
+        case AL_LAB_ROLE_PREVIOUS: row[q ? q - 1 : 0] = 1.0f; break;
+        case AL_LAB_ROLE_FIRST: row[0] = 1.0f; break;
+        case AL_LAB_ROLE_LOCAL: {
+            const int64_t from = q - LOCAL_WINDOW + 1 > 0 ? q - LOCAL_WINDOW + 1 : 0;
+            for (int64_t k = from; k <= q; k++) row[k] = 1.0f / (float)(q - from + 1);
+            break;
+        }
+        case AL_LAB_ROLE_INDUCTION: row[q > R ? q - R + 1 : 0] = 1.0f; break; /* r_j again → what followed r_j */
+        default: break;
+        }
+    }
+    return AL_OK;
+}

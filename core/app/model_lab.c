@@ -20,6 +20,7 @@
  */
 #include "attnlab/app.h"
 #include "base/internal.h"
+#include "io/zip.h"
 #include "app/head_roles.h"
 #include "app/thumb.h"
 
@@ -337,6 +338,19 @@ al_status al_model_lab_set_charts(al_model_lab *lab, int on, al_error *err) {
     return st;
 }
 
+al_status al_model_lab_resume(al_model_lab *lab, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument");
+    const int64_t at = al_gen_len(lab->gen);
+    al_status st = al_gen_resume(lab->gen, err);
+    if (st != AL_OK) return st;
+    /* The stop token through the model now, as a step's token: one more row, its text. */
+    if (al_gen_forward(lab->gen, err) != AL_OK || append_text(lab, at, err) != AL_OK) {
+        forget(lab);
+        return err ? err->status : AL_ERR_ARG;
+    }
+    return AL_OK;
+}
+
 void al_model_lab_set_ignore_eos(al_model_lab *lab, int on) {
     if (!lab) return;
     al_gen_options opt = al_gen_get_options(lab->gen);
@@ -471,13 +485,10 @@ al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, 
     return st;
 }
 
-/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (the
- * order top-k and top-p work in; ties by id), with the chosen one put last if it is not among
- * them. Returns how many were written. */
-int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err) {
-    if (!lab || !out || count < 1) return al_fail(err, AL_ERR_ARG, "model lab top: NULL argument or count < 1"), -1;
-    const int64_t V = lab->hp.vocab, n = count < V ? count : V;
-    const float *p = lab->stages + 2 * V;
+/* The `count` ids most likely in p [vocab] into out, largest first (ties by id); returns how
+ * many (min(count, vocab)). */
+static int64_t rank_ids(const float *p, int64_t V, int64_t count, int32_t *out) {
+    const int64_t n = count < V ? count : V;
     int64_t have = 0;
     for (int64_t id = 0; id < V; id++) { /* insertion into a short sorted list */
         int64_t at = have;
@@ -488,11 +499,71 @@ int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *ou
         out[at] = (int32_t)id;
         if (have < n) have++;
     }
+    return have;
+}
+
+/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (the
+ * order top-k and top-p work in; ties by id), with the chosen one put last if it is not among
+ * them. Returns how many were written. */
+int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err) {
+    if (!lab || !out || count < 1) return al_fail(err, AL_ERR_ARG, "model lab top: NULL argument or count < 1"), -1;
+    const int64_t have = rank_ids(lab->stages + 2 * lab->hp.vocab, lab->hp.vocab, count, out);
     const int64_t chosen = al_gen_last(lab->gen);
     int in = chosen < 0;
     for (int64_t i = 0; i < have && !in; i++) in = out[i] == chosen;
     if (!in) out[have - 1] = (int32_t)chosen;
     return have;
+}
+
+int64_t al_model_lab_pending(const al_model_lab *lab, const al_sampler_params *p, float *stages, int64_t cap,
+                             int32_t *top, int64_t count, al_error *err) {
+    if (!lab || !p || !stages || !top || count < 1)
+        return al_fail(err, AL_ERR_ARG, "model lab pending: NULL argument or count < 1"), -1;
+    const int64_t V = lab->hp.vocab;
+    if (check_cap("pending stages", AL_SAMPLER_STAGES * V, cap, err) != AL_OK) return -1;
+    memset(stages, 0, (size_t)(AL_SAMPLER_STAGES * V) * sizeof *stages);
+    if (al_gen_finished(lab->gen) != AL_GEN_GOING) return 0; /* no draw to come */
+    /* 1. What the next step reads: the logits of the last token (run through the model by the
+     *    prompt or the last step) and every id so far for the repetition penalty. */
+    const float *logits = al_gen_logits(lab->gen);
+    const int32_t *ids = al_gen_ids(lab->gen);
+    const int64_t n = al_gen_len(lab->gen);
+    /* 2. The ids to show: ranked after the penalty at temperature 1 (any temperature keeps the
+     *    order; a small one rounds the tail to ties). */
+    al_sampler_params at_one = *p;
+    at_one.temperature = 1.0;
+    if (al_sampler_stages(logits, V, ids, n, &at_one, stages, cap, err) != AL_OK) return -1;
+    const int64_t have = rank_ids(stages + 2 * V, V, count, top);
+    /* 3. The stages with these settings; at temperature 0 (greedy: no stage is drawn from) the
+     *    model's softmax, then one-hot on greedy's choice, the argmax of the penalised logits
+     *    (al_sample's, which reads no random number at temperature 0). */
+    if (p->temperature != 0.0) return al_sampler_stages(logits, V, ids, n, p, stages, cap, err) == AL_OK ? have : -1;
+    const int64_t best = al_sample(logits, V, ids, n, p, NULL, stages + 2 * V, cap - 2 * V, err);
+    if (best < 0) return -1;
+    memset(stages + V, 0, (size_t)((AL_SAMPLER_STAGES - 1) * V) * sizeof *stages);
+    for (int64_t s = 1; s < AL_SAMPLER_STAGES; s++) stages[s * V + best] = 1.0f;
+    return have;
+}
+
+int64_t al_model_lab_role_ranking(const al_model_lab *lab, al_lab_role role, int32_t *heads, int64_t cap,
+                                  al_error *err) {
+    if (!lab || !heads) return al_fail(err, AL_ERR_ARG, "model lab role ranking: NULL argument"), -1;
+    if (role < 0 || role >= AL_LAB_ROLES)
+        return al_fail(err, AL_ERR_ARG, "model lab role ranking: role %d is not in [0, %d)", (int)role, AL_LAB_ROLES), -1;
+    const int64_t LH = lab->hp.n_layers * lab->hp.n_heads;
+    if (check_cap("role ranking", LH, cap, err) != AL_OK) return -1;
+    for (int64_t i = 0; i < LH; i++) { /* insertion sort, stable: ties keep the lower head first */
+        const float v = lab->roles[i * AL_LAB_ROLES + role];
+        int64_t at = i;
+        while (at > 0 && v > lab->roles[heads[at - 1] * AL_LAB_ROLES + role]) heads[at] = heads[at - 1], at--;
+        heads[at] = (int32_t)i;
+    }
+    return LH;
+}
+
+int64_t al_file_fingerprint(const uint8_t *data, size_t size) {
+    if (!data && size > 0) return -1;
+    return (int64_t)al_zip_crc32(data, size);
 }
 
 al_status al_model_lab_roles(const al_model_lab *lab, float *out, int64_t cap, al_error *err) {

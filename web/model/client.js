@@ -13,7 +13,7 @@
       kind: 'llama2c', embedded: 'ATTNLAB_STORIES260K' },
     { name: 'minimind-fortunes', model: 'gen/models/minimind-fortunes/model.safetensors',
       config: 'gen/models/minimind-fortunes/config.json', tokenizer: 'gen/models/minimind-fortunes/tokenizer.json',
-      examples: 'minimind', kind: 'safetensors' },
+      examples: 'fortunes', kind: 'safetensors' },
   ];
   const singleFile = () => !!root.ATTNLAB_STORIES260K;
   // The indexes of the shipped models this page has.

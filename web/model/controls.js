@@ -2,7 +2,8 @@
 // the learner's own files (picker and drop), the prompt, the sampler, Step / Play / Reset, the
 // head chosen in the grid or the roles, the colour scale, the exports and the keys. The state
 // (model, prompt, steps taken, sampler, head) lives in the URL hash (state.js): opening a link
-// replays the prompt and the steps.
+// replays the prompt and the steps; a link made with the learner's own files asks for them.
+// Moving a sampler setting redraws the next token's stages at once, no token drawn.
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
@@ -20,6 +21,10 @@
     layerBuilt: false,
     layerReady: Promise.resolve(),
     boot: null, // starts the model view once (set by start)
+    headFromLink: false, // the link named the head to open: a new model does not choose one
+    awaitingFiles: false, // the link was made with the learner's files: they replay it once given
+    shippedPrints: {}, // shipped model index → its files' {fingerprint, sizes}, as loaded
+    nextQueued: false, // a next-token redraw is waiting in the queue
   };
 
   // ---------------------------------------------------------------- talking to the worker
@@ -29,8 +34,8 @@
     m.busy = run.catch(() => {});
     return run;
   }
-  const viewArgs = () => ({ layer: P.state.layer, head: P.state.mhead, thumb: 32 });
   const sampler = () => ({ temperature: P.state.temp, topK: P.state.topk, topP: P.state.topp, repetitionPenalty: P.state.rep });
+  const viewArgs = () => ({ layer: P.state.layer, head: P.state.mhead, thumb: 32, sampler: sampler() });
 
   // Draws a snapshot. The time it takes (the charts, the DOM, and the layout they force) is
   // recorded as a User Timing measure 'attnlab:draw' (the bench reads it; so can DevTools).
@@ -64,7 +69,7 @@
   function replay() {
     if (!m.info) return Promise.resolve(null); // not booted yet: its boot replays the state
     return queue(async () => {
-      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs() });
+      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos });
       const want = P.state.gen;
       if (want > 0) snap = await m.client.request('step', { sampler: sampler(), count: want, charts: false, view: viewArgs() });
       return show(snap);
@@ -72,6 +77,15 @@
       modelMessage(P.t.errorPrefix + e.message);
       throw e;
     });
+  }
+
+  // The head a new model opens on: the strongest of the chosen role (the roles panel says what
+  // it does), unless the link named one.
+  function openStrongest(info) {
+    if (m.headFromLink) { m.headFromLink = false; return; }
+    const lh = info.ranking[$('role-select').value || 'previous'][0];
+    P.state.layer = Math.floor(lh / info.hparams.n_heads);
+    P.state.mhead = lh % info.hparams.n_heads;
   }
 
   async function loadFiles(files, name) {
@@ -85,13 +99,38 @@
       return false;
     }
     V().renderModel(m.info);
+    openStrongest(m.info);
     fillExamples(files.examples || (m.info.kind === 'llama2c' ? 'stories' : 'minimind'));
     return true;
   }
 
   async function loadShipped(i, bytes = null) {
     const files = bytes || (await shippedBytes(i));
-    return loadFiles(files, files.name);
+    const ok = await loadFiles(files, files.name);
+    if (ok) m.shippedPrints[i] = { fingerprint: m.info.fingerprint, sizes: m.info.sizes };
+    return ok;
+  }
+
+  // The shipped model the learner's files are, if they are one: the same bytes (size and
+  // fingerprint) for the model, its config and its tokenizer; -1 if none.
+  async function shippedMatch(info) {
+    for (const i of available()) {
+      const want = m.shippedPrints[i] || await shippedBytes(i).then(async (b) => {
+        const files = [b.model, b.config || null, b.tokenizer];
+        const sizes = files.map((f) => (f ? f.length : 0));
+        const got = await queue(() => m.client.request('fingerprint', { files }, files.filter(Boolean).map((f) => f.buffer)));
+        return (m.shippedPrints[i] = { fingerprint: got.fingerprint, sizes });
+      }).catch(() => null);
+      if (want && want.sizes.every((n, k) => n === info.sizes[k]) && want.fingerprint.every((f, k) => f === info.fingerprint[k])) return i;
+    }
+    return -1;
+  }
+
+  // The name the learner's files go by: the folder they came from, else the model file's own
+  // name, said to be theirs.
+  function filesName(model) {
+    const parts = (model.webkitRelativePath || '').split('/');
+    return parts.length > 1 ? parts[parts.length - 2] : P.t.yourFile(model.name);
   }
 
   // ---------------------------------------------------------------- the learner's files
@@ -111,17 +150,28 @@
     // The name says what the file is: a .pth is read as a .pth even if it is not a zip (and then
     // the message says so), a .bin as a llama2.c checkpoint.
     const kind = /\.pth$/.test(lower(model)) ? 'pth' : /\.safetensors$/.test(lower(model)) ? 'safetensors' : 'llama2c';
-    await openModel({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer), kind }, model.name);
+    await openModel({ model: await read(model), config: await read(config), tokenizer: await read(tokenizer), kind }, filesName(model));
   }
 
   // A model given as bytes (the learner's files, or the Train tab's model): loaded and its
   // prompt run from the start. The view boots first if it has not yet.
+  // A shipped model given as files is that model (its name, examples and link); any other is
+  // 'file' in the link, which then asks for the files. A link that asked for them replays its
+  // steps on them.
   async function openModel(files, name) {
     if (m.boot) await m.boot();
     const ok = await loadFiles(files, name);
     if (ok) {
-      P.state.gen = 0;
-      $('model-select').value = '';
+      if (!m.awaitingFiles) P.state.gen = 0;
+      m.awaitingFiles = false;
+      const i = await shippedMatch(m.info);
+      P.state.model = i >= 0 ? i : 'file';
+      $('model-select').value = i >= 0 ? String(i) : '';
+      if (i >= 0) {
+        m.info.name = SHIPPED[i].name;
+        $('model-name').textContent = SHIPPED[i].name;
+        fillExamples(SHIPPED[i].examples);
+      }
       await replay().catch(() => {});
     }
     return ok;
@@ -137,6 +187,7 @@
     $('rep-penalty').value = String(s.rep);
     $('gen-seed').value = String(s.gseed);
     $('attn-log').checked = !!s.log;
+    $('ignore-eos').checked = !!s.eos;
     $('temperature-out').textContent = String(s.temp);
     $('top-p-out').textContent = String(s.topp);
     $('rep-penalty-out').textContent = String(s.rep);
@@ -182,6 +233,25 @@
       P.state.gen = 0;
       replay().catch(() => {});
     }, 120);
+  }
+
+  // The next-token chart redrawn for the sampler settings as they stand (no token drawn); while
+  // one redraw waits in the queue, more moves of a slider add none.
+  function redrawNext() {
+    if (m.nextQueued || !V().view.snap) return;
+    m.nextQueued = true;
+    queue(() => {
+      m.nextQueued = false;
+      return m.client.request('next', { sampler: sampler() });
+    }).then((next) => V().renderNextOnly(next)).catch((e) => modelMessage(P.t.errorPrefix + e.message));
+  }
+
+  // Going on past the end token, or not; a text that ended there goes on at once.
+  function setEos(on) {
+    P.state.eos = on ? 1 : 0;
+    $('ignore-eos').checked = on;
+    return queue(() => m.client.request('eos', { on, view: viewArgs() })).then(show)
+      .catch((e) => modelMessage(P.t.errorPrefix + e.message));
   }
 
   function step() {
@@ -264,6 +334,7 @@
       stopPlay();
       P.state.model = Number($('model-select').value);
       P.state.gen = 0;
+      m.awaitingFiles = false;
       if (await loadShipped(P.state.model)) await replay().catch(() => {});
     });
     $('file-model').addEventListener('change', () => { stopPlay(); fromUserFiles($('file-model').files); });
@@ -275,7 +346,12 @@
       fromUserFiles(e.dataTransfer.files);
     });
     $('prompt-text').addEventListener('input', onPrompt);
-    for (const id of ['temperature', 'top-k', 'top-p', 'rep-penalty']) $(id).addEventListener('input', () => { readSampler(); P.writeHash(); });
+    for (const id of ['temperature', 'top-k', 'top-p', 'rep-penalty']) {
+      $(id).addEventListener('input', () => { readSampler(); P.writeHash(); redrawNext(); });
+    }
+    $('next-log').addEventListener('change', () => { if (V().view.snap) V().renderNext(V().view.snap); });
+    $('ignore-eos').addEventListener('change', () => setEos($('ignore-eos').checked));
+    $('btn-gen-past-eos').addEventListener('click', () => setEos(true));
     $('gen-seed').addEventListener('change', () => { readSampler(); P.state.gen = 0; replay().catch(() => {}); });
     $('btn-gen-step').addEventListener('click', step);
     $('btn-gen-play').addEventListener('click', play);
@@ -288,7 +364,18 @@
       const b = e.target.closest('button.cell');
       if (b) selectHead(Number(b.dataset.layer), Number(b.dataset.head));
     });
-    $('role-select').addEventListener('change', () => V().renderRoles());
+    // A role chosen: its strongest head opens.
+    $('role-select').addEventListener('change', () => {
+      V().renderRoles();
+      if (!m.info) return;
+      const lh = m.info.ranking[$('role-select').value][0];
+      selectHead(Math.floor(lh / m.info.hparams.n_heads), lh % m.info.hparams.n_heads);
+    });
+    $('role-rank').addEventListener('click', (e) => {
+      const b = e.target.closest('button.role-head');
+      if (b) selectHead(Number(b.dataset.layer), Number(b.dataset.head));
+    });
+    $('btn-role-train').addEventListener('click', () => { showTab('train'); $('tab-train').focus(); });
     $('chart-roles').addEventListener('click', (e) => {
       const chart = root.Chart.getChart($('chart-roles'));
       if (!chart || !m.info) return;
@@ -328,6 +415,13 @@
   // time, then the model loads and the prompt (and any steps the link gives) runs.
   async function boot(wasm) {
     m.client = new ModelClient();
+    if (P.state.model === 'file') { // the files are the learner's to give again
+      await m.client.init(wasm);
+      m.awaitingFiles = true;
+      $('model-select').value = '';
+      modelMessage(P.t.fileLink);
+      return;
+    }
     const [, bytes] = await Promise.all([m.client.init(wasm), shippedBytes(P.state.model)]);
     if (!(await loadShipped(P.state.model, bytes))) return;
     await replay();
@@ -339,8 +433,9 @@
     // the shipped models this page has, as the select's options
     const select = $('model-select');
     select.replaceChildren(...available().map((i) => new Option(SHIPPED[i].name, String(i))));
-    if (!available().includes(P.state.model)) P.state.model = available()[0];
-    select.value = String(P.state.model);
+    if (P.state.model !== 'file' && !available().includes(P.state.model)) P.state.model = available()[0];
+    select.value = P.state.model === 'file' ? '' : String(P.state.model);
+    m.headFromLink = /[#&](layer|mhead)=/.test(location.hash);
     m.boot = () => {
       const booting = boot(wasm);
       m.boot = () => booting;

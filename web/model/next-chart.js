@@ -1,6 +1,8 @@
 // model/next-chart.js — the next token: for each id the sampler considered, its probability
 // after each of the sampler's five stages (raw softmax, temperature, repetition penalty, top-k,
-// top-p), as the core's al_model_lab_stages gives them; the token drawn marked. Also the
+// top-p), as the core gives them: for the draw to come (al_model_lab_pending, with the sampler
+// settings as they stand) or, once the text has ended, the last draw (al_model_lab_stages), the
+// token drawn marked. The probabilities on a linear or a log axis. Also the
 // helpers the model view's token labels and CSV files share (visibleText, csvLine).
 (function (root) {
   'use strict';
@@ -8,6 +10,9 @@
   const STRINGS = {
     en: {
       title: 'Next token: its probability after each stage of the sampler',
+      titlePending: 'The token the next Step draws: its probability after each stage of the sampler',
+      titleLast: 'The last draw: each token\'s probability after each stage of the sampler',
+      xPending: 'token (id), the most likely after the repetition penalty first',
       stages: ['raw softmax', 'after temperature', 'after repetition penalty', 'after top-k', 'after top-p'],
       xTitle: 'token (id) — ▶ the one drawn',
       yTitle: 'probability',
@@ -17,6 +22,9 @@
     },
     zh: {
       title: '下一个 token：采样器每一步之后的概率',
+      titlePending: '下一步将抽取的 token：采样器每一步之后的概率',
+      titleLast: '最后一次抽取：采样器每一步之后的概率',
+      xPending: 'token（id），按重复惩罚之后的概率从大到小',
       stages: ['原始 softmax', '温度之后', '重复惩罚之后', 'top-k 之后', 'top-p 之后'],
       xTitle: 'token（id）— ▶ 为抽中的那个',
       yTitle: '概率',
@@ -77,9 +85,13 @@
     }
   }
 
+  // The smallest probability the log axis shows.
+  const LOG_MIN = 1e-4;
+
   // d: {ids: Int32Array (most likely first; the drawn one may be last), labels: string[] (same
   // order; '' shows the id), stages: Float32Array [5 * vocab] (row s = stage s, index
-  // s * vocab + id), vocab, chosen (id or -1), lang}
+  // s * vocab + id), vocab, chosen (id or -1), pending (the draw to come, not one made), log
+  // (a log probability axis), lang}
   function nextConfig(d) {
     check(d);
     const t = words(d.lang);
@@ -103,7 +115,7 @@
         animation: false, responsive: true, maintainAspectRatio: false,
         interaction: { mode: 'index', intersect: false },
         plugins: {
-          title: { display: true, text: t.title },
+          title: { display: true, text: d.pending ? t.titlePending : d.chosen >= 0 ? t.titleLast : t.title },
           legend: { display: true },
           tooltip: {
             callbacks: {
@@ -114,14 +126,19 @@
         },
         scales: {
           x: {
-            title: { display: true, text: t.xTitle },
+            title: { display: true, text: d.pending ? t.xPending : t.xTitle },
             ticks: {
               autoSkip: false, maxRotation: 60,
               color: (c) => (isChosen(c) ? MARK : '#555'),
               font: (c) => (isChosen(c) ? { weight: 'bold' } : { weight: 'normal' }),
             },
           },
-          y: { min: 0, max: 1, title: { display: true, text: t.yTitle } },
+          y: d.log
+            ? { type: 'logarithmic', min: LOG_MIN, max: 1, title: { display: true, text: t.yTitle },
+              // the powers of ten only, written out (0.001, not 1e-3)
+              afterBuildTicks: (axis) => { axis.ticks = [1e-4, 1e-3, 1e-2, 1e-1, 1].map((value) => ({ value })); },
+              ticks: { callback: (v) => String(v) } }
+            : { type: 'linear', min: 0, max: 1, title: { display: true, text: t.yTitle } },
         },
       },
     };

@@ -74,11 +74,32 @@
   }
 
   // ---------------------------------------------------------------- next-token bars
+  // The chart shows the draw to come while a step would draw (the sampler's settings as they
+  // stand), else the last draw.
   function nextData(s) {
-    return { ids: s.topIds, labels: s.topLabels, stages: s.stages, vocab: view.info.hparams.vocab, chosen: s.chosen, lang: P.state.lang };
+    return { ids: s.topIds, labels: s.topLabels, stages: s.stages, vocab: view.info.hparams.vocab, chosen: s.chosen,
+      pending: s.pending, log: !!$('next-log').checked, lang: P.state.lang };
   }
   function renderNext(s) {
     draw('chart-next', root.AttnLabNextChart.nextConfig(nextData(s)));
+  }
+  // The next-token chart's data alone (a sampler setting moved: no token drawn), kept in the
+  // snapshot so that a later redraw shows it too.
+  function renderNextOnly(next) {
+    if (!view.snap) return;
+    Object.assign(view.snap, next);
+    renderNext(view.snap);
+  }
+
+  // The model chose its end token: said, with the way on past it. (Once the text has ended the
+  // chart shows the last draw, whose ids hold the token drawn.)
+  function renderEnded(s) {
+    const ended = s.finish === 'stop_token';
+    $('gen-ended').hidden = !ended;
+    if (!ended) return;
+    const i = Array.from(s.topIds).indexOf(s.lastChosen);
+    $('gen-ended-text').textContent = P.t.endedNotice(i >= 0 && s.topLabels[i]
+      ? `"${root.AttnLabNextChart.visibleText(s.topLabels[i])}" (#${s.lastChosen})` : `#${s.lastChosen}`);
   }
 
   // ---------------------------------------------------------------- heads grid
@@ -158,11 +179,56 @@
   }
 
   // ---------------------------------------------------------------- roles
+  const RANKED = 5; // the strongest heads listed per role
+  const score = (v) => v.toFixed(2);
+  // What the chosen role is and how the model's heads measure up: its definition, the pattern
+  // of a head that plays it exactly (from the core), the strongest heads with their scores (a
+  // click opens one) and, when none reaches the threshold, that plainly, with the Train tab.
+  function renderRoleTeach(info, roleName) {
+    const { t } = P, R = info.roleNames.length, r = info.roleNames.indexOf(roleName), Hn = info.hparams.n_heads;
+    const ideal = info.ideal[roleName];
+    H().paint($('role-ideal'), ideal.data, ideal.size, ideal.size, 0, 1);
+    $('role-def').textContent = t.roleDefs[roleName];
+    $('role-threshold').textContent = t.roleThreshold(score(info.threshold));
+    const ranking = info.ranking[roleName];
+    const valueOf = (lh) => info.roles[lh * R + r];
+    $('role-rank').replaceChildren(...Array.from(ranking.slice(0, RANKED), (lh) => {
+      const li = document.createElement('li');
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'role-head';
+      b.dataset.layer = String(Math.floor(lh / Hn));
+      b.dataset.head = String(lh % Hn);
+      b.dataset.score = score(valueOf(lh));
+      const name = document.createElement('span');
+      name.textContent = t.roleHead(Math.floor(lh / Hn), lh % Hn);
+      const meter = document.createElement('meter');
+      meter.min = 0;
+      meter.max = 1;
+      meter.value = valueOf(lh);
+      meter.setAttribute('aria-hidden', 'true');
+      const value = document.createElement('span');
+      value.textContent = score(valueOf(lh));
+      b.classList.toggle('clear', valueOf(lh) > info.threshold);
+      b.append(name, meter, value);
+      li.appendChild(b);
+      return li;
+    }));
+    const best = ranking[0];
+    const none = !(valueOf(best) > info.threshold);
+    $('role-none').hidden = !none;
+    if (none) {
+      $('role-none-text').textContent = t.roleNone(t.roleNames[roleName], score(valueOf(best)), Math.floor(best / Hn), best % Hn,
+        score(info.threshold));
+    }
+  }
+
   function renderRoles() {
     const info = view.info, { t } = P;
     if (!info) return;
     const { n_layers: L, n_heads: Hn } = info.hparams;
     const role = info.roleNames.indexOf($('role-select').value || 'previous');
+    renderRoleTeach(info, info.roleNames[Math.max(0, role)]);
     const values = new Float32Array(L * Hn);
     for (let i = 0; i < L * Hn; i++) values[i] = info.roles[i * info.roleNames.length + Math.max(0, role)];
     draw('chart-roles', H().heatmapConfig({
@@ -224,6 +290,7 @@
   function render(s) {
     view.snap = s;
     renderTokens(s);
+    renderEnded(s);
     if (!s.len) return;
     renderGrid(s);
     renderHead(s);
@@ -304,7 +371,7 @@
   }
 
   root.AttnLabModelView = {
-    view, render, renderModel, renderRoles, renderLines, exportFile,
+    view, render, renderModel, renderRoles, renderLines, renderNext, renderNextOnly, exportFile,
     lineAt: (y) => (linesGeometry && linesGeometry.rowAt ? linesGeometry.rowAt(y) : -1),
   };
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -6,11 +6,17 @@
 // Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}.
 //   init   {wasm}                                   start the core
 //   load   {model, config, tokenizer, name}         a new lab; the old one kept if this fails
-//   prompt {text, seed, view}                       a new prompt → a snapshot
-//   ids    {ids, seed, view}                        a prompt given as ids → a snapshot
+//   prompt {text, seed, view, eos}                  a new prompt → a snapshot (eos: go on past
+//                                                   the end token)
+//   ids    {ids, seed, view, eos}                   a prompt given as ids → a snapshot
 //   step   {sampler, count, charts, view}           count steps (stops early at the end) → a snapshot
 //   view   {view}                                   a snapshot of what is there
-// view: {layer, head, thumb}: which head to send whole, the thumbnails' size.
+//   next   {sampler}                                the next-token chart's data alone (no token drawn)
+//   eos    {on, view}                               go on past the end token or not (a text that
+//                                                   ended there resumes) → a snapshot
+//   fingerprint {files}                             each file's fingerprint (al_file_fingerprint)
+// view: {layer, head, thumb, sampler}: which head to send whole, the thumbnails' size, the
+// sampler settings the next-token chart shows the next draw with.
 // Served, this file is a worker script of its own (and loads the binding); in the single-file
 // page the three scripts travel together in one blob.
 /* global importScripts */
@@ -26,7 +32,10 @@
   let tokens = [];
   let serial = 0; // counts the prompts: the tokens of one prompt only grow
 
-  function modelInfo(l, name) {
+  // The files' fingerprints, in the order given (null for a missing file).
+  const fingerprints = (files) => files.map((f) => (f ? core.fingerprint(f) : null));
+
+  function modelInfo(l, name, files) {
     return {
       name,
       kind: l.kind,
@@ -35,8 +44,26 @@
       context: l.context,
       roles: l.roles(),
       roleNames: l.roleNames,
+      // per role: the heads strongest first, the pattern of a head that does only that
+      ranking: Object.fromEntries(l.roleNames.map((r) => [r, l.roleRanking(r)])),
+      ideal: Object.fromEntries(l.roleNames.map((r) => [r, core.roleIdeal(r, 4)])),
+      threshold: core.roleThreshold(),
       rope: l.rope(),
+      fingerprint: fingerprints(files),
+      sizes: files.map((f) => (f ? f.length : 0)),
     };
+  }
+
+  // The next-token chart's data: the next draw's stages with these settings while a step would
+  // draw (pending), else the last draw's, the token drawn marked.
+  function nextToken(sampler) {
+    const hp = lab.hparams, count = Math.min(12, hp.vocab);
+    const going = lab.finish === 'going';
+    const next = going ? lab.pending(sampler || {}, count)
+      : { stages: lab.stages(), ids: lab.chosen >= 0 ? lab.topIds(count) : new Int32Array(0) };
+    const dec = new TextDecoder();
+    return { pending: going, stages: next.stages, topIds: next.ids, chosen: going ? -1 : lab.chosen,
+      topLabels: Array.from(next.ids, (id) => dec.decode(lab.piece(id))) };
   }
 
   function snapshot(view = {}) {
@@ -53,20 +80,20 @@
       thumbs: len ? lab.thumbs(Math.max(1, view.thumb | 0 || 32)) : { size: 0, data: new Float32Array(0) },
       attention: len ? lab.attention(layer, head) : new Float32Array(0),
       mask: len ? lab.mask() : new Float32Array(0),
-      stages: lab.stages(),
-      topIds: lab.chosen >= 0 ? lab.topIds(Math.min(12, hp.vocab)) : new Int32Array(0),
+      ...nextToken(view.sampler),
       kv: lab.kv(),
       // one layer's cache now (every layer's is the same size)
       kvLayerBytes: core.kvCacheBytes(1, len, hp.n_kv_heads, hp.head_dim),
       residNorms: len ? lab.residNorms() : new Float32Array(0),
       routing: hp.n_experts && len ? lab.routing(layer) : null,
     };
-    s.topLabels = Array.from(s.topIds, (id) => new TextDecoder().decode(lab.piece(id)));
+    s.lastChosen = lab.chosen;
     return s;
   }
 
   // The buffers a snapshot holds, handed over rather than copied.
   function transfers(s) {
+    if (!s.ids) return [s.stages.buffer, s.topIds.buffer]; // the next-token chart's data alone
     const out = [s.ids.buffer, s.thumbs.data.buffer, s.attention.buffer, s.mask.buffer, s.stages.buffer, s.topIds.buffer, s.residNorms.buffer];
     if (s.routing) out.push(s.routing.ids.buffer, s.routing.weights.buffer);
     return out;
@@ -81,7 +108,7 @@
       const next = core.createModelLab({ model, config: config || null, tokenizer, kind });
       let nextInfo;
       try {
-        nextInfo = modelInfo(next, name);
+        nextInfo = modelInfo(next, name, [model, config || null, tokenizer]);
       } catch (e) {
         next.free();
         throw e;
@@ -93,8 +120,8 @@
       serial++;
       return info;
     },
-    prompt({ text, seed, view }) { return fresh(() => lab.prompt(text, seed), view); },
-    ids({ ids, seed, view }) { return fresh(() => lab.promptIds(ids, seed), view); },
+    prompt({ text, seed, view, eos = false }) { return fresh(() => lab.prompt(text, seed), view, eos); },
+    ids({ ids, seed, view, eos = false }) { return fresh(() => lab.promptIds(ids, seed), view, eos); },
     step({ sampler, count = 1, charts = true, view }) {
       need();
       lab.setCharts(charts);
@@ -106,14 +133,26 @@
       need();
       return snapshot(view);
     },
+    next({ sampler }) {
+      need();
+      return nextToken(sampler);
+    },
+    eos({ on, view }) {
+      need();
+      lab.setIgnoreEos(on);
+      if (on && lab.finish === 'stop_token') lab.resume();
+      return snapshot(view);
+    },
+    fingerprint({ files }) { return { fingerprint: fingerprints(files) }; },
   };
 
   // A new prompt (set by run): its tokens start over, with the charts on.
-  function fresh(run, view) {
+  function fresh(run, view, eos) {
     need();
     tokens = [];
     serial++;
     lab.setCharts(true);
+    lab.setIgnoreEos(eos);
     run();
     return snapshot(view);
   }

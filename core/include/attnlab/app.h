@@ -326,6 +326,10 @@ al_status al_gen_forward(al_generator *g, al_error *err);
  * says why), bad sampler settings or a failed forward. */
 int64_t al_gen_step(al_generator *g, al_error *err);
 al_gen_finish al_gen_finished(const al_generator *g); /* AL_GEN_NO_PROMPT for a NULL g */
+/* A text that ended at the stop token goes on past it: the stop token appended (pending, as
+ * with ignore_eos), so the next step draws again. Refused unless al_gen_finished is
+ * AL_GEN_STOP_TOKEN, or when the context is full. */
+al_status al_gen_resume(al_generator *g, al_error *err);
 
 /* Empties the caches and leaves every token so far pending: the next forward runs them again
  * (the same numbers: a pass with the cache equals one without it). Empty again: al_gen_reset. */
@@ -404,6 +408,9 @@ int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_erro
 /* On: the stop token is appended like any other token and the text goes on past it (`attnlab
  * generate --ignore-eos`), from the next step. Off by default. */
 void al_model_lab_set_ignore_eos(al_model_lab *lab, int on);
+/* The text that ended at the stop token goes on past it (al_gen_resume): the stop token
+ * appended and run through the model, as a run with ignore_eos on would have. */
+al_status al_model_lab_resume(al_model_lab *lab, al_error *err);
 
 /* Charts off: steps run the model alone (no attention, routing or norms kept, no stages drawn
  * at temperature 0), for speed. Turning them on again runs every token so far once more with
@@ -440,12 +447,40 @@ al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, 
 /* The ids the next-token chart shows: the `count` most likely after the repetition penalty (ties
  * by id), the chosen one put last if it is not among them. Returns how many (<= count). */
 int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err);
+/* The next draw's distributions with the settings `p`, computed without drawing (no random
+ * number used: the tokens a seed gives stay the same): stages [AL_SAMPLER_STAGES, vocab] from
+ * the logits the next step reads, over the ids it will see; at temperature 0 the stages after
+ * the first are one-hot on greedy's choice. top[count]: the ids to show, the `count` most likely
+ * after the repetition penalty at temperature 1 (the order every temperature keeps; ties by id).
+ * Returns how many ids were written; 0 with the stages all 0 when no step would draw (no
+ * prompt, the text ended, the context full); -1 with *err set (bad settings, count < 1). */
+int64_t al_model_lab_pending(const al_model_lab *lab, const al_sampler_params *p, float *stages, int64_t cap,
+                             int32_t *top, int64_t count, al_error *err);
 
 /* Each head's role scores [n_layers, n_heads, AL_LAB_ROLES], measured at create on BOS (where
  * the tokenizer has one) and 24 random ids repeated once: the mean weight on the previous
  * token, on the first token, on the 4 keys up to the query itself, and (second copy only) on
  * the token after the query's first occurrence (induction). */
 al_status al_model_lab_roles(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
+/* The heads ranked by one role's score, strongest first (ties: the lower layer, then head):
+ * heads[n_layers * n_heads] as layer * n_heads + head. Returns n_layers * n_heads, -1 with *err
+ * set (role out of range, cap short). */
+int64_t al_model_lab_role_ranking(const al_model_lab *lab, al_lab_role role, int32_t *heads, int64_t cap,
+                                  al_error *err);
+/* The score above which a head clearly has a role (0.5: more than half its weight where the
+ * role puts it). */
+double al_lab_role_threshold(void);
+/* A role's ideal pattern, for drawing: the attention [T, T] (row q over keys, rows summing to 1,
+ * none past q) of a head that does exactly what the role measures, on a probe of BOS and R ids
+ * repeated once (T = al_lab_role_ideal_size(R) = 1 + 2R): the previous token (the first query
+ * itself), the first token, the 4 keys up to the query shared equally, or (induction) from the
+ * second copy the token after the first occurrence, the first token before it. R in [2, 24]. */
+int64_t al_lab_role_ideal_size(int64_t repeat);
+al_status al_lab_role_ideal(al_lab_role role, int64_t repeat, float *out, int64_t cap, al_error *err);
+
+/* A fingerprint of a file's bytes (their CRC-32, as zip computes it), with which the page tells a
+ * shipped model among the learner's files; -1 for NULL data with a size. */
+int64_t al_file_fingerprint(const uint8_t *data, size_t size);
 
 /* MoE routing of every token so far in one layer: ids and weights [len, top_k]; returns len,
  * -1 with *err set (no experts, layer out of range, cap short). */
