@@ -532,6 +532,14 @@ static void test_model_lab(void) {
     EXPECT(al_model_lab_resid_norms(NULL, f, 4, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_kv(NULL, rows, 1, NULL) == -1, "kv");
     EXPECT(al_model_lab_rope(NULL, f, f, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_resume(NULL, NULL), AL_ERR_ARG);
+    CHECK(al_model_lab_pending(NULL, &sp, f, 4, i32, 1, NULL) == -1, "pending");
+    CHECK(al_model_lab_role_ranking(NULL, AL_LAB_ROLE_PREVIOUS, i32, 4, NULL) == -1, "role ranking");
+    float ideal[25];
+    EXPECT(al_lab_role_ideal(AL_LAB_ROLE_PREVIOUS, 2, NULL, 25, NULL), AL_ERR_ARG);
+    EXPECT(al_lab_role_ideal((al_lab_role)99, 2, ideal, 25, NULL), AL_ERR_ARG);
+    EXPECT(al_lab_role_ideal(AL_LAB_ROLE_PREVIOUS, 1, ideal, 25, NULL), AL_ERR_ARG);
+    EXPECT(al_lab_role_ideal(AL_LAB_ROLE_PREVIOUS, 2, ideal, 25, NULL), AL_OK);
     al_model_hparams hp = {0};
     EXPECT(al_model_rope_freqs(&hp, f, 4, NULL), AL_ERR_CONFIG);
 }
@@ -561,6 +569,8 @@ static void test_generator(void) {
     EXPECT(al_gen_forward(g, NULL), AL_OK);
     CHECK(al_gen_step(g, NULL) >= 0 && al_gen_step(g, NULL) >= 0, "two steps");
     CHECK(al_gen_step(g, NULL) == -1 && al_gen_finished(g) != AL_GEN_GOING, "past max_new");
+    EXPECT(al_gen_resume(NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_gen_resume(g, NULL), AL_ERR_ARG); /* ended by its length, not the stop token */
     al_gen_free(g);
     al_model_free(m);
 }
