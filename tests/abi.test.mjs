@@ -1,4 +1,4 @@
-// The binding description (al_abi_json, generated from core/lab/abi_list.h) against the public
+// The binding description (al_abi_json, generated from core/app/abi_list.h) against the public
 // headers and across builds: every struct the binding uses lists exactly the fields its C
 // declaration has, in order; every enum value the header declares is there with its value; and
 // the WebAssembly build describes the same layouts as the native one. With these and

@@ -1,4 +1,4 @@
-/* test_abi.c — the binding description (core/lab/abi_list.h, al_abi_json) against the compiler:
+/* test_abi.c — the binding description (core/app/abi_list.h, al_abi_json) against the compiler:
  * each listed field has the size of its listed type, the listed fields of a struct laid out in
  * order with natural alignment land exactly on the compiler's offsets and give the struct's
  * size (so a field added, removed, resized or reordered in C without the list fails here), and
@@ -31,7 +31,7 @@ static void end_struct(void) {
     if (!cur_struct) return;
     CHECK(align_up(next_offset, max_align) == cur_size,
           "%s: the listed fields end at %zu (%zu with padding) but the struct has %zu bytes: a field "
-          "is missing from core/lab/abi_list.h", cur_struct, next_offset, align_up(next_offset, max_align),
+          "is missing from core/app/abi_list.h", cur_struct, next_offset, align_up(next_offset, max_align),
           cur_size);
 }
 

@@ -1,5 +1,5 @@
 // i18n.js — every text of the page in Chinese and English (the tutorial is read in both).
-// Formulas in the explanations are the ones the core implements (see core/model/ and core/lab/).
+// Formulas in the explanations are the ones the core implements (see core/model/ and core/app/).
 (function (root) {
   'use strict';
 

@@ -1,5 +1,5 @@
 /* cmd_bench.c — `attnlab bench`: times the core alone on PyTorch-initialised random weights
- * (core/lab/bench.c) and prints one JSON line:
+ * (core/app/bench.c) and prints one JSON line:
  *   {"prefill_ms": …, "decode_ms": …, "prefill_gflops": …, "decode_recompute_ms": …} */
 #include "cli/cli.h"
 

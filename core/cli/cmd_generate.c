@@ -1,5 +1,5 @@
 /* cmd_generate.c — `attnlab generate`: a model continues a prompt, token by token, with the
- * core's generator (core/lab/generate.c, the loop the page's model view runs too): each step one
+ * core's generator (core/app/generate.c, the loop the page's model view runs too): each step one
  * forward pass over the new token with every layer's KV cache, the next token chosen by
  * MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is greedy),
  * seeded, until the stop token (or past it with --ignore-eos), --max-new-tokens or the context's
@@ -159,7 +159,7 @@ int cmd_generate(int argc, char **argv) {
         free(ids);
         return status;
     }
-    /* 2. The generator (core/lab/generate.c, the model view's loop too) over the prompt. */
+    /* 2. The generator (core/app/generate.c, the model view's loop too) over the prompt. */
     al_gen_options opt = al_gen_options_default();
     opt.sampler = sp;
     opt.max_new = max_new;

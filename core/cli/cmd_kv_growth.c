@@ -1,5 +1,5 @@
 /* cmd_kv_growth.c — `attnlab kv-growth`: the KV cache's growth over a prefill and decode steps
- * (al_kv_growth, core/lab/views.c) as a table: the cache's bytes for this layer, for MHA and for
+ * (al_kv_growth, core/app/views.c) as a table: the cache's bytes for this layer, for MHA and for
  * MQA, and each step's FLOPs with the cache and by recomputing the whole sequence. */
 #include "cli/cli.h"
 
