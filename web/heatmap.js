@@ -415,6 +415,22 @@
   // What a PNG export holds: a white strip with the title (bold) and a note under it (the
   // model, the tokens, the scale) above the picture, at the picture's pixel size. Returns the
   // canvas.
+  // The colour bar a grid of thumbnails shares: a canvas #id right after the grid (made the first
+  // time), drawn for m (drawColourBar's) and named for screen readers by its texts.
+  function gridColourBar(grid, id, m) {
+    let bar = document.getElementById(id);
+    if (!bar) {
+      bar = document.createElement('canvas');
+      bar.id = id;
+      bar.className = 'colour-bar';
+      bar.setAttribute('role', 'img');
+      grid.after(bar);
+    }
+    const texts = drawColourBar(bar, m);
+    bar.setAttribute('aria-label', `${texts.caption}: ${texts.bottom} – ${texts.top}`);
+    return texts;
+  }
+
   function titledImage(picture, title, note) {
     const ratio = picture.clientWidth ? picture.width / picture.clientWidth : 1;
     const strip = Math.round((note ? 46 : 28) * ratio);
@@ -502,7 +518,7 @@
   }
 
   const api = {
-    heatmapConfig, paint, viridis, fitCanvas, drawColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
+    heatmapConfig, paint, viridis, fitCanvas, drawColourBar, gridColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
     pickLabels, clip, textColourOn, colourOf, barTexts, STRINGS,
   };
   if (typeof module === 'object' && module.exports) module.exports = api;

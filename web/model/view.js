@@ -141,17 +141,7 @@
       H().paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
       b.classList.toggle('selected', l === s.layer && h === s.head);
     }
-    // The colour bar the thumbnails share.
-    let bar = $('heads-bar');
-    if (!bar) {
-      bar = document.createElement('canvas');
-      bar.id = 'heads-bar';
-      bar.className = 'colour-bar';
-      bar.setAttribute('role', 'img');
-      grid.after(bar);
-    }
-    const texts = H().drawColourBar(bar, { lo: 0, hi: 1, scale, lang: P.state.lang });
-    bar.setAttribute('aria-label', `${texts.caption}: ${texts.bottom} – ${texts.top}`);
+    H().gridColourBar(grid, 'heads-bar', { lo: 0, hi: 1, scale, lang: P.state.lang }); // the thumbnails' one bar
   }
 
   // ---------------------------------------------------------------- one head

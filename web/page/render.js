@@ -125,17 +125,7 @@
       root.AttnLabHeatmap.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
       cell.dataset.cells = cells;
     }
-    // The colour bar the thumbnails share.
-    let bar = $('attn-grid-bar');
-    if (!bar) {
-      bar = document.createElement('canvas');
-      bar.id = 'attn-grid-bar';
-      bar.className = 'colour-bar';
-      bar.setAttribute('role', 'img');
-      grid.after(bar);
-    }
-    const texts = root.AttnLabHeatmap.drawColourBar(bar, { lo: 0, hi: 1, scale: 'linear', lang: state.lang });
-    bar.setAttribute('aria-label', `${texts.caption}: ${texts.bottom} – ${texts.top}`);
+    root.AttnLabHeatmap.gridColourBar(grid, 'attn-grid-bar', { lo: 0, hi: 1, scale: 'linear', lang: state.lang });
   }
 
   function renderGqaMap(kvMap) {
