@@ -42,10 +42,10 @@ export const LAYERS = { include: [], ...TABLE.uses };
 // libc and libm (C11), the two SIMD intrinsics headers, and the POSIX clock of the benchmark.
 const CORE_SYSTEM_HEADERS = new Set(['assert.h', 'float.h', 'inttypes.h', 'limits.h', 'math.h', 'stdarg.h',
   'stddef.h', 'stdint.h', 'stdlib.h', 'string.h', 'immintrin.h', 'wasm_simd128.h', 'time.h']);
-// The command line also reads and writes files, and lists a folder it writes into (dirent.h:
-// what a killed `train` left there, out_folder.c).
+// The command line also reads and writes files, lists a folder it writes into (dirent.h: what a
+// killed `train` left there, out_folder.c) and locks it for one run at a time (sys/file.h: flock).
 const CLI_SYSTEM_HEADERS = new Set([...CORE_SYSTEM_HEADERS, 'stdio.h', 'errno.h', 'unistd.h', 'sys/stat.h', 'fcntl.h', 'signal.h',
-  'dirent.h']);
+  'dirent.h', 'sys/file.h']);
 
 function sourceFiles() {
   const files = [];

@@ -149,6 +149,44 @@ test('train: Ctrl-C leaves a complete checkpoint; --resume goes on to exactly th
   assert.ok(readFileSync(join(dir, 'train_state.safetensors')).equals(readFileSync(join(whole, 'train_state.safetensors'))));
 });
 
+// Two runs into one folder: the second stops with one line while the first trains on, and the
+// first ends as a run alone gives (its loss.csv, its weights). The lock is the system's: once the
+// first has ended, the folder is free again (--resume takes it).
+test('train: a second run into a folder another run is writing into stops with one line', async () => {
+  const dir = join(work, 'busy'), alone = join(work, 'alone');
+  const settings = [...SHAPE, '--steps', '40', '--seed', '5'];
+  let r = run(CLI, ['train', '--corpus', corpus, '--out', alone, ...settings]);
+  assert.equal(r.status, 0, r.stderr);
+  const child = spawn(CLI, ['train', '--corpus', corpus, '--out', dir, ...settings], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  const closed = new Promise((resolve) => child.on('close', (c) => resolve(c)));
+  await new Promise((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error(`the first run never reached step 2: ${err}`)), 120000);
+    const timer = setInterval(() => {
+      if (/step [2-9]\//.test(err)) { clearInterval(timer); clearTimeout(guard); resolve(); }
+    }, 5);
+  });
+  for (const extra of [['--resume'], ['--force']]) {
+    r = run(CLI, ['train', '--corpus', corpus, '--out', dir, ...settings, ...extra]);
+    if (/step 40\/40/.test(err)) break; // the first run ended meanwhile: nothing left to race
+    assert.equal(r.status, 1, `${extra}: ${r.stderr}`);
+    assert.match(r.stderr, /^attnlab: --out '.*busy': another attnlab run is writing into this folder now\n$/);
+  }
+  // convert --force into it waits its turn the same way
+  r = run(CLI, ['convert', '--model', alone, '--out', dir, '--force']);
+  if (!/step 40\/40/.test(err)) {
+    assert.equal(r.status, 1, r.stderr);
+    assert.match(r.stderr, /^attnlab: --out '.*busy': another attnlab run is writing into this folder now\n$/);
+  }
+  assert.equal(await closed, 0, err);
+  assert.deepEqual(losses(dir), losses(alone));
+  assert.ok(readFileSync(join(dir, 'model.safetensors')).equals(readFileSync(join(alone, 'model.safetensors'))));
+  r = run(CLI, ['train', '--corpus', corpus, '--out', dir, ...settings, '--resume']);
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stderr, /has done its 40 steps: nothing to do/);
+});
+
 // --vocab V with no tokenizer: a byte-level BPE tokenizer of V tokens trained on the corpus first
 // (train-tokenizer's), which the folder then holds and the model is shaped by.
 test('train --vocab: the tokenizer trained on the corpus, the model of its size', () => {

@@ -175,12 +175,15 @@ int cmd_cut_tokenizer(int argc, char **argv);
 int cli_same_file(const char *a, const char *b);
 /* "DIR/NAME" in a new string; NULL after printing "out of memory". */
 char *cli_path_in(const char *dir, const char *name);
-/* 1 if the folder dir holds a model: any of a MiniMind folder's files (cli_model_paths:
- * config.json, model.safetensors, tokenizer.json) is there; 0 if not (or dir is no folder); -1
- * after printing that memory ran out. */
-int cli_folder_has_model(const char *dir);
 /* The first of names[0, n) that dir holds (a file, a folder, a link), or NULL. */
 const char *cli_folder_holds(const char *dir, const char *const *names, int n);
+/* The first of a MiniMind folder's files (cli_model_paths: config.json, model.safetensors,
+ * tokenizer.json) that the folder dir holds, or NULL (none, or dir is no folder). */
+const char *cli_folder_has_model(const char *dir);
+/* Takes the folder dir (which exists) for this process alone until it ends (train, convert): a
+ * descriptor to keep open, or -1 after printing that another run holds it (or why it cannot be
+ * taken). The lock is the system's (flock): a run killed in any way leaves none behind. */
+int cli_folder_lock(const char *dir);
 /* Removes from dir what a write of one of names[0, n) killed before its rename leaves:
  * NAME.next, NAME.tmp.XXXXXX and NAME.next.tmp.XXXXXX (cli_write_file_atomic's temporary
  * files) — never one that is the same file as one of keep[0, n_keep). Returns how many it

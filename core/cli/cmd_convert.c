@@ -66,9 +66,8 @@ int cmd_convert(int argc, char **argv) {
     const char *written[3] = {cp, mp, tp};
     for (int i = 0; status == EXIT_OK && out_exists && i < 3; i++)
         if (!cli_check_model_output(written[i], model_path, NULL, 0)) status = EXIT_BAD_INPUT;
-    const int had_model = status == EXIT_OK && out_exists ? cli_folder_has_model(out) : 0;
-    if (had_model < 0) status = EXIT_FAILURE_ENV;
-    if (had_model > 0 && !force) {
+    const int had_model = status == EXIT_OK && out_exists && cli_folder_has_model(out);
+    if (had_model && !force) {
         cli_error("--out '%s' already holds a model (config.json, model.safetensors or tokenizer.json): give "
                   "another folder, or --force to replace it", cli_show(out));
         status = EXIT_BAD_INPUT;
@@ -128,6 +127,8 @@ int cmd_convert(int argc, char **argv) {
         cli_error("--out '%s': %s", cli_show(out), strerror(errno));
         status = EXIT_BAD_INPUT;
     }
+    const int lock = status == EXIT_OK ? cli_folder_lock(out) : -1;
+    if (status == EXIT_OK && lock < 0) status = EXIT_FAILURE_ENV;
     if (status == EXIT_OK && (!cli_write_file_atomic(cp, (const uint8_t *)config, config_len) ||
                               !cli_write_file_atomic(mp, image, size) || (tok && !cli_write_file_atomic(tp, tok, tok_size))))
         status = EXIT_FAILURE_ENV;
@@ -136,6 +137,7 @@ int cmd_convert(int argc, char **argv) {
     if (status == EXIT_OK)
         printf("wrote %s: config.json, model.safetensors (%s, %zu bytes)%s\n", cli_show(out), f16 ? "float16" : "float32",
                size, tok ? ", tokenizer.json" : dropped ? "; the old tokenizer.json removed (this model has none)" : "");
+    if (lock >= 0) close(lock);
     free(cp), free(mp), free(tp), free(tok), free(tok_path), free(config), free(image);
     return status;
 }

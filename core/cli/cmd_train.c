@@ -388,11 +388,20 @@ int cmd_train(int argc, char **argv) {
         cli_error("%s", err.msg);
         status = err.status == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     }
+    /* the folder (made now that the input is known to be good), one run at a time writing into
+     * it from here to its end */
+    if (status == EXIT_OK && !resume && stat(out, &sb) != 0 && mkdir(out, 0755) != 0) {
+        cli_error("--out '%s': %s", cli_show(out), strerror(errno));
+        status = EXIT_BAD_INPUT;
+    }
+    const int lock = status == EXIT_OK ? cli_folder_lock(out) : -1;
+    if (status == EXIT_OK && lock < 0) status = EXIT_FAILURE_ENV;
     int64_t start = 0;
     if (status == EXIT_OK && resume) status = resume_from(t, out, s.steps, &start);
     if (status == EXIT_OK && resume && start == s.steps) {
         fprintf(stderr, "attnlab: the run in '%s' has done its %lld steps: nothing to do\n", cli_show(out),
                 (long long)start);
+        close(lock);
         free(tok_bytes);
         al_corpus_free(&text);
         al_trainer_free(t);
@@ -418,11 +427,7 @@ int cmd_train(int argc, char **argv) {
     if (status == EXIT_OK && !loss_path) status = EXIT_FAILURE_ENV;
     if (status == EXIT_OK && resume && !trim_log(loss_path, start)) status = EXIT_FAILURE_ENV;
     if (status == EXIT_OK && !resume) {
-        /* a new run: the folder made now that the input is known to be good */
-        if (stat(out, &sb) != 0 && mkdir(out, 0755) != 0) {
-            cli_error("--out '%s': %s", cli_show(out), strerror(errno));
-            status = EXIT_BAD_INPUT;
-        }
+        /* a new run (its folder made above, once the input was known to be good) */
         al_trainer_init_weights(t, (uint64_t)s.seed, &err);
         char *tp = cli_path_in(out, "tokenizer.json");
         static const char header[] = "step,loss,lr,grad_norm,tokens_per_s,held_out_loss\n";
@@ -481,6 +486,7 @@ int cmd_train(int argc, char **argv) {
         fprintf(stderr, "\n%s after step %lld: %s\n", interrupted ? "interrupted" : "done", (long long)step, cli_show(out));
     for (size_t i = 0; i < sizeof STOPPING / sizeof STOPPING[0]; i++) signal(STOPPING[i], SIG_DFL);
     if (log) fclose(log);
+    if (lock >= 0) close(lock);
     free(loss_path), free(ids);
     al_corpus_free(&text);
     al_trainer_free(t);

@@ -1,15 +1,18 @@
 /* out_folder.c — what a command that writes into a folder checks of it first: whether two paths
  * name one file (the same device and inode, whatever the names, links included), which of the
- * files it writes the folder already holds, and what a run killed in the middle of a write left
- * there (NAME.next, NAME.tmp.XXXXXX), removed before a new write. */
-#define _POSIX_C_SOURCE 200809L
+ * files it writes the folder already holds, that no other run is writing into it (a lock the
+ * system drops when the process ends, however it ends), and what a run killed in the middle of
+ * a write left there (NAME.next, NAME.tmp.XXXXXX), removed before a new write. */
+#define _DEFAULT_SOURCE /* flock */
 #include "cli/cli.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,15 +40,26 @@ const char *cli_folder_holds(const char *dir, const char *const *names, int n) {
     return NULL;
 }
 
-int cli_folder_has_model(const char *dir) {
+const char *cli_folder_has_model(const char *dir) {
+    static const char *const model_files[] = {"config.json", "model.safetensors", "tokenizer.json"};
     struct stat sb;
-    cli_model_paths mp;
-    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return 0;
-    const int got = cli_model_paths_get(dir, &mp);
-    int has = 0;
-    for (int i = 0; got > 0 && i < CLI_MODEL_FILES; i++) has |= lstat(mp.files[i], &sb) == 0;
-    cli_model_paths_free(&mp);
-    return got < 0 ? -1 : has;
+    if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode)) return NULL;
+    return cli_folder_holds(dir, model_files, 3);
+}
+
+int cli_folder_lock(const char *dir) {
+    const int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        cli_error("--out '%s': %s", cli_show(dir), strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK) cli_error("--out '%s': another attnlab run is writing into this folder now", cli_show(dir));
+        else cli_error("--out '%s': cannot lock the folder: %s", cli_show(dir), strerror(errno));
+        close(fd);
+        return -1;
+    }
+    return fd;
 }
 
 /* "NAME.next", "NAME.tmp.XXXXXX" or "NAME.next.tmp.XXXXXX" (mkstemp's six letters and digits):
