@@ -369,7 +369,8 @@ def main():
     ap = argparse.ArgumentParser(description="ablation, logit lens, DLA and patching in PyTorch")
     ap.add_argument("model", help="a MiniMind folder or a llama2.c .bin file")
     ap.add_argument("--ids", required=True, help="token ids, comma-separated")
-    ap.add_argument("--ablate", default="", help="heads L.H, comma-separated")
+    ap.add_argument("--ablate", default="", help="heads L.H, comma-separated (for the lens "
+                    "and the attribution)")
     ap.add_argument("--target", type=int, help="token for the attribution (default: the argmax "
                     "at the last position)")
     ap.add_argument("--corrupt", help="corrupt ids for patching (--ids is the clean prompt)")
