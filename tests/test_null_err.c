@@ -460,6 +460,14 @@ static void test_whole_model(void) {
     EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, AL_SAMPLER_STAGES * 32, NULL), AL_OK);
     CHECK(al_sample(logits, 32, NULL, 0, &sp, NULL, stages, AL_SAMPLER_STAGES * 32, NULL) == -1, "no generator");
 
+    al_rng *draw = al_rng_create(1);
+    const float weights[3] = {0.5f, -1.0f, 2.0f};
+    int64_t drawn[2];
+    EXPECT(al_rng_multinomial(draw, drawn, weights, 3, 1, 0, NULL, NULL), AL_ERR_ARG); /* -1 */
+    EXPECT(al_rng_multinomial(draw, drawn, weights + 2, 1, 2, 0, stages, NULL), AL_ERR_ARG);
+    EXPECT(al_rng_multinomial(draw, drawn, weights + 2, 1, 2, 1, stages, NULL), AL_OK);
+    al_rng_free(draw);
+
     const uint8_t junk[40] = {4, 0, 0, 0};
     EXPECT(al_llama2c_hparams(junk, 10, &hp, NULL), AL_ERR_FORMAT);
     EXPECT(al_llama2c_hparams(junk, sizeof junk, &hp, NULL), AL_ERR_FORMAT);

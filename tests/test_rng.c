@@ -1,7 +1,8 @@
 /* test_rng.c — checks core/torch/rng.c against PyTorch 1.13: replays every record of the golden file
- * written by tests/fixtures/gen_rng.py (seeding, raw mt19937 words, uniform_, randn / normal_ on
- * both kernel paths, nn.Linear and xavier_uniform_ init, the tutorials' sequences) and compares
- * the float32 bit patterns exactly; plus a few properties that need no fixture.
+ * written by tests/fixtures/gen_rng.py (seeding, raw mt19937 words, uniform_, exponential_,
+ * randn / normal_ on both kernel paths, torch.multinomial on both of its paths, nn.Linear and
+ * xavier_uniform_ init, the tutorials' sequences) and compares the float32 bit patterns (and the
+ * ids drawn) exactly; plus a few properties that need no fixture.
  *
  * Usage: test_rng [tests/fixtures/rng/rng_golden.txt]    (exit status 0 only if all pass) */
 
@@ -50,7 +51,8 @@ static int replay_fixture(const char *path) {
     golden_src in = golden_stream(f);
     char case_name[NAME_MAX_LEN] = "", prev_case[NAME_MAX_LEN] = "", op[32];
     al_rng *rng = NULL;
-    float *values = NULL;
+    float *values = NULL, *probs = NULL, *work = NULL;
+    int64_t *drawn = NULL, n_probs = 0;
     uint32_t *got = NULL, *stored = NULL;
     int records = 0, step = 0, ok = 1;
 
@@ -66,11 +68,12 @@ static int replay_fixture(const char *path) {
         snprintf(prev_case, sizeof prev_case, "%s", case_name);
 
         /* Parameters, then the operation itself on this case's generator. */
-        free(values); free(got); free(stored);
+        free(values); free(got); free(stored); free(drawn);
         values = malloc((size_t)(count > 0 ? count : 1) * sizeof *values);
+        drawn = malloc((size_t)(count > 0 ? count : 1) * sizeof *drawn);
         got = malloc((size_t)(count > 0 ? count : 1) * sizeof *got);
         stored = malloc((size_t)(n_head + n_tail > 0 ? n_head + n_tail : 1) * sizeof *stored);
-        if (values == NULL || got == NULL || stored == NULL) { ok = 0; break; }
+        if (values == NULL || got == NULL || stored == NULL || drawn == NULL) { ok = 0; break; }
 
         if (strcmp(op, "seed") == 0) {
             uint64_t seed;
@@ -109,6 +112,27 @@ static int replay_fixture(const char *path) {
             ok = golden_i64(&in, &out_dim) && golden_i64(&in, &in_dim) &&
                  golden_double(&in, &gain) && out_dim * in_dim == count;
             if (ok) al_rng_xavier_uniform(rng, values, out_dim, in_dim, gain);
+        } else if (strcmp(op, "exponential") == 0) {
+            double lambda;
+            ok = golden_double(&in, &lambda);
+            if (ok) al_rng_exponential(rng, values, count, lambda);
+        } else if (strcmp(op, "probs") == 0) {
+            /* The weights themselves, stored whole; the next multinomial records draw from them. */
+            ok = n_head == count;
+            free(probs); free(work);
+            probs = malloc((size_t)(count > 0 ? count : 1) * sizeof *probs);
+            work = malloc((size_t)(count > 0 ? count : 1) * sizeof *work);
+            n_probs = count;
+            if (probs == NULL || work == NULL) ok = 0;
+        } else if (strcmp(op, "multinomial") == 0) {
+            int64_t replacement;
+            al_error err = {0};
+            ok = golden_i64(&in, &replacement) && n_probs > 0;
+            if (ok) {
+                al_status st = al_rng_multinomial(rng, drawn, probs, n_probs, count, (int)replacement, work, &err);
+                CHECK(st == AL_OK, "%s step %d: multinomial refused: %s", case_name, step, err.msg);
+                for (int64_t i = 0; i < count; i++) got[i] = st == AL_OK ? (uint32_t)drawn[i] : 0xffffffffu;
+            }
         } else {
             fprintf(stderr, "%s: unknown op '%s'\n", path, op);
             ok = 0;
@@ -121,8 +145,10 @@ static int replay_fixture(const char *path) {
             stored[k] = (uint32_t)b;
         }
         if (!ok) break;
-        if (strcmp(op, "seed") != 0) {
-            if (strcmp(op, "u32") != 0)
+        if (strcmp(op, "probs") == 0) {
+            for (int64_t i = 0; i < count; i++) probs[i] = al_float_of_bits(stored[i]);
+        } else if (strcmp(op, "seed") != 0) {
+            if (strcmp(op, "u32") != 0 && strcmp(op, "multinomial") != 0)
                 for (int64_t i = 0; i < count; i++) got[i] = al_bits_of_float(values[i]);
             compare_record(case_name, step, op, got, count, hash, stored, n_head, n_tail);
         }
@@ -130,7 +156,7 @@ static int replay_fixture(const char *path) {
     }
     if (!ok) fprintf(stderr, "%s: malformed record in case '%s'\n", path, case_name);
     fclose(f);
-    free(values); free(got); free(stored);
+    free(values); free(got); free(stored); free(drawn); free(probs); free(work);
     al_rng_free(rng);
     return ok ? records : -1;
 }

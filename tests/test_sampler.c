@@ -3,7 +3,8 @@
  * negative logits of each id seen (once, however often it was seen), top-k keeps the k largest
  * (and ties with the k-th), top-p keeps the smallest head of the sorted distribution whose
  * probability reaches p (the first always), temperature 0 is the argmax, and draws follow the
- * final distribution and repeat for the same seed. */
+ * final distribution, repeat for the same seed and are torch.multinomial's (two words of the
+ * generator per id). */
 #include "attnlab.h"
 #include "check.h"
 
@@ -84,6 +85,17 @@ int main(void) {
         if (a >= 0 && a < V) counts[a]++;
     }
     CHECK(same, "the same seed gave different draws");
+    /* A draw is torch.multinomial(final stage, 1): one exponential per id, two words each, so a
+     * clone that takes 2·V words stands where the sampler's generator stands. */
+    al_rng *before = al_rng_clone(rng), *words = al_rng_clone(rng);
+    int64_t want = -1;
+    const int64_t drawn = al_sample(logits, V, NULL, 0, &mild, rng, stages, AL_SAMPLER_STAGES * V, &err);
+    CHECK(al_rng_multinomial(before, &want, stages + (AL_SAMPLER_STAGES - 1) * V, V, 1, 0, NULL, &err) == AL_OK &&
+          drawn == want, "al_sample drew %lld, torch.multinomial %lld", (long long)drawn, (long long)want);
+    for (int i = 0; i < 2 * V; i++) al_rng_u32(words);
+    CHECK(al_rng_u32(words) == al_rng_u32(rng), "a draw did not take 2 words per id");
+    al_rng_free(before);
+    al_rng_free(words);
     softmax(raw, raw, V);
     for (int i = 0; i < V; i++)
         CHECK(fabs(counts[i] / 20000.0 - raw[i]) < 0.01, "id %d drawn %.4f of the time, p = %.4f", i, counts[i] / 20000.0, raw[i]);

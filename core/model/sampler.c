@@ -2,7 +2,8 @@
  * temperature → repetition penalty over every id seen (positive logits divided by it, negative
  * multiplied) → top-k (logits below the k-th largest out) → top-p (the smallest set of the most
  * likely tokens whose probability reaches p; the first always kept) → a draw from the softmax
- * of what is left. Temperature 0 is greedy (after the repetition penalty), and so is a
+ * of what is left, by torch.multinomial's own method (al_rng_multinomial), so that a generator
+ * seeded as torch.manual_seed(S) draws the tokens MiniMind's generate draws. Temperature 0 is greedy (after the repetition penalty), and so is a
  * temperature so small that a logit divided by it leaves float's range (T of 1e-38, or 1e-37
  * with a logit of 40): that is the limit T → 0+, every stage one-hot. Each stage can be read
  * out (al_sampler_stages) for the page to draw. */
@@ -172,15 +173,10 @@ int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64
     if (al_sampler_stages(logits, vocab, seen, n_seen, p, stages, cap, err) != AL_OK) return -1;
     const float *final = stages + (AL_SAMPLER_STAGES - 1) * vocab;
     if (!rng) return al_fail(err, AL_ERR_ARG, "sampler: no random generator"), -1;
-    float u;
-    al_rng_uniform(rng, &u, 1, 0.0f, 1.0f);
-    double cumulative = 0.0;
-    int64_t last = -1;
-    for (int64_t i = 0; i < vocab; i++) {
-        if (final[i] <= 0.0f) continue;
-        last = i;
-        cumulative += final[i];
-        if ((double)u < cumulative) return i;
-    }
-    return last; /* rounding left u past the total: the last possible token */
+    /* torch.multinomial(probs, num_samples=1): one exponential per id of the vocabulary (those
+     * left at 0 too), then the argmax of p / q — so a step moves the generator by 2·vocab words,
+     * as MiniMind's does. */
+    int64_t chosen = -1;
+    if (al_rng_multinomial(rng, &chosen, final, vocab, 1, 0, NULL, err) != AL_OK) return -1;
+    return chosen;
 }

@@ -1,6 +1,7 @@
 /* rng.c — PyTorch 1.13's CPU random generator, reproduced bit for bit: the mt19937 engine that
- * torch.manual_seed resets, tensor.uniform_ and tensor.normal_ / torch.randn on float32 tensors
- * (both paths of the CPU normal kernel), and the nn.Linear / xavier_uniform_ initialisations.
+ * torch.manual_seed resets, tensor.uniform_, tensor.exponential_ and tensor.normal_ / torch.randn
+ * on float32 tensors (both paths of the CPU normal kernel), torch.multinomial (both of its paths)
+ * and the nn.Linear / xavier_uniform_ initialisations.
  *
  * What PyTorch does, and therefore what this file does (sources: ATen/core/MT19937RNGEngine.h,
  * DistributionsHelper.h, TransformationHelper.h, ATen/CPUGeneratorImpl.cpp,
@@ -15,6 +16,12 @@
  *     read nor written on this path.
  *   - normal_ on < 16 elements: one double Box–Muller per pair from two 53-bit uniforms; the
  *     sine half is cached in the generator and returned by the next small draw.
+ *   - exponential_(λ): per element, in order, one 53-bit uniform double u (two 32-bit draws),
+ *     q = (-1 / λ) · log(1 - u) in double, rounded to float.
+ *   - multinomial without replacement: q = exponential_(1) over the whole row, then the argmax
+ *     (one sample) or the top n_sample of p / q in float; with replacement: the float cumulative
+ *     sum normalised by its total, one 53-bit uniform per sample, a binary search.
+ *     (Sources: ATen/native/Distributions.cpp multinomial_out, native/cpu/MultinomialKernel.cpp.)
  * This matches the x86-64 AVX2 kernels that torch 1.13 runs on AVX2 machines (checked against
  * torch's output, see tests/test_rng.c; its AVX512 kernels gave the same 10^5 draws). Its
  * DEFAULT kernels (no AVX2, or ATEN_CPU_CAPABILITY=default) use libm's logf/sinf/cosf and an
@@ -29,6 +36,7 @@
 #include "base/internal.h"
 
 #include <assert.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -361,4 +369,110 @@ void al_rng_xavier_uniform(al_rng *r, float *w, int64_t fan_out, int64_t fan_in,
     double std = gain * sqrt(2.0 / (double)(fan_in + fan_out));
     double bound = sqrt(3.0) * std;
     al_rng_uniform(r, w, fan_out * fan_in, (float)-bound, (float)bound);
+}
+
+/* ------------------------------------------------------------------------------------------
+ * Exponential draws and torch.multinomial
+ * ------------------------------------------------------------------------------------------ */
+
+/* at::exponential_distribution<double>(λ), cast to float: u ~ U[0, 1) from 53 bits, then
+ * transformation::exponential's CPU formula, static_cast<double>(-1.0) / λ · log(1 - u).
+ * 1 - u is exact and in (0, 1]; u = 0 gives -0 (PyTorch does not guard it; the chance is 2^-53). */
+static float exponential_float(al_rng *r, double lambda) {
+    double u = uniform_double01(r);
+    double scale = -1.0 / lambda;
+    return (float)(scale * log(1.0 - u));
+}
+
+void al_rng_exponential(al_rng *r, float *out, int64_t n, double lambda) {
+    assert(r != NULL && (out != NULL || n <= 0));
+    for (int64_t i = 0; i < n; i++) out[i] = exponential_float(r, lambda);
+}
+
+/* The order of argmax and topk over p / q: NaN first (both treat it as the largest), then larger
+ * values, then the smaller index (argmax's first maximum; for topk's ties, which only values that
+ * are equal exactly make, PyTorch's order is its sort's, not specified). 1 if (a, i) comes first. */
+static int comes_before(float a, int64_t i, float b, int64_t j) {
+    int a_nan = a != a, b_nan = b != b;
+    if (a_nan != b_nan) return a_nan;
+    if (!a_nan && a != b) return a > b;
+    return i < j;
+}
+
+/* multinomial_out's fast path (without replacement): s = argmax(p / q), q ~ Exp(1) — the
+ * Gumbel-max trick with exp applied, argmax(log p - log(-log u)) = argmax(p / -log u). All n
+ * exponentials are drawn first (exponential_ on the whole row), then p / q is one float
+ * division per element. One sample needs no buffer: draws and argmax run in the same order. */
+static void multinomial_exponential(al_rng *r, int64_t *out, const float *probs, int64_t n,
+                                    int64_t n_sample, float *work) {
+    if (n_sample == 1) {
+        int64_t best = 0;
+        float best_v = 0.0f;
+        for (int64_t i = 0; i < n; i++) {
+            float q = exponential_float(r, 1.0);
+            float v = probs[i] / q;
+            if (i == 0 || comes_before(v, i, best_v, best)) best = i, best_v = v;
+        }
+        out[0] = best;
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) work[i] = exponential_float(r, 1.0);
+    for (int64_t i = 0; i < n; i++) work[i] = probs[i] / work[i];
+    /* topk(p / q, n_sample), sorted: pick k is the first element after pick k - 1. */
+    for (int64_t k = 0; k < n_sample; k++) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < n; i++) {
+            if (k > 0 && !comes_before(work[out[k - 1]], out[k - 1], work[i], i)) continue;
+            if (best < 0 || comes_before(work[i], i, work[best], best)) best = i;
+        }
+        out[k] = best;
+    }
+}
+
+/* multinomial_with_replacement_apply for float: cum[j] = (p_0 + … + p_j) summed in float, each
+ * divided by the total; cum[n-1] set to 1; per sample one uniform double u and the first j with
+ * cum[j] >= u (compared in double), by binary search. */
+static void multinomial_cumulative(al_rng *r, int64_t *out, const float *probs, int64_t n,
+                                   int64_t n_sample, float *cum) {
+    float sum = 0.0f;
+    for (int64_t j = 0; j < n; j++) {
+        sum = sum + probs[j];
+        cum[j] = sum;
+    }
+    for (int64_t j = 0; j < n; j++) cum[j] = cum[j] / sum;
+    for (int64_t k = 0; k < n_sample; k++) {
+        double u = uniform_double01(r);
+        cum[n - 1] = 1.0f;
+        int64_t left = 0, right = n;
+        while (right - left > 0) {
+            int64_t mid = left + (right - left) / 2;
+            if ((double)cum[mid] < u) left = mid + 1;
+            else right = mid;
+        }
+        out[k] = left;
+    }
+}
+
+al_status al_rng_multinomial(al_rng *r, int64_t *out, const float *probs, int64_t n, int64_t n_sample,
+                             int replacement, float *work, al_error *err) {
+    if (r == NULL || out == NULL || probs == NULL)
+        return al_fail(err, AL_ERR_ARG, "multinomial: NULL argument");
+    if (n < 1 || n > (INT64_C(1) << 24))
+        return al_fail(err, AL_ERR_ARG, "multinomial: %" PRId64 " categories (must be 1 to 2^24)", n);
+    if (n_sample < 1 || (!replacement && n_sample > n))
+        return al_fail(err, AL_ERR_ARG, "multinomial: %" PRId64 " samples of %" PRId64 " categories %s", n_sample, n,
+                       replacement ? "(must be >= 1)" : "without replacement (must be 1 to the categories)");
+    if (work == NULL && (replacement || n_sample > 1))
+        return al_fail(err, AL_ERR_ARG, "multinomial: NULL work buffer for %" PRId64 " samples", n_sample);
+    int any_positive = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (!(probs[i] >= 0.0f && probs[i] < INFINITY))
+            return al_fail(err, AL_ERR_ARG, "multinomial: probability %" PRId64 " is %g (must be finite and >= 0)", i,
+                           (double)probs[i]);
+        any_positive |= probs[i] > 0.0f;
+    }
+    if (!any_positive) return al_fail(err, AL_ERR_ARG, "multinomial: every probability is 0");
+    if (replacement) multinomial_cumulative(r, out, probs, n, n_sample, work);
+    else multinomial_exponential(r, out, probs, n, n_sample, work);
+    return AL_OK;
 }

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """An independent PyTorch reference of MiniMind's MiniMindForCausalLM (jingyaogong/minimind,
-model/model_minimind.py): config, forward pass with a KV cache, MoE routing, greedy generation,
-and reading a checkpoint (Hugging Face safetensors folder or MiniMind's torch.save `.pth`).
+model/model_minimind.py): config, forward pass with a KV cache, MoE routing, generation (greedy,
+or sampled with torch.multinomial as MiniMind's generate samples), and reading a checkpoint (Hugging Face safetensors folder or MiniMind's torch.save `.pth`).
 
 Written from /work/shared/MINIMIND-FACTS.md and a reading of MiniMind's model file, without
 transformers. The modules carry MiniMind's names and registration order, so state_dict() has
 MiniMind's keys in MiniMind's order. Every operation is done in the same order and precision
 as MiniMind's eager (non-flash) path, in float32; weights stored as F16/BF16 are upcast
-exactly. tests/fixtures/gen_minimind.py imports it; run directly it prints a greedy
-continuation of a checkpoint folder:
+exactly. tests/fixtures/gen_minimind.py and gen_minimind_sample.py import it; run directly it
+prints a greedy continuation of a checkpoint folder, or a sampled one after
+torch.manual_seed(SEED):
 
     /usr/bin/python3 tests/reference/minimind_model.py DIR --ids 1,17,42 [-n 24] [--penalty 1.3]
+        [--seed S [--temperature T] [--top-k K] [--top-p P]]
 
 The maths, for a sequence of token ids at positions p0..p0+T-1 (all float32):
     x = embed_tokens[id]                                                   [T, hidden]
@@ -418,16 +420,18 @@ def canonical_route(idx, weight):
 
 
 # --------------------------------------------------------------------------------------------
-# Generation (MiniMind's generate, do_sample=False)
+# Generation (MiniMind's generate)
 # --------------------------------------------------------------------------------------------
 
 @torch.no_grad()
 def generate(model, prompt_ids, max_new_tokens=24, temperature=1.0, top_k=50, top_p=0.85,
-             repetition_penalty=1.0, eos_token_id=EOS, use_cache=True):
-    """MiniMind's generate for one sequence with do_sample=False: per step, the logits of the
-    last position / temperature; repetition penalty over every id of the sequence so far (prompt
-    included): positive logits divided by it, negative ones multiplied; top-k and top-p masks
-    (they never remove the largest logit); argmax (first index on ties). The token is appended;
+             repetition_penalty=1.0, eos_token_id=EOS, use_cache=True, do_sample=False):
+    """MiniMind's generate for one sequence: per step, the logits of the last position /
+    temperature; repetition penalty over every id of the sequence so far (prompt included):
+    positive logits divided by it, negative ones multiplied; top-k and top-p masks (they never
+    remove the largest logit); then with do_sample torch.multinomial(torch.softmax(logits), 1)
+    on the default generator (seed it first with torch.manual_seed, as a caller of MiniMind's
+    generate does), without it argmax (first index on ties). The token is appended;
     generation stops after max_new_tokens or after appending eos_token_id.
     With use_cache the prompt is one pass and each new token one cached step; without, every
     step recomputes the whole sequence.
@@ -453,7 +457,10 @@ def generate(model, prompt_ids, max_new_tokens=24, temperature=1.0, top_k=50, to
             mask = torch.cumsum(torch.softmax(sorted_logits, dim=-1), dim=-1) > top_p
             mask[..., 1:], mask[..., 0] = mask[..., :-1].clone(), False
             logits[mask.scatter(1, sorted_idx, mask)] = -float("inf")
-        nxt = torch.argmax(logits, dim=-1, keepdim=True)
+        if do_sample:
+            nxt = torch.multinomial(torch.softmax(logits, dim=-1), num_samples=1)
+        else:
+            nxt = torch.argmax(logits, dim=-1, keepdim=True)
         ids = torch.cat([ids, nxt], dim=-1)
         new.append(int(nxt))
         past = presents if use_cache else None
@@ -538,15 +545,22 @@ def load_model(folder):
 
 
 def main():
-    ap = argparse.ArgumentParser(description="MiniMind greedy generation, in PyTorch")
+    ap = argparse.ArgumentParser(description="MiniMind generation, in PyTorch (greedy unless --seed)")
     ap.add_argument("folder", help="config.json + model.safetensors or model.pth")
     ap.add_argument("--ids", default="1", help="prompt ids, comma-separated (default: 1)")
     ap.add_argument("-n", "--max-new-tokens", type=int, default=24)
     ap.add_argument("--penalty", type=float, default=1.0, help="repetition_penalty")
+    ap.add_argument("--seed", type=int, help="sample: torch.manual_seed(SEED), then do_sample")
+    ap.add_argument("--temperature", type=float, default=1.0)
+    ap.add_argument("--top-k", type=int, default=50)
+    ap.add_argument("--top-p", type=float, default=0.85)
     args = ap.parse_args()
     model = load_model(args.folder)
     prompt = [int(s) for s in args.ids.split(",") if s.strip()]
-    r = generate(model, prompt, args.max_new_tokens, repetition_penalty=args.penalty)
+    if args.seed is not None:
+        torch.manual_seed(args.seed)
+    r = generate(model, prompt, args.max_new_tokens, args.temperature, args.top_k, args.top_p,
+                 repetition_penalty=args.penalty, do_sample=args.seed is not None)
     print(" ".join(str(i) for i in r["ids"]), "(%s)" % r["stop"])
 
 

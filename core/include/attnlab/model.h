@@ -407,8 +407,9 @@ al_status al_sampler_stages(const float *logits /* [vocab] */, int64_t vocab,
                             const int32_t *seen /* [n_seen] */, int64_t n_seen,
                             const al_sampler_params *p, float *stages, int64_t cap, al_error *err);
 
-/* The next token: the stages computed into `stages` (as above), then the draw (one uniform
- * number from rng); at temperature 0 the argmax of the penalised logits (then only they are
+/* The next token: the stages computed into `stages` (as above), then the draw from the last
+ * stage as torch.multinomial(probs, 1) draws it (one exponential per id: 2·vocab words of rng);
+ * at temperature 0 the argmax of the penalised logits (then only they are
  * left in `stages`, no stage is computed). At a temperature too small for the logits (above)
  * the draw is from one-hot stages: the same token as temperature 0. -1 with *err set on bad
  * arguments. */

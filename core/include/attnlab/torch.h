@@ -32,6 +32,21 @@ void al_rng_uniform(al_rng *r, float *out, int64_t n, float from, float to);
 void al_rng_normal(al_rng *r, float *out, int64_t n, float mean, float std);
 void al_rng_randn(al_rng *r, float *out, int64_t n);
 
+/* tensor.exponential_(lambda) on a float32 tensor of n elements: per element one double
+ * uniform u (two 32-bit draws), (-1 / lambda) · log(1 - u), rounded to float. */
+void al_rng_exponential(al_rng *r, float *out, int64_t n, double lambda);
+
+/* torch.multinomial(probs, n_sample, replacement) on one row of n float32 weights (any positive
+ * total; they need not sum to 1), the sampled ids into out [n_sample]. Without replacement:
+ * q = exponential_(1) over all n, then argmax (one sample) or topk (ids by decreasing p / q) of
+ * p / q; with replacement: the normalised float cumulative sum and one double uniform per sample.
+ * work [n] is scratch, needed unless n_sample is 1 without replacement (then it may be NULL).
+ * AL_ERR_ARG for a weight that is negative, NaN or infinite, all weights 0, n outside
+ * [1, 2^24], n_sample < 1, or more samples than categories without replacement. Ties of p / q
+ * go to the smaller id (argmax's rule; topk leaves them to its sort). */
+al_status al_rng_multinomial(al_rng *r, int64_t *out /* [n_sample] */, const float *probs /* [n] */, int64_t n,
+                             int64_t n_sample, int replacement, float *work /* [n] */, al_error *err);
+
 /* nn.Linear's default weight init: kaiming_uniform_(a=√5) = U(-1/√in, 1/√in). */
 void al_rng_linear_init(al_rng *r, float *w /* [out_dim, in_dim] */, int64_t out_dim,
                         int64_t in_dim);
