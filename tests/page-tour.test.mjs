@@ -20,6 +20,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
 import { openPage, servedBrowser, showLayerLab } from './lib/browser.mjs';
 import { SIZES, VIEWS } from './lib/views.mjs';
+import { axeViolations, describeViolations } from './lib/axe.mjs';
 
 const require = createRequire(import.meta.url);
 const { STRINGS } = require(join(ROOT, 'web', 'i18n.js'));
@@ -76,6 +77,12 @@ async function shot(page, path) {
   await page.screenshot({ path });
 }
 
+// axe's violations on the page as it is now, one line each.
+async function audit(page) {
+  const violations = await axeViolations(page);
+  return violations.length ? [`axe: ${describeViolations(violations)}`] : [];
+}
+
 const px = (b) => (b ? `[${Math.round(b.top)}, ${Math.round(b.bottom)}]` : 'not shown');
 
 // What is wrong with the window showing only view, one line each.
@@ -124,6 +131,8 @@ async function followTour(page, lang, shots) {
     }
     if (s.cardText.join('\n') !== t.tourSteps[key].join('\n')) bad.push(at(`the card says "${s.cardText.join(' / ')}"`));
     if (shots) await shot(page, join(OUT, `${shots}-${lang}-${String(i + 1).padStart(2, '0')}-${key}.png`));
+    // axe, with the card open, on the first step of each view
+    if (i === 0 || TOUR[i - 1][1] !== view) bad.push(...(await audit(page)).map(at));
   }
   // Back, from the last step: the one before it, its view shown
   await page.click('#tour-back');
@@ -175,6 +184,8 @@ async function followWalkthrough(page, lang, shots) {
     }
     if (info.sideways.length) bad.push(at(`listings that scroll sideways: ${info.sideways.join(', ')}`));
     if (shots) await shot(page, join(OUT, `${shots}-${lang}-${String(i + 1).padStart(2, '0')}.png`));
+    // axe, with the note in a panel
+    if (label === '03 · 4/7') bad.push(...(await audit(page)).map(at));
   }
   return bad;
 }
