@@ -123,7 +123,7 @@ async function followTour(page, lang, shots) {
     bad.push(...viewWrongs(s, view).map(at));
     if (s.tourTargets.join() !== panel) bad.push(at(`outlined: [${s.tourTargets}], not #${panel}`));
     const { panel: p, spot, card } = s.boxes;
-    if (!card || card.top < 0 || card.bottom > s.innerHeight || card.left < 0 || card.right > s.innerWidth) bad.push(at(`the card is out of the window: ${px(card)}`));
+    if (!card || card.top < 0 || card.bottom > s.innerHeight || card.left < 0 || card.right > s.innerWidth) bad.push(at(`the card is out of the window: ${px(card)}, left ${card && Math.round(card.left)}, right ${card && Math.round(card.right)} of ${s.innerWidth}`));
     if (!p || p.bottom <= 0 || p.top >= (card ? card.top : s.innerHeight)) bad.push(at(`#${panel} is out of view: ${px(p)} (card from ${card && Math.round(card.top)})`));
     if (!spot) bad.push(at('nothing in the panel is marked to look at'));
     else if (spot.top < 0 || spot.bottom > card.top || spot.left < 0 || spot.right > s.innerWidth) {
