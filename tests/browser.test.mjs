@@ -114,12 +114,12 @@ test('walkthrough shows each example\'s code and the CLI demo\'s numbers for the
   const first = await page.textContent('#walk-text');
   assert.match(first, /input_ids/);
   assert.doesNotMatch(first, /={70}/, 'the header is the title, not part of the numbers');
-  assert.match(await page.textContent('#walk-title'), /^1\/10 · Example 1: Token Embedding/);
+  assert.match(await page.textContent('#walk-title'), /^02 · 1\/3 · Example 1: Token Embedding/);
   assert.match(await page.textContent('#walk-code'), /nn\.init\.xavier_uniform_\(embedding\.weight\)/);
   assert.match(await page.textContent('#walk-code'), /torch\.manual_seed\(7\)/, 'the code seeds as the run does');
   assert.match(await page.textContent('#walk-command'), /attnlab demo basic --seed 7 --lang en/);
   for (let i = 0; i < 5; i++) await page.click('#walk-next');
-  assert.match(await page.textContent('#walk-title'), /^6\/10 · Example 3: RoPE rotary position embedding/);
+  assert.match(await page.textContent('#walk-title'), /^03 · 3\/7 · Example 3: RoPE rotary position embedding/);
   assert.match(await page.textContent('#walk-code'), /v_test = torch\.randn\(1, 1, n_kv_heads, head_dim\)/);
   assert.deepEqual(await page.$$eval('.panel.highlight', (p) => p.map((x) => x.id)), ['rope-panel']);
   await page.click('#walk-next');

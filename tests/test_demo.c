@@ -16,7 +16,7 @@
 #define RULE "======================================================================"
 
 /* The panels the page highlights for each example, in order, then the closing banner. */
-static const al_demo_panel BASIC_PANELS[] = {AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_ATTN,
+static const al_demo_panel BASIC_PANELS[] = {AL_DEMO_PANEL_TEXT, AL_DEMO_PANEL_TEXT,
                                              AL_DEMO_PANEL_ROPE, AL_DEMO_PANEL_NONE};
 static const al_demo_panel ATTENTION_PANELS[] = {
     AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_ROPE,   AL_DEMO_PANEL_MASK,

@@ -115,6 +115,7 @@
     E(demo_panel, al_demo_panel)                                                               \
     V(AL_DEMO_PANEL_NONE, none) V(AL_DEMO_PANEL_MASK, mask) V(AL_DEMO_PANEL_ROPE, rope)        \
     V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)        \
+    V(AL_DEMO_PANEL_TEXT, text)                                                                \
     E(model_file_kind, al_model_file_kind)                                                     \
     V(AL_MODEL_FILE_UNKNOWN, unknown) V(AL_MODEL_FILE_LLAMA2C, llama2c)                        \
     V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \

@@ -14,7 +14,7 @@
 static void example_embedding(al_demo_out *d, al_lang lang, al_rng *rng, int64_t seed) {
     enum { VOCAB = 10, HIDDEN = 4, BATCH = 2, SEQ = 3 };
     al_text *o = &d->text;
-    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+    al_demo_header(d, AL_DEMO_PANEL_TEXT,
                    L("示例 1：Token Embedding（词嵌入层）",
                      "Example 1: Token Embedding (word embedding layer)"));
 
@@ -66,7 +66,7 @@ static void example_embedding(al_demo_out *d, al_lang lang, al_rng *rng, int64_t
 static void example_rmsnorm(al_demo_out *d, al_lang lang, al_rng *rng, int64_t seed) {
     enum { B = 2, S = 3, H = 4, ROWS = B * S, N = B * S * H };
     al_text *o = &d->text;
-    al_demo_header(d, AL_DEMO_PANEL_ATTN,
+    al_demo_header(d, AL_DEMO_PANEL_TEXT,
                    L("示例 2：RMSNorm（均方根层归一化）",
                      "Example 2: RMSNorm (root mean square layer normalization)"));
 

@@ -85,6 +85,9 @@
     $('btn-play').addEventListener('click', () => run().play());
     $('walk-prev').addEventListener('click', () => walk().move(-1));
     $('walk-next').addEventListener('click', () => walk().move(1));
+    $('walk-callout-prev').addEventListener('click', (e) => walk().move(-1, e.currentTarget));
+    $('walk-callout-next').addEventListener('click', (e) => walk().move(1, e.currentTarget));
+    $('walk-callout-code').addEventListener('click', () => walk().toCode());
     for (const button of document.querySelectorAll('[data-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.export.split(':');

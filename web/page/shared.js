@@ -65,6 +65,30 @@
     $('lang').value = page.state.lang;
   };
 
+  // ---------------------------------------------------------------- bringing a panel into view
+  // What covers the bottom of the window, in px (the tour's card while it is open): nothing is
+  // brought into view under it.
+  page.coveredBottom = 0;
+  // The scroll position that shows panel from its top, a margin under the window's top; where
+  // the panel is taller than the room left above what covers the bottom, spot (an element of
+  // the panel, the thing to look at) is brought up until all of it shows.
+  page.viewTop = (panel, spot = null) => {
+    const margin = 8;
+    const bottom = innerHeight - page.coveredBottom - margin; // the lowest line that shows
+    const p = panel.getBoundingClientRect();
+    let y = scrollY + p.top - margin;
+    if (spot) {
+      const s = spot.getBoundingClientRect();
+      const spotBottom = scrollY + s.bottom - bottom;
+      if (spotBottom > y) y = Math.min(spotBottom, scrollY + s.top - margin);
+    }
+    return Math.max(0, Math.round(y));
+  };
+  page.bringIntoView = (panel, spot = null) => {
+    const y = page.viewTop(panel, spot);
+    if (Math.abs(y - scrollY) > 1) root.scrollTo(0, y);
+  };
+
   // ---------------------------------------------------------------- KV head choices
   // The KV head counts the core allows for a head count, asked once per head count.
   const kvChoiceCache = new Map();

@@ -35,7 +35,8 @@ typedef enum {
     AL_DEMO_PANEL_ROPE,     /* RoPE: angles, one pair's rotation, the relative-distance curve */
     AL_DEMO_PANEL_ATTN,     /* attention weights: every head and the GQA map */
     AL_DEMO_PANEL_KV,       /* the KV cache's growth */
-    AL_DEMO_PANEL_CHECKS    /* the live checks */
+    AL_DEMO_PANEL_CHECKS,   /* the live checks */
+    AL_DEMO_PANEL_TEXT      /* no chart draws it (the embedding, RMSNorm): the listing is all */
 } al_demo_panel;
 
 /* One section, as byte ranges (offset, length) of the text al_demo_sections fills: the demo's
