@@ -319,6 +319,11 @@ static void rope_backward(const al_trainer *t, float *dx, int64_t n_heads) {
     }
 }
 
+al_status al_trainer_set_ablation(al_trainer *t, const int32_t *heads, int64_t n, al_error *err) {
+    if (!t) return al_fail(err, AL_ERR_ARG, "trainer: NULL argument");
+    return al_model_set_ablation(t->model, heads, n, err);
+}
+
 al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
     if (!t) return al_fail(err, AL_ERR_ARG, "trainer backward: NULL argument");
     if (!t->have_forward) return al_fail(err, AL_ERR_ARG, "trainer backward: no forward pass to go back through");
