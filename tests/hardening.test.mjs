@@ -236,7 +236,7 @@ test('messages show paths escaped and cut, numbers as given, and say what is wro
   assert.ok(r.stderr.length < 400, `message of ${r.stderr.length} bytes`);
   const none = run(cli(), []);
   assert.equal(none.status, 2);
-  assert.match(none.stderr, /^usage: attnlab demo\|forward\|bench\|kv-growth\|generate\|logits\|inspect/);
+  assert.match(none.stderr, /^usage: attnlab demo\|forward\|bench\|kv-growth\|generate\|logits\|patch\|inspect/);
   assert.ok(none.stderr.trim().split('\n').length <= 2, 'no arguments: a short usage');
   refused(f(['--weights', WEIGHTS, '--input', INPUT, '--out', out, '--eps', '0.99999999999']), /\(got 0.99999999999\)/);
   refused(f(['--weights', WEIGHTS, '--input', INPUT, '--out', out, '--eps', '1e-50']), /\(got 1e-50\)/);

@@ -252,6 +252,71 @@ static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok
     al_model_lab_free(lab);
 }
 
+/* The experiments on the lab: the lens, the attribution and a patch leave the text to come as
+ * it would be; heads switched off after the prompt give the charts and the tokens of heads off
+ * from the start; a bad head is refused, the ablation kept. */
+static void test_experiments(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_model_lab *a = make(model, msize, tok, tsize, 48), *b = make(model, msize, tok, tsize, 48);
+    al_model_lab *c = make(model, msize, tok, tsize, 48);
+    if (!a || !b || !c) return;
+    al_error err = {0};
+    const al_model_hparams *hp = al_model_lab_hparams(a);
+    const int64_t L = hp->n_layers, H = hp->n_heads;
+    const al_sampler_params p = {0.9, 20, 0.8, 1.1};
+    const int32_t off[] = {1, 2, 2, 5, 3, 0};
+    CHECK(al_model_lab_set_ablation(c, off, 3, &err) == AL_OK, "ablate before the prompt: %s", err.msg);
+    for (int k = 0; k < 3; k++) {
+        al_model_lab *lab = k == 0 ? a : k == 1 ? b : c;
+        CHECK(al_model_lab_prompt(lab, "Lily saw a", 10, 3, &err) > 0, "prompt: %s", err.msg);
+        for (int i = 0; i < 4; i++) CHECK(al_model_lab_step(lab, &p, &err) >= 0, "step: %s", err.msg);
+    }
+    /* 1. a: the lens, the attribution and a patch, then the same steps as b. */
+    const int64_t n = al_model_lab_len(a);
+    int32_t *top = malloc((size_t)((L + 1) * n) * sizeof(int32_t));
+    float *prob = malloc((size_t)((L + 1) * n) * sizeof(float));
+    float *parts = malloc((size_t)(al_model_lab_dla_rows(a) * n) * sizeof(float));
+    CHECK(al_model_lab_lens(a, top, prob, (L + 1) * n, &err) == AL_OK, "lens: %s", err.msg);
+    CHECK(al_model_lab_dla(a, 261, parts, al_model_lab_dla_rows(a) * n, &err) == AL_OK, "dla: %s", err.msg);
+    int32_t clean[8], corrupt[8];
+    const int64_t k1 = al_model_lab_encode(a, "Tim and Ben", 11, clean, 8, &err);
+    const int64_t k2 = al_model_lab_encode(a, "Lily and Ben", 12, corrupt, 8, &err);
+    CHECK(k1 == 5 && k2 == 5 && al_model_lab_encode(a, "Tim and Ben", 11, NULL, 0, &err) == 5, "encode: %lld, %lld",
+          (long long)k1, (long long)k2);
+    float map[8 * 5 + 5 * 5 + 2];
+    CHECK(al_model_lab_patch_size(a, 5) == L * H + L * 5 + 2, "patch size");
+    CHECK(al_model_lab_patch(a, clean, corrupt, 5, 261, 300, map, L * H + L * 5 + 2, &err) == AL_OK, "patch: %s", err.msg);
+    for (int i = 0; i < 6; i++) {
+        const int64_t x = al_model_lab_step(a, &p, &err), y = al_model_lab_step(b, &p, &err);
+        CHECK(x == y && x >= 0, "step %d after the experiments: %lld, without them %lld", i, (long long)x, (long long)y);
+    }
+    /* 2. b: heads off now, as c had them from the start. */
+    CHECK(al_model_lab_set_ablation(b, off, 3, &err) == AL_OK, "ablate after the prompt: %s", err.msg);
+    int32_t back[6];
+    CHECK(al_model_lab_ablation(b, back, 3) == 3 && back[0] == 1 && back[1] == 2, "the heads off read back");
+    const int64_t nb = al_model_lab_len(b), nc = al_model_lab_len(c);
+    float *att_b = malloc((size_t)(nb * nb) * sizeof(float)), *att_c = malloc((size_t)(nc * nc) * sizeof(float));
+    CHECK(al_model_lab_attention(c, 3, 1, att_c, nc * nc, &err) == AL_OK, "attention: %s", err.msg);
+    /* c's tokens through b: the same ids, so the same rows where they are the same tokens */
+    CHECK(al_model_lab_attention(b, 3, 1, att_b, nb * nb, &err) == AL_OK, "attention: %s", err.msg);
+    const int64_t na = al_model_lab_len(a), prompt = al_model_lab_prompt_len(b);
+    float *att_a = malloc((size_t)(na * na) * sizeof(float));
+    CHECK(al_model_lab_attention(a, 3, 1, att_a, na * na, &err) == AL_OK, "attention: %s", err.msg);
+    int same_rows = 1, moved = 0;
+    for (int64_t q = 0; q < prompt; q++)
+        for (int64_t t = 0; t <= q; t++)
+            same_rows &= att_b[q * nb + t] == att_c[q * nc + t], moved |= att_b[q * nb + t] != att_a[q * na + t];
+    CHECK(prompt > 2 && same_rows && moved,
+          "heads switched off after the prompt: the prompt's attention is not that of heads off from the start");
+    free(att_a);
+    const int32_t bad[] = {0, 8};
+    CHECK(al_model_lab_set_ablation(b, bad, 1, &err) == AL_ERR_ARG && strstr(err.msg, "head 8") &&
+          al_model_lab_ablation(b, NULL, 0) == 3, "head 8: %s", err.msg);
+    CHECK(al_model_lab_set_ablation(b, NULL, 0, &err) == AL_OK && al_model_lab_ablation(b, NULL, 0) == 0, "clear: %s",
+          err.msg);
+    free(top), free(prob), free(parts), free(att_b), free(att_c);
+    al_model_lab_free(a), al_model_lab_free(b), al_model_lab_free(c);
+}
+
 int main(int argc, char **argv) {
     const char *model_path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
     const char *tok_path = argc > 2 ? argv[2] : "models/stories260K/tok512.bin";
@@ -265,6 +330,7 @@ int main(int argc, char **argv) {
         test_pending(model, msize, tok, tsize);
         test_roles(model, msize, tok, tsize);
         test_refusals(model, msize, tok, tsize);
+        test_experiments(model, msize, tok, tsize);
     }
     free(model), free(tok);
     CHECK_DONE();

@@ -726,6 +726,39 @@ static void test_demos(void) {
     free(text);
 }
 
+/* The experiments on a small model of zeroed weights, and the lab's and the trainer's ablation,
+ * every call with no error to fill. */
+static void test_experiments(void) {
+    al_model_hparams hp = {32, 16, 2, 4, 2, 4, 24, 16, 10000.0, 1e-5f, 0, AL_ROPE_INTERLEAVED, 1, 0, 0, 0, 0, 0.0, 0, 0.0, 0.0, 0.0};
+    al_model *m = NULL;
+    EXPECT(al_model_create(&hp, 8, 4, &m, NULL), AL_OK);
+    const int32_t heads[4] = {1, 3, 2, 0}, ids[3] = {1, 2, 3}, other[3] = {1, 5, 3}, bad[3] = {1, 2, 32};
+    EXPECT(al_model_set_ablation(NULL, heads, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_ablation(m, heads + 2, 1, NULL), AL_ERR_ARG); /* layer 2 of 2 */
+    EXPECT(al_model_set_ablation(m, heads, 1, NULL), AL_OK);
+    static float out[3 * 3 * 32];
+    int32_t top[9];
+    float prob[9];
+    EXPECT(al_model_logit_lens(m, bad, 3, out, 3 * 3 * 32, NULL), AL_ERR_ARG);
+    EXPECT(al_model_logit_lens(m, ids, 3, out, 3, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_model_logit_lens(m, ids, 3, out, 3 * 3 * 32, NULL), AL_OK);
+    EXPECT(al_model_logit_lens_top(m, ids, 0, top, prob, 9, NULL), AL_ERR_ARG);
+    EXPECT(al_model_logit_lens_top(m, ids, 3, top, prob, 9, NULL), AL_OK);
+    EXPECT(al_model_dla(m, ids, 3, 32, out, 11 * 3, NULL), AL_ERR_ARG);
+    EXPECT(al_model_dla(m, ids, 3, 5, out, 11 * 3, NULL), AL_OK);
+    EXPECT(al_model_patch(m, ids, other, 3, 4, 4, 0, out, 16, NULL), AL_ERR_ARG);
+    EXPECT(al_model_patch(m, ids, bad, 3, 4, 5, 0, out, 16, NULL), AL_ERR_ARG);
+    EXPECT(al_model_patch(m, ids, other, 3, 4, 5, 0, out, 15, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_model_patch(m, ids, other, 3, 4, 5, 1, out, 16, NULL), AL_OK);
+    al_model_free(m);
+    EXPECT(al_trainer_set_ablation(NULL, heads, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_set_ablation(NULL, heads, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_lens(NULL, top, prob, 9, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_dla(NULL, 1, out, 9, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_patch(NULL, ids, other, 3, 4, 5, out, 16, NULL), AL_ERR_ARG);
+    CHECK(al_model_lab_encode(NULL, "a", 1, top, 9, NULL) == -1, "encode");
+}
+
 int main(void) {
     test_train_lab();
     test_model();
@@ -738,6 +771,7 @@ int main(void) {
     test_model_lab();
     test_generator();
     test_trainer();
+    test_experiments();
     test_demos();
     CHECK_DONE();
 }

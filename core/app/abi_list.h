@@ -258,6 +258,20 @@
     F(al_model_lab_set_ignore_eos, void, al_model_lab *lab, int on)                            \
     F(al_model_lab_resume, al_status, al_model_lab *lab, al_error *err)                        \
     F(al_model_lab_finish, al_gen_finish, const al_model_lab *lab)                             \
+    F(al_model_lab_set_ablation, al_status, al_model_lab *lab, const int32_t *heads, int64_t n, \
+        al_error *err)                                                                         \
+    F(al_model_lab_ablation, int64_t, const al_model_lab *lab, int32_t *heads, int64_t cap)    \
+    F(al_model_lab_lens, al_status, al_model_lab *lab, int32_t *top, float *prob, int64_t cap, \
+        al_error *err)                                                                         \
+    F(al_model_lab_dla_rows, int64_t, const al_model_lab *lab)                                 \
+    F(al_model_lab_dla, al_status, al_model_lab *lab, int32_t target, float *out, int64_t cap, \
+        al_error *err)                                                                         \
+    F(al_model_lab_encode, int64_t, const al_model_lab *lab, const char *text, size_t len,     \
+        int32_t *ids, int64_t cap, al_error *err)                                              \
+    F(al_model_lab_patch_size, int64_t, const al_model_lab *lab, int64_t n)                    \
+    F(al_model_lab_patch, al_status, al_model_lab *lab, const int32_t *clean,                  \
+        const int32_t *corrupt, int64_t n, int32_t answer, int32_t wrong, float *out,          \
+        int64_t cap, al_error *err)                                                            \
     F(al_train_lab_config_default, void, al_train_lab_config *c)                               \
     F(al_train_lab_create, al_status, const al_train_lab_config *cfg, const uint8_t *tokenizer,    \
         size_t tokenizer_size, const char *text, size_t text_len, al_train_lab **out,          \
@@ -317,6 +331,12 @@
     A(al_model_lab_kv, rows, "result")                                                         \
     A(al_model_lab_rope, scaled, "al_rope_pairs")                                              \
     A(al_model_lab_rope, plain, "al_rope_pairs")                                               \
+    A(al_model_lab_ablation, heads, "result 2")                                                \
+    A(al_model_lab_lens, top, "al_model_lab_resid_points al_model_lab_len")                    \
+    A(al_model_lab_lens, prob, "al_model_lab_resid_points al_model_lab_len")                   \
+    A(al_model_lab_dla, out, "al_model_lab_dla_rows al_model_lab_len")                         \
+    A(al_model_lab_encode, ids, "result")                                                      \
+    A(al_model_lab_patch, out, "al_model_lab_patch_size")                                      \
     A(al_train_lab_history, out, "result AL_TRAIN_COLUMNS")                                    \
     A(al_train_lab_evals, out, "result al_train_lab_eval_width")                               \
     A(al_train_lab_last_batch, ids, "result")                                                  \

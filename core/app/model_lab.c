@@ -624,3 +624,64 @@ al_status al_model_lab_rope(const al_model_lab *lab, float *scaled, float *plain
     if (st == AL_OK) st = al_model_rope_freqs(&lab->hp, scaled, half, err);
     return st;
 }
+
+/* ---- experiments ------------------------------------------------------------------------------ */
+
+al_status al_model_lab_set_ablation(al_model_lab *lab, const int32_t *heads, int64_t n, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument");
+    al_status st = al_model_set_ablation(lab->model, heads, n, err);
+    if (st != AL_OK || al_gen_len(lab->gen) == 0) return st;
+    /* Every token again through the ablated model (the captures too, with the charts on): the
+     * charts, the last token's logits and so the next draw (al_model_lab_pending) are the
+     * ablated model's; the last step's stages stay those it was drawn from. */
+    al_gen_rewind(lab->gen);
+    st = al_gen_forward(lab->gen, err);
+    if (st != AL_OK) forget(lab);
+    return st;
+}
+
+int64_t al_model_lab_ablation(const al_model_lab *lab, int32_t *heads, int64_t cap) {
+    return lab ? al_model_ablation(lab->model, heads, cap) : -1;
+}
+
+al_status al_model_lab_lens(al_model_lab *lab, int32_t *top, float *prob, int64_t cap, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab lens: NULL argument");
+    if (al_gen_len(lab->gen) < 1) return al_fail(err, AL_ERR_ARG, "model lab lens: no tokens yet");
+    /* The caches end holding the same tokens, as one pass computes them (bit for bit). */
+    return al_model_logit_lens_top(lab->model, al_gen_ids(lab->gen), al_gen_len(lab->gen), top, prob, cap, err);
+}
+
+int64_t al_model_lab_dla_rows(const al_model_lab *lab) {
+    return lab ? lab->hp.n_layers * lab->hp.n_heads + 1 + lab->hp.n_layers : -1;
+}
+
+al_status al_model_lab_dla(al_model_lab *lab, int32_t target, float *out, int64_t cap, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab attribution: NULL argument");
+    if (al_gen_len(lab->gen) < 1) return al_fail(err, AL_ERR_ARG, "model lab attribution: no tokens yet");
+    return al_model_dla(lab->model, al_gen_ids(lab->gen), al_gen_len(lab->gen), target, out, cap, err);
+}
+
+int64_t al_model_lab_encode(const al_model_lab *lab, const char *text, size_t len, int32_t *ids, int64_t cap,
+                            al_error *err) {
+    if (!lab || (!text && len > 0) || (!ids && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
+    const int64_t n = al_gen_encode_prompt(lab->tok, text, len, NULL, 0, err);
+    if (n < 0 || cap < n) return n; /* a count query, or too small a buffer: the count */
+    return al_gen_encode_prompt(lab->tok, text, len, ids, cap, err);
+}
+
+int64_t al_model_lab_patch_size(const al_model_lab *lab, int64_t n) {
+    if (!lab || n < 1) return -1;
+    return lab->hp.n_layers * lab->hp.n_heads + lab->hp.n_layers * n + 2;
+}
+
+al_status al_model_lab_patch(al_model_lab *lab, const int32_t *clean, const int32_t *corrupt, int64_t n,
+                             int32_t answer, int32_t wrong, float *out, int64_t cap, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab patching: NULL argument");
+    if (n > lab->context)
+        return al_fail(err, AL_ERR_LIMIT, "model lab patching: the prompts have %lld tokens; the page keeps %lld",
+                       (long long)n, (long long)lab->context);
+    const al_status st = al_model_patch(lab->model, clean, corrupt, n, answer, wrong, 0, out, cap, err);
+    /* The caches are empty now: the next step runs the tokens so far again. */
+    al_gen_rewind(lab->gen);
+    return st;
+}

@@ -55,6 +55,14 @@ int cli_parse_flags(int argc, char **argv, const char *cmd, const cli_flag *flag
  * why (not a whole number >= 0, more than cap of them). */
 int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap);
 
+/* --ablate "L.H,L.H,...": those heads (layer, head) of m switched off (al_model_set_ablation).
+ * 1, or 0 after printing why (not LAYER.HEAD, none given, a layer or head outside the model). */
+int cli_set_ablation(al_model *m, const char *text);
+
+/* The most a command writes into one result file (`logits` with --lens, `patch`): a larger
+ * result is refused before any work, with its size. */
+#define CLI_MAX_RESULT_BYTES ((int64_t)1 << 30)
+
 /* Reads a safetensors file (at most max_bytes) into a malloc'd buffer: a regular file only
  * (checked before opening it, so a FIFO cannot block), its header read and checked before its
  * data is read. On failure prints the error and returns NULL. */
@@ -154,6 +162,7 @@ int cmd_forward(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_generate(int argc, char **argv);
 int cmd_logits(int argc, char **argv);
+int cmd_patch(int argc, char **argv);
 int cmd_inspect(int argc, char **argv);
 int cmd_kv_growth(int argc, char **argv);
 int cmd_tokenize(int argc, char **argv);

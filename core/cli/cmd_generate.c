@@ -3,7 +3,7 @@
  * forward pass over the new token with every layer's KV cache, the next token chosen by
  * MiniMind's sampler (temperature, repetition penalty, top-k, top-p; temperature 0 is greedy),
  * seeded, until the stop token (or past it with --ignore-eos), --max-new-tokens or the context's
- * end; the ids (or, with a tokenizer, the text) as they come, and a last line on stderr with the
+ * end, with the heads --ablate names switched off; the ids (or, with a tokenizer, the text) as they come, and a last line on stderr with the
  * counts and the speed. The prompt is ids (--ids), text (--prompt, BOS first where the tokenizer
  * has one) or one user message in MiniMind's chat format (--chat, the reply alone streamed); a
  * MiniMind folder's tokenizer.json is the default tokenizer. */
@@ -43,6 +43,7 @@ static double now_ms(void) {
 
 int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *chat = NULL, *tokenizer_path = NULL;
+    const char *ablate = NULL;
     int64_t max_new = 256, print_ids = 0, seed = 0, think = 0, ignore_eos = 0;
     al_sampler_params sp = al_sampler_params_default();
     cli_pth_options pth;
@@ -65,6 +66,7 @@ int cmd_generate(int argc, char **argv) {
         else if (!strcmp(flag, "--prompt")) prompt = value;
         else if (!strcmp(flag, "--chat")) chat = value;
         else if (!strcmp(flag, "--tokenizer")) tokenizer_path = value;
+        else if (!strcmp(flag, "--ablate")) ablate = value;
         else if (!strcmp(flag, "--max-new-tokens")) ok = cli_parse_int(value, 0, AL_MAX_SEQ, &max_new);
         else if (!strcmp(flag, "--temperature")) ok = cli_parse_double(value, &sp.temperature) && sp.temperature >= 0.0 && sp.temperature <= 100.0;
         else if (!strcmp(flag, "--top-k")) ok = cli_parse_int(value, 0, AL_MAX_VOCAB, &sp.top_k);
@@ -154,6 +156,11 @@ int cmd_generate(int argc, char **argv) {
     int status = EXIT_OK;
     al_model_file_kind kind;
     al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &pth, &kind, &status);
+    if (m && ablate && !cli_set_ablation(m, ablate)) { /* those heads off for every step */
+        al_model_free(m);
+        m = NULL;
+        status = EXIT_BAD_INPUT;
+    }
     if (!m) {
         al_tok_free(tok);
         free(ids);

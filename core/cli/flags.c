@@ -53,6 +53,66 @@ int64_t cli_parse_ids(const char *text, int32_t *ids, int64_t cap) {
     return n;
 }
 
+int cli_set_ablation(al_model *m, const char *text) {
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t cap = hp->n_layers * hp->n_heads;
+    int32_t *heads = malloc((size_t)(2 * cap) * sizeof *heads);
+    if (!heads) {
+        cli_error("out of memory");
+        return 0;
+    }
+    /* "L.H,L.H,...": each a layer and a head, whole numbers, the pairs apart by commas or spaces */
+    int64_t n = 0;
+    int ok = 1;
+    for (const char *p = text; ok && *p;) {
+        while (*p == ' ' || *p == ',') p++;
+        if (!*p) break;
+        const char *start = p;
+        while (*p && *p != ' ' && *p != ',') p++;
+        char pair[48];
+        const size_t len = (size_t)(p - start);
+        char *dot = NULL;
+        int64_t layer = 0, head = 0;
+        if (len < sizeof pair) {
+            memcpy(pair, start, len);
+            pair[len] = '\0';
+            dot = strchr(pair, '.');
+        }
+        if (!dot) {
+            cli_error("--ablate: '%s' is not LAYER.HEAD (e.g. --ablate \"0.3,1.2\")",
+                      len < sizeof pair ? cli_show(pair) : "(too long)");
+            ok = 0;
+            break;
+        }
+        *dot = '\0';
+        if (!cli_parse_int(pair, 0, INT32_MAX, &layer) || !cli_parse_int(dot + 1, 0, INT32_MAX, &head)) {
+            *dot = '.';
+            cli_error("--ablate: '%s' is not LAYER.HEAD with whole numbers >= 0 (e.g. --ablate \"0.3,1.2\")",
+                      cli_show(pair));
+            ok = 0;
+            break;
+        }
+        if (n == cap) {
+            cli_error("--ablate: more than the model's %lld heads", (long long)cap);
+            ok = 0;
+            break;
+        }
+        heads[2 * n] = (int32_t)layer, heads[2 * n + 1] = (int32_t)head;
+        n++;
+    }
+    if (ok && n == 0) {
+        cli_error("--ablate: give at least one LAYER.HEAD (e.g. --ablate \"0.3\")");
+        ok = 0;
+    }
+    al_error err = {0};
+    if (ok && al_model_set_ablation(m, heads, n, &err) != AL_OK) {
+        cli_error("--ablate: %s", err.msg + (strncmp(err.msg, "ablation: ", 10) ? 0 : 10));
+        ok = 0;
+    }
+    free(heads);
+    return ok;
+}
+
 /* ---- flags --------------------------------------------------------------------------------- */
 
 int cli_parse_flags(int argc, char **argv, const char *cmd, const cli_flag *flags, int n) {

@@ -3,7 +3,8 @@
  * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows),
  * `tokenize` (text to token ids and back with a tokenizer file), `train-tokenizer` (a
  * byte-level BPE tokenizer.json trained on a text file, as MiniMind trains its own) and
- * `cut-tokenizer` (a tokenizer.json cut to its first N ids). */
+ * `cut-tokenizer` (a tokenizer.json cut to its first N ids), and the whole model's `generate`,
+ * `logits` (with the experiments: --ablate, --lens, --target), `patch` and `inspect`. */
 #include "cli/cli.h"
 
 #include <errno.h>
@@ -37,16 +38,29 @@ static const char USAGE[] =
     "  attnlab generate --model PATH --ids \"1 2 3\" | --prompt TEXT | --chat TEXT [--think]\n"
     "                   [--tokenizer T] [--max-new-tokens N] [--temperature T] [--top-k K]\n"
     "                   [--top-p P] [--repetition-penalty R] [--seed S] [--print-ids] [--ignore-eos]\n"
+    "                   [--ablate \"L.H,L.H,...\"]\n"
     "      continue the prompt with a model (a MiniMind folder or .pth, or a llama2.c .bin), sampling as\n"
     "      MiniMind does (defaults 0.85, 50, 0.85, 1.0; temperature 0: greedy) until the end token\n"
     "      (MiniMind's eos, llama2.c's BOS; --ignore-eos: go on past it, printing it), N new tokens\n"
     "      or the model's context; --prompt encodes TEXT and --chat one user message in\n"
     "      MiniMind's chat format (the reply's thinking closed, or left open with --think) with T,\n"
     "      by default the folder's tokenizer.json; with a tokenizer the text is streamed (--chat:\n"
-    "      the reply alone)\n"
-    "  attnlab logits --model PATH --ids \"1 2 3\" --out OUT.safetensors\n"
+    "      the reply alone); --ablate switches those heads (layer.head) off\n"
+    "  attnlab logits --model PATH --ids \"1 2 3\" --out OUT.safetensors [--ablate \"L.H,...\"]\n"
+    "                 [--lens] [--target ID]\n"
     "      one pass over the ids: logits [seq, vocab], attn.N [n_heads, seq, seq] per layer,\n"
-    "      route_ids.N / route_weights.N [seq, top_k] (MoE), resid_norm [layers + 1, seq]\n"
+    "      route_ids.N / route_weights.N [seq, top_k] (MoE), resid_norm [layers + 1, seq];\n"
+    "      --ablate: every tensor with those heads' outputs zeroed before o_proj; --lens adds the\n"
+    "      logit lens, lens [layers + 1, seq, vocab]; --target adds token ID's direct logit\n"
+    "      attribution: dla [layers, heads, seq], dla_embed [seq], dla_ffn [layers, seq]\n"
+    "  attnlab patch --model PATH --clean IDS | --clean-text TEXT --corrupt IDS | --corrupt-text TEXT\n"
+    "                --answer ID --wrong ID --out OUT.safetensors [--tokenizer T]\n"
+    "                [--ablate \"L.H,...\"] [--full-forward]\n"
+    "      activation patching from the clean prompt into the corrupted one (the same number\n"
+    "      of tokens), metric logit(answer) - logit(wrong) at the last position: head\n"
+    "      [layers, heads] (a head's output from the clean run), resid [layers, seq] (the\n"
+    "      stream entering a block at a position), clean [1] and corrupt [1]; each patch runs\n"
+    "      from its block up (--full-forward: a whole forward each, the same numbers)\n"
     "  attnlab inspect --model PATH\n"
     "      the model's configuration, parameter count, dtypes and tensors\n"
     "  attnlab tokenize --tokenizer T [--text TEXT] [--pieces] [--no-bos] [--eos]\n"
@@ -81,7 +95,7 @@ static const char USAGE[] =
     "      (float16 by default, rounded to nearest) and the tokenizer.json beside the model; a\n"
     "      DIR that holds a model already is replaced only with --force\n"
     CLI_PTH_USAGE
-    "      (with generate, logits and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
+    "      (with generate, logits, patch and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
     "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"
     "  attnlab train-tokenizer --corpus FILE --vocab N --out tokenizer.json [--min-frequency F]\n"
     "      train a byte-level BPE tokenizer on the UTF-8 text FILE as MiniMind's\n"
@@ -97,7 +111,7 @@ static const char USAGE[] =
     "  attnlab help\n";
 
 static const char SHORT_USAGE[] =
-    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|inspect|tokenize|train|train-tokenizer|cut-tokenizer ... "
+    "usage: attnlab demo|forward|bench|kv-growth|generate|logits|patch|inspect|tokenize|train|train-tokenizer|cut-tokenizer ... "
     "(attnlab help for the options)\n";
 
 static int run(int argc, char **argv) {
@@ -115,6 +129,7 @@ static int run(int argc, char **argv) {
     if (!strcmp(cmd, "bench")) return cmd_bench(argc - 2, argv + 2);
     if (!strcmp(cmd, "generate")) return cmd_generate(argc - 2, argv + 2);
     if (!strcmp(cmd, "logits")) return cmd_logits(argc - 2, argv + 2);
+    if (!strcmp(cmd, "patch")) return cmd_patch(argc - 2, argv + 2);
     if (!strcmp(cmd, "inspect")) return cmd_inspect(argc - 2, argv + 2);
     if (!strcmp(cmd, "kv-growth")) return cmd_kv_growth(argc - 2, argv + 2);
     if (!strcmp(cmd, "tokenize")) return cmd_tokenize(argc - 2, argv + 2);

@@ -102,6 +102,18 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
         }
     }
 
-    /* 6. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
+    /* 6. The experiments' hooks: a head switched off writes zeros, a patched head the given
+     *    output, at every position (TransformerLens's hook_z, the input of o_proj). */
+    if (w->head_off || w->head_patched)
+        for (int64_t h = 0; h < H; h++) {
+            const int off = w->head_off && w->head_off[h], patched = w->head_patched && w->head_patched[h];
+            for (int64_t t = 0; (off || patched) && t < n; t++) {
+                float *slice = b->ctx + t * H * D + h * D;
+                if (patched) memcpy(slice, w->patch + t * H * D + h * D, (size_t)D * sizeof(float));
+                else memset(slice, 0, (size_t)D * sizeof(float));
+            }
+        }
+
+    /* 7. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
     project(out, b->ctx, w->wo, n, E, H * D);
 }

@@ -29,6 +29,12 @@ typedef struct {
     const float *q_norm, *k_norm;     /* [head_dim] each; read only with qk_norm */
     const float *rope_cos, *rope_sin; /* [positions, head_dim]: row m rotates position m */
     int32_t rope_style;               /* al_rope_style */
+    /* The experiments' hooks on each head's output (its slice of ctx, what o_proj reads), at
+     * every position: head_off[h] 1 zeroes head h (ablation); then head_patched[h] 1 puts
+     * patch's slice in its place (activation patching). NULL: no such head. */
+    const uint8_t *head_off;          /* [H] or NULL */
+    const uint8_t *head_patched;      /* [H] or NULL */
+    const float *patch;               /* [batch · seq, H·D], read with head_patched */
 } al_attn_block;
 
 /* Where the block writes what it computes, for n = batch · seq new tokens. A training forward
@@ -52,7 +58,9 @@ typedef struct {
  *   4. with a cache: k, v appended (past = its length), the queries attend to all past + seq
  *      keys; without: past = 0 and each sequence attends to its own keys;
  *   5. per sequence and query head h (KV head h / (H / KV)): al_attend_head, scale √head_dim;
- *   6. the heads merged and projected: out = ctx Woᵀ.
+ *   6. the heads w->head_off names zeroed, those w->head_patched names replaced (ctx keeps
+ *      what o_proj reads);
+ *   7. the heads merged and projected: out = ctx Woᵀ.
  * weights, if not NULL, receives the softmax weights [batch, H, seq, past + seq]. The caller
  * has checked the sizes against the buffers and the cache. */
 void al_attn_block_forward(float *out,                /* [batch · seq, hidden] */

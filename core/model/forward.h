@@ -51,6 +51,44 @@ int64_t al_model_batches_bytes(const al_model_hparams *hp, int64_t max_batch, in
 void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int64_t seq, float *logits,
                             const al_forward_acts *acts);
 
+/* What one forward pass of al_model_forward_probe keeps and changes, for the experiments
+ * (model/experiments.c), n tokens at positions 0 .. n-1 (H heads, D head_dim). Every pointer is
+ * the caller's; NULL: not kept, not changed. */
+typedef struct {
+    int64_t first_layer;        /* blocks first_layer .. n_layers-1 run, on x0 */
+    const float *x0;            /* [n, hidden] the stream entering block first_layer; NULL (only
+                                 * with first_layer 0): the ids' embeddings, as al_model_forward */
+    float *stream;              /* [n_layers + 1, n, hidden]: row l the stream entering block l,
+                                 * row n_layers after the last (rows below first_layer untouched) */
+    float *heads;               /* [n_layers, n, H·D] each block's head outputs as o_proj read them */
+    float *ffn;                 /* [n_layers, n, hidden] each block's FFN or MoE output (zeros in
+                                 * an attention-only model) */
+    int64_t patch_layer;        /* the block whose heads patch_heads names take patch_value's
+                                 * output at every position; -1: none */
+    const uint8_t *patch_heads; /* [H] */
+    const float *patch_value;   /* [n, H·D] */
+    int64_t resid_layer;        /* the block whose incoming stream has its row resid_pos replaced
+                                 * by resid_value; -1: none */
+    int64_t resid_pos;
+    const float *resid_value;   /* [hidden] */
+} al_model_probe;
+
+/* al_model_forward of ids [n] from empty caches (the model must be reset: al_model_len 0) with
+ * the probe's captures and changes, the ablation (al_model_set_ablation) applied as always.
+ * From first_layer > 0 the caches below it stay empty, so the model is reset after the pass;
+ * otherwise they hold the ids, as after al_model_forward.
+ * logits as al_model_forward's (rows 0, 1 or n). The probe's sizes are the caller's to check;
+ * the ids are checked here. */
+al_status al_model_forward_probe(al_model *m, const int32_t *ids, int64_t n, const al_model_probe *probe,
+                                 float *logits, int64_t logits_rows, int64_t logits_cap, al_error *err);
+
+/* The final RMSNorm and the head over `rows` rows of a stream x [rows, hidden]: logits
+ * [rows, vocab], the numbers al_model_forward gives for the same stream, bit for bit. */
+void al_model_head_forward(al_model *m, float *logits, const float *x, int64_t rows);
+
+/* Layer l's ablated heads [n_heads] (1: switched off), or NULL when none is off in the model. */
+const uint8_t *al_model_heads_off(const al_model *m, int64_t layer);
+
 /* Every weight in one block of al_model_param_count floats, in al_model_weights's order; a
  * weight's offset in it is the offset of its gradient or moment in an array laid out the same.
  * al_model_weight_offset: that offset and *numel (may be NULL) its count, a weight of no

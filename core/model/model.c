@@ -63,6 +63,9 @@ struct al_model {
     int64_t resid_cap;                   /* its capacity in floats */
     int64_t resid_n, resid_at;           /* the call's n, and where this piece starts in it */
 
+    uint8_t *head_off;                   /* [n_layers, n_heads] 1: the head is switched off */
+    int64_t n_off;                       /* heads switched off */
+
     al_kv_cache **cache;                 /* [n_layers] */
     float *work;                         /* one allocation for everything below */
     float *rope_cos, *rope_sin;          /* [context, head_dim] */
@@ -351,7 +354,9 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
     m->packed = calloc((size_t)(L * m->packs + 1), sizeof(float *));
     m->row_token = malloc((size_t)max_step * sizeof(int64_t));
     m->cache = calloc((size_t)L, sizeof(al_kv_cache *));
-    if (!m->weights || !m->packed_mem || !m->work || !m->layer || !m->packed || !m->cache || !m->row_token) {
+    m->head_off = calloc((size_t)(L * hp->n_heads), 1);
+    if (!m->weights || !m->packed_mem || !m->work || !m->layer || !m->packed || !m->cache || !m->row_token ||
+        !m->head_off) {
         al_model_free(m);
         return al_fail(err, AL_ERR_NOMEM, "model: out of memory for %lld MiB", (long long)(bytes >> 20));
     }
@@ -459,6 +464,7 @@ void al_model_free(al_model *m) {
     free(m->layer);
     free(m->work);
     free(m->row_token);
+    free(m->head_off);
     free(m);
 }
 
@@ -635,18 +641,68 @@ void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap) {
     m->resid_cap = norms ? cap : 0;
 }
 
+const uint8_t *al_model_heads_off(const al_model *m, int64_t layer) {
+    return m && m->n_off && layer >= 0 && layer < m->hp.n_layers ? m->head_off + layer * m->hp.n_heads : NULL;
+}
+
+al_status al_model_set_ablation(al_model *m, const int32_t *heads, int64_t n, al_error *err) {
+    if (!m || (!heads && n > 0)) return al_fail(err, AL_ERR_ARG, "ablation: NULL argument");
+    const int64_t L = m->hp.n_layers, H = m->hp.n_heads;
+    if (n < 0 || n > L * H)
+        return al_fail(err, AL_ERR_ARG, "ablation: %lld heads; the model has %lld", (long long)n, (long long)(L * H));
+    /* Checked whole before anything changes: a refused list leaves the last one on. */
+    for (int64_t i = 0; i < n; i++) {
+        if (heads[2 * i] < 0 || heads[2 * i] >= L)
+            return al_fail(err, AL_ERR_ARG, "ablation: layer %d is not in [0, %lld)", (int)heads[2 * i], (long long)L);
+        if (heads[2 * i + 1] < 0 || heads[2 * i + 1] >= H)
+            return al_fail(err, AL_ERR_ARG, "ablation: head %d is not in [0, %lld)", (int)heads[2 * i + 1], (long long)H);
+    }
+    memset(m->head_off, 0, (size_t)(L * H));
+    m->n_off = 0;
+    for (int64_t i = 0; i < n; i++) {
+        uint8_t *off = m->head_off + heads[2 * i] * H + heads[2 * i + 1];
+        m->n_off += !*off; /* a head named twice counts once */
+        *off = 1;
+    }
+    return AL_OK;
+}
+
+int64_t al_model_ablation(const al_model *m, int32_t *heads, int64_t cap) {
+    if (!m || (!heads && cap > 0)) return -1;
+    int64_t k = 0;
+    for (int64_t lh = 0; lh < m->hp.n_layers * m->hp.n_heads; lh++)
+        if (m->head_off[lh]) {
+            if (k < cap) heads[2 * k] = (int32_t)(lh / m->hp.n_heads), heads[2 * k + 1] = (int32_t)(lh % m->hp.n_heads);
+            k++;
+        }
+    return k;
+}
+
+/* A probe's row block [rows, width] of layer `row` in a capture [.., total, width], for the
+ * piece that starts at token `at`. */
+static float *probe_rows(float *capture, int64_t row, int64_t total, int64_t at, int64_t width) {
+    return capture + (row * total + at) * width;
+}
+
 /* One pass through every block: `batch` sequences of `seq` new tokens in m->x (a batch only
  * with a store; otherwise batch 1 at positions len .. len+seq-1 through the caches). Leaves the
  * residual stream in m->x.
  *   attn: [n_layers, n_heads, seq, len + seq] or NULL (no store);
- *   acts: each layer's activations for a backward (batches), or NULL: the scratch, reused. */
-static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const al_forward_acts *acts) {
+ *   acts: each layer's activations for a backward (batches), or NULL: the scratch, reused;
+ *   probe: the experiments' captures and patch (model/forward.h) for tokens at .. at+seq-1 of
+ *   `total`, from block probe->first_layer on; or NULL. */
+static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const al_forward_acts *acts,
+                   const al_model_probe *probe, int64_t at, int64_t total) {
     const al_model_hparams *hp = &m->hp;
     const int64_t E = hp->hidden, H = hp->n_heads, F = hp->ffn_hidden, n = batch * seq, keys = m->len + seq;
-    for (int64_t l = 0; l < hp->n_layers; l++) {
+    const int64_t HD = H * hp->head_dim;
+    for (int64_t l = probe ? probe->first_layer : 0; l < hp->n_layers; l++) {
         const al_layer_acts *A = acts ? &acts->layer[l] : NULL;
         /* 1. Attention's pre-norm: xn = RMSNorm(x) · w. */
         if (A) memcpy(A->x_in, m->x, (size_t)(n * E) * sizeof(float));
+        if (probe && probe->resid_layer == l && probe->resid_pos >= at && probe->resid_pos < at + n)
+            memcpy(m->x + (probe->resid_pos - at) * E, probe->resid_value, (size_t)E * sizeof(float));
+        if (probe && probe->stream) memcpy(probe_rows(probe->stream, l, total, at, E), m->x, (size_t)(n * E) * sizeof(float));
         float *xn = A ? A->xn : m->xn;
         al_rmsnorm_keep_forward(xn, A ? A->rms1 : NULL, m->x, layer_param(m, l, AL_MP_ATTN_NORM), n, E, hp->eps);
         /* 2.-5. q, k, v, QK-Norm (MiniMind), RoPE at the tokens' positions, K and V into the
@@ -655,11 +711,16 @@ static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const a
         const al_attn_bufs bufs =
             A ? (al_attn_bufs){A->q_proj, A->k_proj, A->rms_q, A->rms_k, A->q, A->k, A->v, A->ctx, m->k_packed, m->scores}
               : (al_attn_bufs){NULL, NULL, NULL, NULL, m->q, m->k, m->v, m->ctx, NULL, m->scores};
+        /*    The heads switched off, and a patch's, at the input of o_proj. */
+        const int patched = probe && probe->patch_layer == l;
         const al_attn_block w = {packed_map(m, l, PACK_Q), packed_map(m, l, PACK_K), packed_map(m, l, PACK_V),
                                  packed_map(m, l, PACK_O), layer_param(m, l, AL_MP_Q_NORM),
-                                 layer_param(m, l, AL_MP_K_NORM), m->rope_cos, m->rope_sin, hp->rope_style};
+                                 layer_param(m, l, AL_MP_K_NORM), m->rope_cos, m->rope_sin, hp->rope_style,
+                                 al_model_heads_off(m, l), patched ? probe->patch_heads : NULL,
+                                 patched ? probe->patch_value + at * HD : NULL};
         al_attn_block_forward(m->tmp, A ? A->att : attn ? attn + l * H * seq * keys : NULL, &bufs, xn, &m->attn_hp, &w,
                               A ? NULL : m->cache[l], batch, seq);
+        if (probe && probe->heads) memcpy(probe_rows(probe->heads, l, total, at, HD), bufs.ctx, (size_t)(n * HD) * sizeof(float));
         /* h = x + o_proj(heads merged). */
         for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
         if (A) memcpy(A->h, m->x, (size_t)(n * E) * sizeof(float));
@@ -673,14 +734,22 @@ static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const a
             else swiglu(m, l, PACK_FFN, m->tmp, hn, n, F, A ? A->g : m->gate, A ? A->u : m->up, A ? A->a : m->gate);
             for (int64_t i = 0; i < n * E; i++) m->x[i] = m->x[i] + m->tmp[i];
         }
+        if (probe && probe->ffn) {
+            float *dst = probe_rows(probe->ffn, l, total, at, E);
+            if (hp->n_experts || F) memcpy(dst, m->tmp, (size_t)(n * E) * sizeof(float));
+            else memset(dst, 0, (size_t)(n * E) * sizeof(float));
+        }
         /* 8. (captured only when asked) ‖out‖ per token, the residual stream after block l. */
         if (m->resid_norms && !A) store_resid_norms(m, l + 1, n);
     }
+    if (probe && probe->stream)
+        memcpy(probe_rows(probe->stream, hp->n_layers, total, at, E), m->x, (size_t)(n * E) * sizeof(float));
 }
 
-al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *logits,
-                           int64_t logits_rows, int64_t logits_cap, float *attn, int64_t attn_cap,
-                           al_error *err) {
+/* al_model_forward, with the experiments' probe (NULL: none). */
+static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logits, int64_t logits_rows,
+                         int64_t logits_cap, float *attn, int64_t attn_cap, const al_model_probe *probe,
+                         al_error *err) {
     if (!m || (!ids && n > 0)) return al_fail(err, AL_ERR_ARG, "model forward: NULL argument");
     const al_model_hparams *hp = &m->hp;
     if (n < 1) return al_fail(err, AL_ERR_ARG, "model forward: no tokens");
@@ -711,33 +780,70 @@ al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *lo
             return al_fail(err, AL_ERR_ARG, "token id %d at %lld is outside the vocabulary [0, %lld)",
                            (int)ids[i], (long long)i, (long long)hp->vocab);
     ensure_packed(m);
+    const int64_t first = probe ? probe->first_layer : 0;
 
     /* In pieces of at most max_step tokens: a token's numbers do not depend on the piece it
      * went through (each query sees the same keys, summed in the same order). */
     for (int64_t done = 0; done < n;) {
         const int64_t step = n - done < m->max_step ? n - done : m->max_step;
-        /* 0. x = embedding rows of the ids. */
-        for (int64_t t = 0; t < step; t++)
+        /* 0. x = embedding rows of the ids, or the probe's stream entering its first block. */
+        if (probe && probe->x0) memcpy(m->x, probe->x0 + done * hp->hidden, (size_t)(step * hp->hidden) * sizeof(float));
+        for (int64_t t = 0; !(probe && probe->x0) && t < step; t++)
             memcpy(m->x + t * hp->hidden, m->embed + (int64_t)ids[done + t] * hp->hidden,
                    (size_t)hp->hidden * sizeof(float));
         if (m->resid_norms) {
             m->resid_n = n, m->resid_at = done;
-            store_resid_norms(m, 0, step);
+            if (first == 0) store_resid_norms(m, 0, step); /* the stream as it enters block 0 */
         }
-        blocks(m, 1, step, attn, NULL);
+        blocks(m, 1, step, attn, NULL, probe, done, n);
         m->len += step;
         m->route_tokens = step;
         /* 8. Final norm and lm_head for the rows asked for: logits = RMSNorm(x) · headᵀ. */
-        const int64_t first = logits_rows == 1 ? (done + step == n ? step - 1 : step) : 0;
-        const int64_t rows = logits_rows == 0 ? 0 : step - first;
+        const int64_t from = logits_rows == 1 ? (done + step == n ? step - 1 : step) : 0;
+        const int64_t rows = logits_rows == 0 ? 0 : step - from;
         if (rows > 0) {
-            al_rmsnorm_forward(m->xn, m->x + first * hp->hidden, m->final_norm, rows, hp->hidden, hp->eps);
-            float *dst = logits + (logits_rows == 1 ? 0 : (done + first) * hp->vocab);
+            al_rmsnorm_forward(m->xn, m->x + from * hp->hidden, m->final_norm, rows, hp->hidden, hp->eps);
+            float *dst = logits + (logits_rows == 1 ? 0 : (done + from) * hp->vocab);
             linear(m, hp->n_layers, 0, dst, m->xn, rows, hp->vocab, hp->hidden);
         }
         done += step;
     }
+    /* From a block above the first, the caches below it never received these tokens. */
+    if (first > 0) al_model_reset(m);
     return AL_OK;
+}
+
+al_status al_model_forward(al_model *m, const int32_t *ids, int64_t n, float *logits,
+                           int64_t logits_rows, int64_t logits_cap, float *attn, int64_t attn_cap,
+                           al_error *err) {
+    return forward(m, ids, n, logits, logits_rows, logits_cap, attn, attn_cap, NULL, err);
+}
+
+al_status al_model_forward_probe(al_model *m, const int32_t *ids, int64_t n, const al_model_probe *probe,
+                                 float *logits, int64_t logits_rows, int64_t logits_cap, al_error *err) {
+    if (!m || !probe) return al_fail(err, AL_ERR_ARG, "model forward: NULL argument");
+    if (m->len != 0) return al_fail(err, AL_ERR_ARG, "model forward: an experiment starts from empty caches");
+    if (probe->first_layer < 0 || probe->first_layer >= m->hp.n_layers || (probe->first_layer > 0 && !probe->x0))
+        return al_fail(err, AL_ERR_ARG, "model forward: first layer %lld is not in [0, %lld) or has no stream",
+                       (long long)probe->first_layer, (long long)m->hp.n_layers);
+    if (probe->patch_layer >= 0 && (!probe->patch_heads || !probe->patch_value))
+        return al_fail(err, AL_ERR_ARG, "model forward: a patch with no heads or no values");
+    if (probe->resid_layer >= 0 && (!probe->resid_value || probe->resid_pos < 0 || probe->resid_pos >= n))
+        return al_fail(err, AL_ERR_ARG, "model forward: a stream patch at position %lld of %lld tokens",
+                       (long long)probe->resid_pos, (long long)n);
+    return forward(m, ids, n, logits, logits_rows, logits_cap, NULL, 0, probe, err);
+}
+
+void al_model_head_forward(al_model *m, float *logits, const float *x, int64_t rows) {
+    const al_model_hparams *hp = &m->hp;
+    ensure_packed(m);
+    /* 8. as in the forward, max_step rows at a time through the scratch: each row's numbers do
+     * not depend on the rows beside it (al_gemm sums every output over k in order). */
+    for (int64_t done = 0; done < rows; done += m->max_step) {
+        const int64_t r = rows - done < m->max_step ? rows - done : m->max_step;
+        al_rmsnorm_forward(m->xn, x + done * hp->hidden, m->final_norm, r, hp->hidden, hp->eps);
+        linear(m, hp->n_layers, 0, logits + done * hp->vocab, m->xn, r, hp->vocab, hp->hidden);
+    }
 }
 
 /* ---- for the trainer -------------------------------------------------------------------- */
@@ -750,7 +856,7 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
     ensure_packed(m);
     /* 0. x = embedding rows of the ids. */
     for (int64_t t = 0; t < n; t++) memcpy(m->x + t * E, m->embed + (int64_t)ids[t] * E, (size_t)E * sizeof(float));
-    blocks(m, batch, seq, NULL, acts);
+    blocks(m, batch, seq, NULL, acts, NULL, 0, n);
     /* 8. Final norm and lm_head for every token: logits = RMSNorm(x) · headᵀ. */
     memcpy(acts->x_final, m->x, (size_t)(n * E) * sizeof(float));
     al_rmsnorm_keep_forward(acts->xf, acts->rms_f, m->x, m->final_norm, n, E, hp->eps);

@@ -319,6 +319,11 @@ static void rope_backward(const al_trainer *t, float *dx, int64_t n_heads) {
     }
 }
 
+al_status al_trainer_set_ablation(al_trainer *t, const int32_t *heads, int64_t n, al_error *err) {
+    if (!t) return al_fail(err, AL_ERR_ARG, "trainer: NULL argument");
+    return al_model_set_ablation(t->model, heads, n, err);
+}
+
 al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
     if (!t) return al_fail(err, AL_ERR_ARG, "trainer backward: NULL argument");
     if (!t->have_forward) return al_fail(err, AL_ERR_ARG, "trainer backward: no forward pass to go back through");
@@ -418,6 +423,10 @@ al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
         if (ffn) al_tr_rmsnorm_backward(t->dh, G(AL_MP_FFN_NORM, l, 0), dhn, a->h, W(AL_MP_FFN_NORM, l, 0), a->rms2, N, D, 1);
         /* 2'. attention: h = x_in + o(ctx)  →  dx_in = dh + attn'(dh) */
         linear_backward(t, t->dctx, 0, G(AL_MP_WO, l, 0), t->dh, a->ctx, W(AL_MP_WO, l, 0), N, D, qw);
+        /*    a head switched off (al_model_set_ablation) gave o_proj zeros: nothing flows back into it */
+        const uint8_t *off = al_model_heads_off(t->model, l);
+        for (int64_t h = 0; off && h < H; h++)
+            for (int64_t i = 0; off[h] && i < N; i++) memset(t->dctx + i * qw + h * hd, 0, (size_t)hd * sizeof(float));
         al_tr_attention_backward(t->dq, t->dk, t->dv, t->dctx, a->att, a->q, a->k, a->v, t->batch, t->seq, H, KV, hd,
                                  t->scratch);
         rope_backward(t, t->dq, H);

@@ -491,6 +491,34 @@ al_status al_model_lab_resid_norms(const al_model_lab *lab, float *out, int64_t 
 /* The rows of al_model_lab_resid_norms: n_layers + 1 (-1 if lab is NULL). */
 int64_t al_model_lab_resid_points(const al_model_lab *lab);
 
+/* The experiments (model.h's, on the lab's model) for the page's Experiments panel.
+ * al_model_lab_set_ablation: those heads (layer, head) switched off (n 0: none) for every
+ * forward from now on; the tokens so far are run again at once, so that every chart, the next
+ * draw's logits and al_model_lab_pending show the ablated model. Refused (nothing changed): a
+ * layer or head out of range. al_model_lab_ablation: the heads off, [cap, 2]; returns their
+ * count (-1 for NULL). */
+al_status al_model_lab_set_ablation(al_model_lab *lab, const int32_t *heads, int64_t n, al_error *err);
+int64_t al_model_lab_ablation(const al_model_lab *lab, int32_t *heads, int64_t cap);
+/* The logit lens over the tokens so far: top [n_layers + 1, len] each row's most likely token,
+ * prob [n_layers + 1, len] its probability (cap: each array's count). */
+al_status al_model_lab_lens(al_model_lab *lab, int32_t *top, float *prob, int64_t cap, al_error *err);
+/* Direct logit attribution of token `target` over the tokens so far: out
+ * [al_model_lab_dla_rows, len] as al_model_dla's parts (the heads [n_layers · n_heads], the
+ * embedding, each block's FFN). */
+int64_t al_model_lab_dla_rows(const al_model_lab *lab);
+al_status al_model_lab_dla(al_model_lab *lab, int32_t target, float *out, int64_t cap, al_error *err);
+/* Text to ids with the lab's tokenizer as a prompt is encoded (al_gen_encode_prompt), for the
+ * two prompts of a patch: the count (ids written up to cap), -1 with *err set. */
+int64_t al_model_lab_encode(const al_model_lab *lab, const char *text, size_t len, int32_t *ids, int64_t cap,
+                            al_error *err);
+/* Activation patching of clean [n] into corrupt [n] (al_model_patch: out
+ * [al_model_lab_patch_size(lab, n)] = the heads' map [n_layers, n_heads], the stream's
+ * [n_layers, n], then the clean and corrupted metrics). The tokens so far are run again at the
+ * next step. al_model_lab_patch_size: -1 for NULL or n < 1. */
+int64_t al_model_lab_patch_size(const al_model_lab *lab, int64_t n);
+al_status al_model_lab_patch(al_model_lab *lab, const int32_t *clean, const int32_t *corrupt, int64_t n,
+                             int32_t answer, int32_t wrong, float *out, int64_t cap, al_error *err);
+
 /* The whole model's KV cache after the prompt (row 0) and after each step: len, bytes of all
  * layers' caches, the same with MHA and with MQA, and the step's FLOPs with the cache against
  * recomputing every token (al_model_flops_causal, the last token's logits). Writes min(cap, rows) and

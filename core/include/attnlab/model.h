@@ -417,6 +417,60 @@ int64_t al_sample(const float *logits, int64_t vocab, const int32_t *seen, int64
                   const al_sampler_params *p, al_rng *rng, float *stages, int64_t cap, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * Experiments: options of the one forward, not copies of it (model/experiments.c). Each is
+ * TransformerLens's hook at the same point: a head's output is its slice of the heads merged
+ * (hook_z, the input of o_proj); the residual stream entering block l is hook_resid_pre.
+ * ------------------------------------------------------------------------------------------ */
+
+/* Head ablation: from now on every forward of the model (al_model_forward — generation, the
+ * logits, the page's steps — and the trainer's batch forward, whose backward then sees the head
+ * as constant zero) sets the output of each head heads[i] = (layer, head) to zero before o_proj,
+ * at every position. The caches the ablated model fills are its own. n 0 switches every head
+ * back on; a head named twice counts once. A layer or head out of range is refused, naming it,
+ * and nothing changes. */
+al_status al_model_set_ablation(al_model *m, const int32_t *heads /* [n, 2] (layer, head) */, int64_t n,
+                                al_error *err);
+/* The heads switched off, layer by layer then head by head, into heads [cap, 2] (as many as
+ * fit); returns how many there are, -1 if m is NULL (or heads is NULL with cap > 0). */
+int64_t al_model_ablation(const al_model *m, int32_t *heads, int64_t cap);
+
+/* Each experiment runs the model over its tokens from empty caches (al_model_reset first) and
+ * leaves them as said. Ids must be in [0, vocab) and n within the context. */
+
+/* Logit lens: the final RMSNorm and the head applied to the residual stream entering block 0
+ * (the embeddings) and after each block: lens [n_layers + 1, n, vocab] (cap floats); row
+ * n_layers is the model's logits, bit for bit. The caches then hold the ids. */
+al_status al_model_logit_lens(al_model *m, const int32_t *ids, int64_t n, float *lens, int64_t cap, al_error *err);
+/* The same lens, each of its rows summed up for drawing: top [n_layers + 1, n] the first of the
+ * largest logits, prob [n_layers + 1, n] its softmax probability (cap: each array's count). */
+al_status al_model_logit_lens_top(al_model *m, const int32_t *ids, int64_t n, int32_t *top, float *prob,
+                                  int64_t cap, al_error *err);
+
+/* Direct logit attribution of token `target`: each part the residual stream is the sum of, put
+ * through the final RMSNorm with the real run's scale at its position (divided by that
+ * position's RMS, times the norm's weight) and dotted with the head's row for target:
+ *   parts [n_layers · n_heads + 1 + n_layers, n] (cap floats): row l · n_heads + h head h of
+ *   block l (its output through its slice of o_proj), row n_layers · n_heads the embedding,
+ *   row n_layers · n_heads + 1 + l block l's FFN (or MoE).
+ * At each position the parts sum to the target's logit, up to rounding. The caches then hold
+ * the ids. */
+al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t target, float *parts, int64_t cap,
+                       al_error *err);
+
+/* Activation patching from ids clean [n] into corrupt [n], the metric logit(answer) −
+ * logit(wrong) at the last position:
+ *   out [n_layers · n_heads + n_layers · n + 2] (cap floats): first [n_layers, n_heads], the
+ *   metric of the corrupt run with that head's output (every position) taken from the clean
+ *   run; then [n_layers, n], with the stream entering that block at that position taken from
+ *   the clean run; then the clean and the corrupt run's metrics.
+ * A patch at block l runs blocks l .. n_layers-1 only, from the corrupt run's stream entering
+ * block l (the blocks below compute what they did in the corrupt run); full 1 runs the whole
+ * forward for every patch instead, as hooks do (the same numbers, bit for bit; for timing).
+ * answer and wrong must differ. The caches are then empty. */
+al_status al_model_patch(al_model *m, const int32_t *clean, const int32_t *corrupt, int64_t n, int32_t answer,
+                         int32_t wrong, int full, float *out, int64_t cap, al_error *err);
+
+/* ------------------------------------------------------------------------------------------
  * A model's random start and its loss on a text.
  * ------------------------------------------------------------------------------------------ */
 

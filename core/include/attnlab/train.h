@@ -33,6 +33,11 @@ const float *al_trainer_weight(const al_trainer *t, al_model_param p, int64_t la
 const float *al_trainer_grad(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
 int64_t al_trainer_param_count(const al_trainer *t); /* numbers in all weights (tied: once) */
 
+/* Head ablation on the trainer's model (al_model_set_ablation): its forward zeroes those heads'
+ * outputs before o_proj, and its backward sends nothing back through them. */
+al_status al_trainer_set_ablation(al_trainer *t, const int32_t *heads /* [n, 2] (layer, head) */, int64_t n,
+                                  al_error *err);
+
 /* MiniMind's forward(labels=...) on ids [batch, seq]: the mean cross-entropy of logits[:, :-1]
  * against labels[:, 1:] over the targets that are not -100, plus for MoE models the router's
  * load-balancing loss (router_aux_coef, MiniMind's router_aux_loss_coef) summed over layers.
