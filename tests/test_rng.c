@@ -109,6 +109,16 @@ static int replay_fixture(const char *path) {
             ok = golden_i64(&in, &out_dim) && golden_i64(&in, &in_dim) &&
                  golden_double(&in, &gain) && out_dim * in_dim == count;
             if (ok) al_rng_xavier_uniform(rng, values, out_dim, in_dim, gain);
+        } else if (strcmp(op, "randint") == 0) {
+            int64_t low, high, *ints = malloc((size_t)(count / 2 + 1) * sizeof *ints);
+            ok = ints != NULL && golden_i64(&in, &low) && golden_i64(&in, &high) && low < high &&
+                 count % 2 == 0;
+            if (ok) al_rng_randint(rng, ints, count / 2, low, high);
+            for (int64_t i = 0; ok && i < count / 2; i++) { /* each value as two words, low first */
+                got[2 * i] = (uint32_t)((uint64_t)ints[i] & 0xffffffffu);
+                got[2 * i + 1] = (uint32_t)((uint64_t)ints[i] >> 32);
+            }
+            free(ints);
         } else {
             fprintf(stderr, "%s: unknown op '%s'\n", path, op);
             ok = 0;
@@ -122,7 +132,7 @@ static int replay_fixture(const char *path) {
         }
         if (!ok) break;
         if (strcmp(op, "seed") != 0) {
-            if (strcmp(op, "u32") != 0)
+            if (strcmp(op, "u32") != 0 && strcmp(op, "randint") != 0)
                 for (int64_t i = 0; i < count; i++) got[i] = al_bits_of_float(values[i]);
             compare_record(case_name, step, op, got, count, hash, stored, n_head, n_tail);
         }
