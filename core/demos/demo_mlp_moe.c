@@ -170,7 +170,7 @@ static void example_silu(al_demo_out *d, al_lang lang) {
     al_text_printf(o, "\nReLU(x):   ");
     al_demo_py_rounded(o, relu, N, 4);
     al_text_printf(o, "\n\n%s\n", L("观察：SiLU 在负值区域平滑过渡（有微小负值），ReLU 直接截断为 0",
-                                    "Observe: SiLU bends smoothly below 0 (small negative values), ReLU cuts to 0"));
+                                    "Observe: SiLU passes smoothly through the negative side (slightly below zero), ReLU cuts it to 0"));
     al_text_printf(o, "  SiLU(0) = ");
     al_demo_py_float(o, al_demo_silu(0.0f));
     al_text_printf(o, "%s\n", L("  （过原点）", "  (through the origin)"));
