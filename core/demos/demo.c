@@ -1,5 +1,5 @@
 /* demo.c — entry points of the tutorial demos (the whole text, or the text as sections for the
- * page's walkthrough) and the helpers both demos share (see demo.h). */
+ * page's walkthrough) and the helpers the demos share (see demo.h). */
 #include "attnlab/demos.h"
 #include "attnlab/model.h"
 #include "demos/demo.h"
