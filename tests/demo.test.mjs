@@ -1,6 +1,8 @@
-// demo.test.mjs — `attnlab demo` prints exactly what the tutorial's two scripts print under
-// PyTorch (tests/fixtures/demo/*.txt, from tests/fixtures/gen_demo.py), for the scripts' own
-// seeds and others, in Chinese and English; and refuses bad flags with one line and exit 2.
+// demo.test.mjs — `attnlab demo` prints exactly what the tutorial's scripts print under PyTorch
+// (tests/fixtures/demo/*.txt, from tests/fixtures/gen_demo.py), for the scripts' own seeds and
+// others, in Chinese and English; and refuses bad flags with one line and exit 2. Chapters 04
+// (mlp-moe) and 05 (block) have no English script: their English run must carry every number,
+// tensor and boolean of the Chinese fixture, in order, on the same lines.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
@@ -38,6 +40,39 @@ for (const variant of VARIANTS) {
   }
 }
 
+// What must be the same in both languages (gen_demo.py's NUM_RE).
+const NUM_RE = /-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|-?inf\b|\bnan\b|\bTrue\b|\bFalse\b|grad_fn=<\w+>/g;
+const numbersByLine = (text) => text.split('\n').map((line) => line.match(NUM_RE) ?? []);
+
+for (const variant of VARIANTS) {
+  for (const c of cases.filter((x) => x.demo === 'mlp-moe' || x.demo === 'block')) {
+    test(`${variant.name}: demo ${c.demo} --lang en seed ${c.seed}: the Chinese fixture's numbers, line by line`, () => {
+      const args = ['demo', c.demo, '--lang', 'en'];
+      if (c.seed !== 'default') args.push('--seed', c.seed);
+      const r = run(join(variant.dir, 'attnlab'), args);
+      assert.equal(r.status, 0, r.stderr);
+      const got = numbersByLine(r.stdout), want = numbersByLine(readFileSync(join(FIXTURES, c.file), 'utf8'));
+      assert.equal(got.length, want.length, 'line count');
+      for (let i = 0; i < want.length; i++)
+        assert.deepEqual(got[i], want[i], `line ${i + 1}: ${r.stdout.split('\n')[i]}`);
+    });
+  }
+}
+
+test('chapters 04 and 05: the corrected claims, in both languages', () => {
+  const out = (demo, lang) => run(join(VARIANTS[0].dir, 'attnlab'), ['demo', demo, '--lang', lang]).stdout;
+  for (const lang of ['zh', 'en']) {
+    // Experts as wide as the dense FFN: a token's k experts cost more, not less.
+    assert.doesNotMatch(out('mlp-moe', lang), /计算量更小|less work/);
+    // aux_loss = (f·P).sum() · num_experts · coef · k
+    assert.match(out('mlp-moe', lang), /= \(0\.2527\) \* 4 \* 0\.01 \* 2 /);
+    const block = out('block', lang);
+    assert.doesNotMatch(block, /norm1\(attn\)|norm2\(ffn\)|训练\/推理时只需/);
+    assert.match(block, /attn\(norm1\(x\)\)[^\n]*\n[^\n]*\n[^\n]*mlp\(norm2\(h\)\)/);
+    assert.match(block, /(位置|position) 0→(预测|predicts) token1 ?\(prompt, ?-100/);
+  }
+});
+
 test('Chinese is the default language', () => {
   const r = run(join(VARIANTS[0].dir, 'attnlab'), ['demo', 'basic']);
   assert.equal(r.stdout, readFileSync(join(FIXTURES, 'basic.zh.default.txt'), 'utf8'));
@@ -54,7 +89,10 @@ test('the decode cost is stated as O(n) per step, not O(1)', () => {
 
 const BAD = [
   [['demo'], /demo needs a name/],
-  [['demo', 'nope'], /unknown demo 'nope'/],
+  [['demo', 'nope'], /unknown demo 'nope': expected 'basic', 'attention', 'mlp-moe' or 'block'/],
+  [['demo', 'mlp_moe'], /unknown demo 'mlp_moe'/],
+  [['demo', 'block', '--seed', 'x'], /--seed expects/],
+  [['demo', 'mlp-moe', '--lang', 'de'], /--lang expects/],
   [['demo', 'basic', '--lang', 'fr'], /--lang expects/],
   [['demo', 'basic', '--lang'], /--lang expects/],
   [['demo', 'basic', '--seed', '-1'], /--seed expects/],

@@ -2,7 +2,8 @@
  * (al_demo_run, itself checked byte for byte against PyTorch's output by tests/demo.test.mjs):
  * the sections' printed ranges follow one another and make up exactly that text, each title is
  * its header's line, the numbers are the section's output without the blank lines around it,
- * every example has code and a panel (the closing banner neither), a seed replaces the
+ * every example has code (02 and 03; 04's and 05's code is the tutorial's, not shipped) and a
+ * panel (the closing banner neither), a seed replaces the
  * script's torch.manual_seed values in the code as it does in the run; and the size query,
  * the capacity checks and bad arguments. tests/demo-sections.test.mjs checks the code excerpts
  * against the scripts themselves. */
@@ -21,6 +22,12 @@ static const al_demo_panel BASIC_PANELS[] = {AL_DEMO_PANEL_TEXT, AL_DEMO_PANEL_T
 static const al_demo_panel ATTENTION_PANELS[] = {
     AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_ROPE,   AL_DEMO_PANEL_MASK,
     AL_DEMO_PANEL_ATTN, AL_DEMO_PANEL_KV,   AL_DEMO_PANEL_CHECKS, AL_DEMO_PANEL_NONE};
+static const al_demo_panel MLP_MOE_PANELS[] = {
+    AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_FFN,
+    AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_FFN, AL_DEMO_PANEL_NONE};
+static const al_demo_panel BLOCK_PANELS[] = {
+    AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_BLOCK,
+    AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_BLOCK, AL_DEMO_PANEL_NONE};
 
 static int has(const char *text, int64_t at, int64_t len, const char *needle) {
     const size_t n = strlen(needle);
@@ -43,7 +50,9 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
     const int64_t count = al_demo_section_count(demo);
     const int64_t len = al_demo_sections(demo, lang, seed, NULL, 0, NULL, 0, &err);
     CHECK(count == (demo == AL_DEMO_BASIC ? 4 : 8), "%s: %lld sections", what, (long long)count);
-    CHECK(len > (int64_t)run_len, "%s: size %lld for a run of %zu bytes", what, (long long)len, run_len);
+    const int shipped_code = demo == AL_DEMO_BASIC || demo == AL_DEMO_ATTENTION;
+    CHECK(shipped_code ? len > (int64_t)run_len : len == (int64_t)run_len, "%s: size %lld for a run of %zu bytes",
+          what, (long long)len, run_len);
     if (!run || count < 1 || len <= 0) {
         free(run);
         return;
@@ -63,7 +72,10 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
     }
     CHECK(at == (int64_t)run_len, "%s: the sections end at %lld, the text at %zu", what, (long long)at, run_len);
 
-    const al_demo_panel *panels = demo == AL_DEMO_BASIC ? BASIC_PANELS : ATTENTION_PANELS;
+    const al_demo_panel *panels = demo == AL_DEMO_BASIC       ? BASIC_PANELS
+                                  : demo == AL_DEMO_ATTENTION ? ATTENTION_PANELS
+                                  : demo == AL_DEMO_MLP_MOE   ? MLP_MOE_PANELS
+                                                              : BLOCK_PANELS;
     for (int64_t i = 0; i < count; i++) {
         const al_demo_section *x = &s[i];
         const int last = i == count - 1;
@@ -82,7 +94,7 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
         /* 5. Code after the printed text; panels; the closing banner has neither numbers nor code. */
         CHECK(x->code >= (int64_t)run_len && x->code + x->code_len <= len, "%s: %lld code outside", what, (long long)i);
         CHECK((int)x->panel == (int)panels[i], "%s: section %lld panel %d, want %d", what, (long long)i, x->panel, (int)panels[i]);
-        CHECK(last ? x->numbers_len == 0 && x->code_len == 0 : x->numbers_len > 0 && x->code_len > 0,
+        CHECK(last ? x->numbers_len == 0 && x->code_len == 0 : x->numbers_len > 0 && (x->code_len > 0) == shipped_code,
               "%s: section %lld has %lld bytes of numbers and %lld of code", what, (long long)i,
               (long long)x->numbers_len, (long long)x->code_len);
     }
@@ -104,7 +116,7 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
 }
 
 int main(void) {
-    for (int demo = AL_DEMO_BASIC; demo <= AL_DEMO_ATTENTION; demo++)
+    for (int demo = AL_DEMO_BASIC; demo <= AL_DEMO_BLOCK; demo++)
         for (int lang = AL_LANG_ZH; lang <= AL_LANG_EN; lang++) {
             check_demo((al_demo)demo, (al_lang)lang, -1);
             check_demo((al_demo)demo, (al_lang)lang, 7);
@@ -113,8 +125,8 @@ int main(void) {
     al_error err = {0};
     al_demo_section s[8];
     char text[16];
-    CHECK(al_demo_section_count((al_demo)2) == -1, "unknown demo counted");
-    CHECK(al_demo_sections((al_demo)2, AL_LANG_EN, -1, NULL, 0, NULL, 0, &err) == -1 && err.status == AL_ERR_ARG,
+    CHECK(al_demo_section_count((al_demo)99) == -1 && al_demo_section_count((al_demo)-1) == -1, "unknown demo counted");
+    CHECK(al_demo_sections((al_demo)99, AL_LANG_EN, -1, NULL, 0, NULL, 0, &err) == -1 && err.status == AL_ERR_ARG,
           "unknown demo accepted");
     CHECK(al_demo_sections(AL_DEMO_BASIC, (al_lang)5, -1, NULL, 0, NULL, 0, &err) == -1 &&
           err.status == AL_ERR_ARG && strstr(err.msg, "language"), "unknown language accepted: %s", err.msg);

@@ -1,13 +1,15 @@
 /* test_rng.c — checks core/torch/rng.c against PyTorch 1.13: replays every record of the golden file
  * written by tests/fixtures/gen_rng.py (seeding, raw mt19937 words, uniform_, exponential_,
  * randn / normal_ on both kernel paths, torch.multinomial on both of its paths, nn.Linear and
- * xavier_uniform_ init, the tutorials' sequences) and compares the float32 bit patterns (and the
- * ids drawn) exactly; plus a few properties that need no fixture.
+ * xavier_uniform_ init, randint on both paths, the tutorials' sequences) and compares the float32
+ * bit patterns (and the ids drawn) exactly, and torch.topk's order of indices (torch/topk.c) on
+ * rows drawn that way; plus a few properties that need no fixture.
  *
  * Usage: test_rng [tests/fixtures/rng/rng_golden.txt]    (exit status 0 only if all pass) */
 
 #include "attnlab.h"
 #include "check.h"
+#include "torch/topk.h"
 #include "golden.h"
 
 #include <inttypes.h>
@@ -133,6 +135,29 @@ static int replay_fixture(const char *path) {
                 CHECK(st == AL_OK, "%s step %d: multinomial refused: %s", case_name, step, err.msg);
                 for (int64_t i = 0; i < count; i++) got[i] = st == AL_OK ? (uint32_t)drawn[i] : 0xffffffffu;
             }
+        } else if (strcmp(op, "randint") == 0) {
+            int64_t low, high, *ints = malloc((size_t)(count / 2 + 1) * sizeof *ints);
+            ok = ints != NULL && golden_i64(&in, &low) && golden_i64(&in, &high) && low < high &&
+                 count % 2 == 0;
+            if (ok) al_rng_randint(rng, ints, count / 2, low, high);
+            for (int64_t i = 0; ok && i < count / 2; i++) { /* each value as two words, low first */
+                got[2 * i] = (uint32_t)((uint64_t)ints[i] & 0xffffffffu);
+                got[2 * i + 1] = (uint32_t)((uint64_t)ints[i] >> 32);
+            }
+            free(ints);
+        } else if (strcmp(op, "topk") == 0) {
+            int64_t n, sorted, ties, ints[8], idx[8];
+            float x[8];
+            ok = golden_i64(&in, &n) && golden_i64(&in, &sorted) && golden_i64(&in, &ties) &&
+                 n >= 1 && n <= 8 && count >= 1 && count <= n;
+            if (ok && ties) {
+                al_rng_randint(rng, ints, n, 0, 3);
+                for (int64_t i = 0; i < n; i++) x[i] = (float)ints[i];
+            } else if (ok) {
+                al_rng_randn(rng, x, n);
+            }
+            if (ok) al_topk_torch(idx, NULL, x, n, count, (int)sorted);
+            for (int64_t i = 0; ok && i < count; i++) got[i] = (uint32_t)idx[i];
         } else {
             fprintf(stderr, "%s: unknown op '%s'\n", path, op);
             ok = 0;
@@ -148,7 +173,8 @@ static int replay_fixture(const char *path) {
         if (strcmp(op, "probs") == 0) {
             for (int64_t i = 0; i < count; i++) probs[i] = al_float_of_bits(stored[i]);
         } else if (strcmp(op, "seed") != 0) {
-            if (strcmp(op, "u32") != 0 && strcmp(op, "multinomial") != 0)
+            if (strcmp(op, "u32") != 0 && strcmp(op, "multinomial") != 0 && strcmp(op, "randint") != 0 &&
+                strcmp(op, "topk") != 0)
                 for (int64_t i = 0; i < count; i++) got[i] = al_bits_of_float(values[i]);
             compare_record(case_name, step, op, got, count, hash, stored, n_head, n_tail);
         }

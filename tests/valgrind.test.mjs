@@ -26,8 +26,8 @@ function memcheck(program, args, expectedStatus = 0) {
   assert.equal(r.status, expectedStatus, `${program} ${args.join(' ')} exited ${r.status}:\n${r.stderr.slice(-2000)}`);
 }
 
-test('valgrind: both demos, in both languages', () => {
-  for (const demo of ['basic', 'attention']) for (const lang of ['zh', 'en']) memcheck(CLI, ['demo', demo, '--lang', lang]);
+test('valgrind: every demo, in both languages', () => {
+  for (const demo of ['basic', 'attention', 'mlp-moe', 'block']) for (const lang of ['zh', 'en']) memcheck(CLI, ['demo', demo, '--lang', lang]);
 });
 
 test('valgrind: forward on fixtures (GQA, MQA, bf16 MiniMind names) and on malformed files', () => {

@@ -1,5 +1,5 @@
 /* demo.c — entry points of the tutorial demos (the whole text, or the text as sections for the
- * page's walkthrough) and the helpers both demos share (see demo.h). */
+ * page's walkthrough) and the helpers the demos share (see demo.h). */
 #include "attnlab/demos.h"
 #include "attnlab/model.h"
 #include "demos/demo.h"
@@ -42,10 +42,55 @@ int al_demo_allclose(const float *a, const float *b, int64_t n, float atol) {
     return 1;
 }
 
+void al_demo_shape(al_text *o, const char *label, const int64_t *shape, int ndim,
+                   const char *comment) {
+    al_text_printf(o, "%s", label);
+    al_text_size(o, shape, ndim);
+    al_text_printf(o, "%s\n", comment);
+}
+
+void al_demo_py_float(al_text *o, double v) {
+    /* The fewest significant digits that read back as v, then written out in fixed notation,
+     * as Python's repr does in this range. */
+    char text[64];
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        double back;
+        al_snprintf(text, sizeof text, "%.*e", digits - 1, v);
+        if (al_parse_finite(text, &back) && back == v) break;
+    }
+    const int exponent = v == 0.0 ? 0 : (int)floor(log10(fabs(v)));
+    const int decimals = digits - 1 - exponent > 1 ? digits - 1 - exponent : 1;
+    al_text_printf(o, "%.*f", decimals, v);
+}
+
+void al_demo_py_rounded(al_text *o, const float *values, int64_t n, int digits) {
+    al_text_printf(o, "[");
+    for (int64_t i = 0; i < n; i++) {
+        /* round(v, digits) is v correctly rounded to that many decimals; its repr drops the
+         * trailing zeros but keeps one decimal. */
+        char text[64];
+        al_snprintf(text, sizeof text, "%.*f", digits, (double)values[i]);
+        size_t len = strlen(text);
+        while (len > 0 && text[len - 1] == '0' && text[len - 2] != '.') len--;
+        al_text_printf(o, "%s%.*s", i ? ", " : "", (int)len, text);
+    }
+    al_text_printf(o, "]");
+}
+
+void al_demo_linear(float *y, const float *x, const float *w, int64_t n, int64_t in_dim,
+                    int64_t out_dim) {
+    for (int64_t r = 0; r < n; r++)
+        for (int64_t o = 0; o < out_dim; o++)
+            y[r * out_dim + o] = al_dot_f32(x + r * in_dim, w + o * in_dim, in_dim);
+}
+
+float al_demo_silu(float x) { return x / (1.0f + expf(-x)); }
+
 /* Runs one demo into d (whose text the caller has set up). */
 static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
                             al_error *err) {
-    if (demo != AL_DEMO_BASIC && demo != AL_DEMO_ATTENTION)
+    if (al_demo_section_count(demo) < 0)
         return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
     if (lang != AL_LANG_ZH && lang != AL_LANG_EN)
         return al_fail(err, AL_ERR_ARG, "unknown language %d", (int)lang);
@@ -54,7 +99,9 @@ static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_ou
     d->count = 0;
     al_status st = AL_OK;
     if (demo == AL_DEMO_BASIC) al_demo_basic(d, lang, seed, rng);
-    else st = al_demo_attention(d, lang, seed, rng, err);
+    else if (demo == AL_DEMO_ATTENTION) st = al_demo_attention(d, lang, seed, rng, err);
+    else if (demo == AL_DEMO_MLP_MOE) st = al_demo_mlp_moe(d, lang, seed, rng, err);
+    else st = al_demo_block(d, lang, seed, rng, err);
     al_rng_free(rng);
     return st;
 }
@@ -93,6 +140,7 @@ static void append_code(al_text *o, const char *code, int64_t seed) {
 int64_t al_demo_section_count(al_demo demo) {
     if (demo == AL_DEMO_BASIC) return 4;     /* 3 examples and the closing banner */
     if (demo == AL_DEMO_ATTENTION) return 8; /* 7 examples and the closing banner */
+    if (demo == AL_DEMO_MLP_MOE || demo == AL_DEMO_BLOCK) return 8; /* the same */
     return -1;
 }
 

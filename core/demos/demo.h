@@ -1,4 +1,5 @@
-/* demo.h — shared pieces of the two tutorial demos (demo_basic.c, demo_attention.c): the
+/* demo.h — shared pieces of the tutorial demos (demo_basic.c, demo_attention.c,
+ * demo_mlp_moe.c, demo_block.c): the
  * writer they print into (the text and where each section of it begins), the bilingual string
  * picker, Python's printing of booleans, the torch.allclose test the scripts print, and the
  * scripts' code for each example (demo_code.c). */
@@ -38,6 +39,23 @@ const char *al_demo_pass(al_lang lang, int passed);
 /* torch.allclose(a, b, rtol=1e-5, atol): every |a − b| <= atol + rtol·|b|, in float32. */
 int al_demo_allclose(const float *a, const float *b, int64_t n, float atol);
 
+/* "<label>torch.Size([...])<comment>\n" */
+void al_demo_shape(al_text *o, const char *label, const int64_t *shape, int ndim,
+                   const char *comment);
+/* Python's repr of a float (shortest digits that read back, at least one decimal: "0.0",
+ * "-3.0", "0.7310585975646973"), for |v| in [1e-4, 1e16) or 0. */
+void al_demo_py_float(al_text *o, double v);
+/* Python's repr of [round(v, digits) for v in values]: "[0.3756, 0.312]". */
+void al_demo_py_rounded(al_text *o, const float *values, int64_t n, int digits);
+/* nn.Linear without bias under the reference BLAS (sgemm): every output a plain left-to-right
+ * float32 dot product of its input row and weight row, each product rounded, then added. */
+void al_demo_linear(float *y,       /* [n, out_dim] */
+                    const float *x, /* [n, in_dim] */
+                    const float *w, /* [out_dim, in_dim] */
+                    int64_t n, int64_t in_dim, int64_t out_dim);
+/* F.silu on the CPU: x / (1 + exp(-x)). */
+float al_demo_silu(float x);
+
 /* The code of section `section` (0-based) of the script in language `lang`, verbatim; "" for
  * the closing banner or a section the script does not have. */
 const char *al_demo_code(al_demo demo, al_lang lang, int section);
@@ -45,5 +63,7 @@ const char *al_demo_code(al_demo demo, al_lang lang, int section);
 void al_demo_basic(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng);
 al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,
                             al_error *err);
+al_status al_demo_mlp_moe(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng, al_error *err);
+al_status al_demo_block(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng, al_error *err);
 
 #endif

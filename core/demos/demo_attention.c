@@ -14,14 +14,6 @@
 enum { HIDDEN = 16, N_HEADS = 4, N_KV_HEADS = 2, HEAD_DIM = 8, N_REP = N_HEADS / N_KV_HEADS };
 enum { MAX_SEQ = 16, MAX_BATCH = 2 };
 
-/* Prints "<label>" then torch.Size([...]) then "  <comment>\n". */
-static void print_shape(al_text *o, const char *label, const int64_t *shape, int ndim,
-                        const char *comment) {
-    al_text_printf(o, "%s", label);
-    al_text_size(o, shape, ndim);
-    al_text_printf(o, "%s\n", comment);
-}
-
 /* Example 1: projections, viewed as [batch, seq, heads, head_dim]. */
 static void example_projections(al_demo_out *d, al_lang lang, al_attn *attn, al_rng *rng,
                                 float *k /* [2, 5, n_kv_heads, head_dim], kept for example 2 */) {
@@ -39,15 +31,15 @@ static void example_projections(al_demo_out *d, al_lang lang, al_attn *attn, al_
     const int64_t kv_shape[4] = {B, S, N_KV_HEADS, HEAD_DIM};
     char comment[128];
     al_text_printf(o, "\n");
-    print_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3,
+    al_demo_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3,
                 "  # [batch, seq, hidden_size]");
     al_snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim=%d]", N_HEADS,
                 HEAD_DIM);
-    print_shape(o, "Q shape: ", q_shape, 4, comment);
+    al_demo_shape(o, "Q shape: ", q_shape, 4, comment);
     al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]",
                 N_KV_HEADS, HEAD_DIM);
-    print_shape(o, "K shape: ", kv_shape, 4, comment);
-    print_shape(o, "V shape: ", kv_shape, 4, comment);
+    al_demo_shape(o, "K shape: ", kv_shape, 4, comment);
+    al_demo_shape(o, "V shape: ", kv_shape, 4, comment);
     al_text_printf(o, L("\nGQA 配置：Q 头数 %d 是 KV 头数 %d 的 %d 倍\n",
                         "\nGQA configuration: %d Q heads for %d KV heads, a ratio of %d\n"),
                    N_HEADS, N_KV_HEADS, N_REP);
@@ -89,9 +81,9 @@ static void example_repeat_kv(al_demo_out *d, al_lang lang, const float *k /* [2
     char comment[128];
     al_text_printf(o, "\n");
     al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim]", N_KV_HEADS);
-    print_shape(o, L("原始 K shape: ", "Original K shape: "), k_shape, 4, comment);
+    al_demo_shape(o, L("原始 K shape: ", "Original K shape: "), k_shape, 4, comment);
     al_snprintf(comment, sizeof comment, "  # [batch, seq, n_heads=%d, head_dim]", N_HEADS);
-    print_shape(o, L("repeat_kv 后 K shape: ", "K shape after repeat_kv: "), k_exp_shape, 4,
+    al_demo_shape(o, L("repeat_kv 后 K shape: ", "K shape after repeat_kv: "), k_exp_shape, 4,
                 comment);
     const int same = heads_allclose(k_expanded, B, S, N_HEADS, 0, 1);
     const int same2 = heads_allclose(k_expanded, B, S, N_HEADS, 2, 3);
@@ -116,7 +108,7 @@ static void example_rope(al_demo_out *d, al_lang lang, al_rng *rng) {
     al_rope_table(cos_t, sin_t, MAX_SEQ, HEAD_DIM, 10000.0);
     const int64_t table_shape[2] = {MAX_SEQ, HEAD_DIM}, vec_shape[1] = {HEAD_DIM};
     al_text_printf(o, "\n");
-    print_shape(o, L("预计算 cos/sin shape: ", "Precomputed cos/sin shape: "), table_shape, 2,
+    al_demo_shape(o, L("预计算 cos/sin shape: ", "Precomputed cos/sin shape: "), table_shape, 2,
                 "  # [max_seq, head_dim]");
 
     /* k_raw [1, 2, n_kv_heads, head_dim]: token 0 rotated at position 0, token 1 at 1. */
@@ -221,14 +213,14 @@ static al_status example_forward(al_demo_out *d, al_lang lang, al_attn *attn, al
     char comment[128];
     al_text_printf(o, "\n");
     al_snprintf(comment, sizeof comment, "  # [batch=%d, seq=%d, hidden_size=%d]", B, S, HIDDEN);
-    print_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3, comment);
-    print_shape(o, L("输出 shape: ", "Output shape: "), x_shape, 3,
+    al_demo_shape(o, L("输入 x shape: ", "Input x shape: "), x_shape, 3, comment);
+    al_demo_shape(o, L("输出 shape: ", "Output shape: "), x_shape, 3,
                 L("  # [batch, seq, hidden_size]（与输入相同）",
                   "  # [batch, seq, hidden_size] (same as the input)"));
     al_snprintf(comment, sizeof comment, "  # [batch, seq, n_kv_heads=%d, head_dim=%d]", N_KV_HEADS,
                 HEAD_DIM);
-    print_shape(o, L("KV Cache K shape: ", "KV cache K shape: "), kv_shape, 4, comment);
-    print_shape(o, L("KV Cache V shape: ", "KV cache V shape: "), kv_shape, 4, comment);
+    al_demo_shape(o, L("KV Cache K shape: ", "KV cache K shape: "), kv_shape, 4, comment);
+    al_demo_shape(o, L("KV Cache V shape: ", "KV cache V shape: "), kv_shape, 4, comment);
     al_text_printf(o, "\n%s\n\n", L("验证通过：前向输出 shape 与输入一致，KV Cache 已保存",
                                     "Check passed: the output shape matches the input, and the KV cache has been saved"));
     return AL_OK;
@@ -249,9 +241,9 @@ static al_status example_prefill_decode(al_demo_out *d, al_lang lang, al_attn *a
     if (st != AL_OK) return st;
     const int64_t prompt_shape[3] = {1, PROMPT, HIDDEN}, token_shape[3] = {1, 1, HIDDEN};
     al_text_printf(o, "\n");
-    print_shape(o, L("[Prefill] 输入 prompt shape: ", "[Prefill] input prompt shape: "),
+    al_demo_shape(o, L("[Prefill] 输入 prompt shape: ", "[Prefill] input prompt shape: "),
                 prompt_shape, 3, "");
-    print_shape(o, L("[Prefill] 输出 shape: ", "[Prefill] output shape: "), prompt_shape, 3, "");
+    al_demo_shape(o, L("[Prefill] 输出 shape: ", "[Prefill] output shape: "), prompt_shape, 3, "");
     al_text_printf(o, L("[Prefill] KV Cache 长度: %lld  # = prompt_len=%d\n",
                         "[Prefill] KV cache length: %lld  # = prompt_len=%d\n"),
                    (long long)al_kv_cache_len(cache), PROMPT);
@@ -311,8 +303,8 @@ static al_status example_cache_check(al_demo_out *d, al_lang lang, al_attn *attn
                 L("\n无 cache 一次性前向（位置 %d~%d）shape: ",
                   "\nNo cache, single forward pass (positions %d to %d) shape: "),
                 PROMPT - 1, TOTAL - 1);
-    print_shape(o, label, shape, 3, "");
-    print_shape(o, L("有 cache 分步前向输出 shape: ", "With cache, step-by-step forward output shape: "),
+    al_demo_shape(o, label, shape, 3, "");
+    al_demo_shape(o, L("有 cache 分步前向输出 shape: ", "With cache, step-by-step forward output shape: "),
                 shape, 3, "");
     al_text_printf(o, "%s %.2e\n", L("两者最大绝对差异:", "Maximum absolute difference between the two:"),
                    (double)max_diff);

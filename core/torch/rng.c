@@ -476,3 +476,20 @@ al_status al_rng_multinomial(al_rng *r, int64_t *out, const float *probs, int64_
     else multinomial_exponential(r, out, probs, n, n_sample, work);
     return AL_OK;
 }
+
+/* ------------------------------------------------------------------------------------------
+ * Integer draws: torch.randint(low, high, size) on an int64 tensor
+ * ------------------------------------------------------------------------------------------ */
+
+/* random_from_to_kernel (ATen/native/cpu/DistributionTemplates.h), a serial loop over the
+ * elements: range = high - low as an unsigned 64-bit number; each value is
+ * (draw mod range) + low with one 32-bit draw when range < 2^32, otherwise one 64-bit draw
+ * (random64: the first 32-bit draw is the high half). The modulo's slight bias is PyTorch's. */
+void al_rng_randint(al_rng *r, int64_t *out, int64_t n, int64_t low, int64_t high) {
+    assert(r != NULL && (out != NULL || n <= 0) && low < high);
+    const uint64_t range = (uint64_t)high - (uint64_t)low;
+    for (int64_t i = 0; i < n; i++) {
+        const uint64_t draw = range >= (UINT64_C(1) << 32) ? rng_u64(r) : al_rng_u32(r);
+        out[i] = (int64_t)(draw % range + (uint64_t)low);
+    }
+}

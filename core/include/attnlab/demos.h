@@ -1,4 +1,4 @@
-/* attnlab/demos.h — the two tutorial scripts, printed as they print. Part of attnlab.h. */
+/* attnlab/demos.h — the tutorial scripts, printed as they print. Part of attnlab.h. */
 #ifndef ATTNLAB_DEMOS_H
 #define ATTNLAB_DEMOS_H
 
@@ -9,11 +9,19 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * The tutorial demos: every example of 02-basic-components-demo.py (AL_DEMO_BASIC) and
- * 03-attention-demo.py (AL_DEMO_ATTENTION), printed as those scripts print them.
+ * The tutorial demos: every example of 02-basic-components-demo.py (AL_DEMO_BASIC),
+ * 03-attention-demo.py (AL_DEMO_ATTENTION), 04-mlp-moe-demo.py (AL_DEMO_MLP_MOE) and
+ * 05-transformer-block-demo.py (AL_DEMO_BLOCK), printed as those scripts print them (04 and
+ * 05 with their wrong lines corrected). The code excerpts of the sections are those of 02 and
+ * 03; 04's and 05's are the tutorial's and not shipped (al_demo_sections gives them empty).
  * ------------------------------------------------------------------------------------------ */
 
-typedef enum { AL_DEMO_BASIC = 0, AL_DEMO_ATTENTION = 1 } al_demo;
+typedef enum {
+    AL_DEMO_BASIC = 0,
+    AL_DEMO_ATTENTION = 1,
+    AL_DEMO_MLP_MOE = 2, /* 04-mlp-moe-demo.py */
+    AL_DEMO_BLOCK = 3    /* 05-transformer-block-demo.py */
+} al_demo;
 typedef enum { AL_LANG_ZH = 0, AL_LANG_EN = 1 } al_lang;
 
 /* seed < 0: each torch.manual_seed(...) keeps the script's value; else all use `seed`.
@@ -36,7 +44,9 @@ typedef enum {
     AL_DEMO_PANEL_ATTN,     /* attention weights: every head and the GQA map */
     AL_DEMO_PANEL_KV,       /* the KV cache's growth */
     AL_DEMO_PANEL_CHECKS,   /* the live checks */
-    AL_DEMO_PANEL_TEXT      /* no chart draws it (the embedding, RMSNorm): the listing is all */
+    AL_DEMO_PANEL_TEXT,     /* no chart draws it (the embedding, RMSNorm): the listing is all */
+    AL_DEMO_PANEL_FFN,      /* the feed-forward network: SwiGLU, MoE routing */
+    AL_DEMO_PANEL_BLOCK     /* the block and the whole model: norms, residuals, head, loss */
 } al_demo_panel;
 
 /* One section, as byte ranges (offset, length) of the text al_demo_sections fills: the demo's

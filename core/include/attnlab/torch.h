@@ -55,6 +55,10 @@ void al_rng_linear_init(al_rng *r, float *w /* [out_dim, in_dim] */, int64_t out
 void al_rng_xavier_uniform(al_rng *r, float *w /* [fan_out, fan_in] */, int64_t fan_out,
                            int64_t fan_in, double gain);
 
+/* torch.randint(low, high, (n,)) on int64: n values in [low, high), low < high; one 32-bit
+ * draw each when high - low < 2^32, one 64-bit draw each otherwise — PyTorch's two paths. */
+void al_rng_randint(al_rng *r, int64_t *out, int64_t n, int64_t low, int64_t high);
+
 /* ------------------------------------------------------------------------------------------
  * PyTorch's reduction order
  * ------------------------------------------------------------------------------------------ */
