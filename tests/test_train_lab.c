@@ -151,13 +151,13 @@ static void test_run(void) {
     const int64_t T = al_train_lab_probe(lab, NULL, 0);
     CHECK(T == 2 * (c.seq / 2 < 24 ? c.seq / 2 : 24), "probe of %lld tokens", (long long)T);
     float *p = malloc((size_t)(T * T) * sizeof *p);
-    CHECK(al_train_lab_pattern(lab, 1, 1, p, T * T, &err) == AL_OK, "pattern: %s", err.msg);
+    CHECK(al_train_lab_attention(lab, 1, 1, p, T * T, &err) == AL_OK, "pattern: %s", err.msg);
     for (int64_t q = 0; q < T; q++) {
         double sum = 0.0;
         for (int64_t k = 0; k < T; k++) sum += p[q * T + k];
         CHECK(fabs(sum - 1.0) < 1e-5 && (q + 1 == T || p[q * T + q + 1] == 0.0f), "pattern row %lld", (long long)q);
     }
-    CHECK(al_train_lab_pattern(lab, 2, 0, p, T * T, &err) == AL_ERR_ARG && strstr(err.msg, "layer 2"), "layer 2: %s", err.msg);
+    CHECK(al_train_lab_attention(lab, 2, 0, p, T * T, &err) == AL_ERR_ARG && strstr(err.msg, "layer 2"), "layer 2: %s", err.msg);
     free(p);
     al_model_lab_free(view);
     al_buffer_free(model), al_buffer_free(config), al_buffer_free(tok);

@@ -20,7 +20,7 @@ test('10,000 decode steps do not grow the heap', () => {
       while (s.length < s.total) {
         s.step();
         steps++;
-        s.weights(steps % base.heads);
+        s.attention(steps % base.heads);
         if (steps % 10 === 0) { s.mask(); s.verify(); s.outputs(); }
       }
       if (round === 2) after = core.heapStats();
@@ -45,7 +45,7 @@ test('1,000 configuration changes free every session', () => {
     try {
       s.prefill();
       if (s.length < s.total) s.step();
-      s.weights(0);
+      s.attention(0);
       s.verify();
       core.ropeAngles(cfg.promptLen, cfg.headDim, cfg.ropeBase, true);
       core.gqaMap(cfg.heads, cfg.kvHeads);

@@ -86,7 +86,7 @@ for (const [tag, cfg] of Object.entries(SESSIONS)) {
       const n = s.total;
       const want = kernels.tensors[`${tag}.weights`].data;
       for (let h = 0; h < cfg.heads; h++) {
-        const d = maxDiff(s.weights(h), want.subarray(h * n * n, (h + 1) * n * n));
+        const d = maxDiff(s.attention(h), want.subarray(h * n * n, (h + 1) * n * n));
         assert.ok(d.worst <= 1e-5, `head ${h} weights differ by ${d.worst}`);
       }
       for (const c of s.verify()) assert.ok(c.passed, `${c.name}: ${c.value} > ${c.threshold}`);
@@ -109,7 +109,7 @@ test('wasm: the checks hold across configurations (MHA, GQA, MQA, no QK-Norm, lo
       while (s.length < s.total) s.step();
       for (const c of s.verify()) assert.ok(c.passed, `${JSON.stringify(cfg)} ${c.name}: ${c.value}`);
       assert.equal(core.kvCacheBytes(1, s.length, cfg.kvHeads, cfg.headDim), 2 * s.length * cfg.kvHeads * cfg.headDim * 4);
-      assert.ok(s.flops(s.length, s.length) > s.flops(1, s.length));
+      assert.ok(s.flopsFull(s.length, s.length) > s.flopsFull(1, s.length));
     } finally {
       s.free();
     }
@@ -133,7 +133,7 @@ test('wasm: the core\'s errors reach JS as thrown errors with its message', () =
   assert.throws(() => core.demo('basic', 'fr'), /unknown language/);
   const s = core.createSession(base);
   assert.throws(() => s.verify(), /needs the prefill/);
-  assert.throws(() => s.weights(4), /head/);
+  assert.throws(() => s.attention(4), /head/);
   s.free();
   assert.throws(() => s.prefill(), /freed/);
   const good = join(CASES, names[0]);
@@ -163,7 +163,7 @@ test('wasm: memory growth keeps the binding\'s views valid', () => {
     s.prefill();
     s.step();
     assert.ok(core.heapStats().heapBytes > before, 'the heap grew');
-    const w = s.weights(0);
+    const w = s.attention(0);
     let rowSum = 0;
     for (let j = 0; j < s.length; j++) rowSum += w[(s.length - 1) * s.length + j];
     assert.ok(Math.abs(rowSum - 1) < 1e-5, `the last attention row sums to ${rowSum}`);

@@ -543,20 +543,20 @@
     outputs() {
       return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.fn.al_session_outputs(this.live(), p, n, err));
     }
-    // al_session_weights: [len, len] for one head
-    weights(head) {
+    // al_session_attention: [len, len] for one head
+    attention(head) {
       checkInt('head', head, 0, this.cfg.heads - 1);
       const n = this.length;
-      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_weights(this.live(), head, p, cap, err));
+      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_attention(this.live(), head, p, cap, err));
     }
-    // al_session_weights_thumb: one head's weights max-pooled to [size, size], size =
+    // al_session_attention_thumb: one head's weights max-pooled to [size, size], size =
     // min(len, maxSize); returns {size, values}
-    weightsThumb(head, maxSize) {
+    attentionThumb(head, maxSize) {
       checkInt('head', head, 0, this.cfg.heads - 1);
       checkInt('thumbnail size', maxSize, 1, Number.MAX_SAFE_INTEGER);
       const size = this.core.fn.al_session_thumb_size(this.live(), maxSize);
       const values = this.floats(size * size, (p, cap, err) =>
-        this.core.fn.al_session_weights_thumb(this.live(), head, maxSize, p, cap, err));
+        this.core.fn.al_session_attention_thumb(this.live(), head, maxSize, p, cap, err));
       return { size, values };
     }
     // al_session_mask: [len, len] of 0 / -inf
@@ -581,12 +581,12 @@
       checkInt('n', n, 1, this.core.limits.AL_MAX_SEQ);
       return this.floats(n, (p, count, err) => this.core.fn.al_session_rope_relative(this.live(), m, p, count, err));
     }
-    // al_attn_flops on this session's layer
-    flops(nQuery, nKeys) {
+    // al_attn_flops_full on this session's layer
+    flopsFull(nQuery, nKeys) {
       checkInt('n_query', nQuery, 0, 2 ** 31);
       checkInt('n_keys', nKeys, 0, 2 ** 31);
       const hp = this.core.fn.al_session_hparams(this.live());
-      return this.core.fn.al_attn_flops(hp, nQuery, nKeys);
+      return this.core.fn.al_attn_flops_full(hp, nQuery, nKeys);
     }
   }
 
@@ -942,12 +942,12 @@
         return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
       });
     }
-    // al_train_lab_pattern: [T, T] of one head over the probe
-    pattern(layer, head) {
+    // al_train_lab_attention: [T, T] of one head over the probe
+    attention(layer, head) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
       const n = this.probeLen * this.probeLen;
-      return this.floats(n, (p, cap, err) => this.core.fn.al_train_lab_pattern(this.live(), layer, head, p, cap, err));
+      return this.floats(n, (p, cap, err) => this.core.fn.al_train_lab_attention(this.live(), layer, head, p, cap, err));
     }
     piece(id) {
       const c = this.core;

@@ -167,17 +167,17 @@
     F(al_session_len, int64_t, const al_session *s)                                            \
     F(al_session_total, int64_t, const al_session *s)                                          \
     F(al_session_outputs, al_status, const al_session *s, float *out, int64_t cap, al_error *err)  \
-    F(al_session_weights, al_status, const al_session *s, int64_t head, float *out, int64_t cap,   \
+    F(al_session_attention, al_status, const al_session *s, int64_t head, float *out, int64_t cap, \
         al_error *err)                                                                         \
     F(al_session_mask, al_status, const al_session *s, float *out, int64_t cap, al_error *err) \
     F(al_session_thumb_size, int64_t, const al_session *s, int64_t max_size)                   \
-    F(al_session_weights_thumb, al_status, const al_session *s, int64_t head, int64_t max_size,    \
+    F(al_session_attention_thumb, al_status, const al_session *s, int64_t head, int64_t max_size, \
         float *out, int64_t cap, al_error *err)                                                \
     F(al_session_verify, al_status, al_session *s, al_check *checks, al_error *err)            \
     F(al_session_hparams, const al_attn_hparams *, const al_session *s)                        \
     F(al_session_rope_relative, al_status, const al_session *s, int64_t m, float *dots, int64_t n, \
         al_error *err)                                                                         \
-    F(al_attn_flops, int64_t, const al_attn_hparams *hp, int64_t n_query, int64_t n_keys)      \
+    F(al_attn_flops_full, int64_t, const al_attn_hparams *hp, int64_t n_query, int64_t n_keys) \
     F(al_kv_cache_bytes_for, int64_t, int64_t batch, int64_t len, int64_t n_kv_heads,          \
         int64_t head_dim)                                                                      \
     F(al_kv_growth, int64_t, const al_attn_hparams *hp, int64_t prompt, int64_t steps,         \
@@ -274,7 +274,7 @@
     F(al_train_lab_held_out_loss, double, const al_train_lab *lab)                             \
     F(al_train_lab_last_batch, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)    \
     F(al_train_lab_probe, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)         \
-    F(al_train_lab_pattern, al_status, const al_train_lab *lab, int64_t layer, int64_t head,   \
+    F(al_train_lab_attention, al_status, const al_train_lab *lab, int64_t layer, int64_t head, \
         float *out, int64_t cap, al_error *err)                                                \
     F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
     F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
@@ -282,9 +282,9 @@
 
 #define AL_ABI_SHAPES(A)                                                                       \
     A(al_session_outputs, out, "al_session_len hidden")                                        \
-    A(al_session_weights, out, "al_session_len al_session_len")                                \
+    A(al_session_attention, out, "al_session_len al_session_len")                              \
     A(al_session_mask, out, "al_session_len al_session_len")                                   \
-    A(al_session_weights_thumb, out, "al_session_thumb_size al_session_thumb_size")            \
+    A(al_session_attention_thumb, out, "al_session_thumb_size al_session_thumb_size")          \
     A(al_session_verify, checks, "AL_CHECK_COUNT")                                             \
     A(al_session_rope_relative, dots, "n")                                                     \
     A(al_rope_angles, angles, "end al_rope_pairs")                                             \
@@ -320,7 +320,7 @@
     A(al_train_lab_evals, out, "result al_train_lab_eval_width")                               \
     A(al_train_lab_last_batch, ids, "result")                                                  \
     A(al_train_lab_probe, ids, "result")                                                       \
-    A(al_train_lab_pattern, out, "al_train_lab_probe al_train_lab_probe")                      \
+    A(al_train_lab_attention, out, "al_train_lab_probe al_train_lab_probe")                    \
     A(al_train_lab_piece, out, "result")                                                       
 
 #endif

@@ -359,8 +359,8 @@ int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap) {
     return T;
 }
 
-al_status al_train_lab_pattern(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
-                               al_error *err) {
+al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err) {
     if (!lab || !out) return al_fail(err, AL_ERR_ARG, "train lab pattern: NULL argument");
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, T = lab->probe.len;
     if (layer < 0 || layer >= L || head < 0 || head >= H)

@@ -76,7 +76,7 @@ al_status al_rope_relative_dots(float *dots, const float *v, int64_t m, int64_t 
     return AL_OK;
 }
 
-int64_t al_attn_flops(const al_attn_hparams *c, int64_t n_query, int64_t n_keys) {
+int64_t al_attn_flops_full(const al_attn_hparams *c, int64_t n_query, int64_t n_keys) {
     /* Within the limits every term below stays under 2^53. */
     if (!c || al_attn_hparams_check(c, NULL) != AL_OK || n_query < 0 || n_keys < 0 ||
         n_query > AL_MAX_SEQ || n_keys > AL_MAX_SEQ)
@@ -108,8 +108,8 @@ int64_t al_kv_growth(const al_attn_hparams *hp, int64_t prompt, int64_t steps,
         r->bytes = al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
         r->bytes_mha = al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
         r->bytes_mqa = al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
-        r->flops_cached = al_attn_flops(hp, i == 0 ? prompt : 1, len);
-        r->flops_uncached = al_attn_flops(hp, len, len);
+        r->flops_cached = al_attn_flops_full(hp, i == 0 ? prompt : 1, len);
+        r->flops_uncached = al_attn_flops_full(hp, len, len);
     }
     return steps + 1;
 }

@@ -203,7 +203,7 @@ int cmd_bench(int argc, char **argv) {
            "\"decode_recompute_ms\": %.4f, \"hidden\": %lld, \"heads\": %lld, \"kv_heads\": %lld, "
            "\"head_dim\": %lld, \"seq\": %lld, \"decode_at\": %lld, \"repeats\": %lld}\n",
            r.prefill_ms, r.decode_ms, r.prefill_gflops, (long long)(b.seq ? al_attn_flops_causal(&b.hp, b.seq, b.seq) : 0),
-           (long long)(b.seq ? al_attn_flops(&b.hp, b.seq, b.seq) : 0), r.decode_recompute_ms, (long long)b.hp.hidden,
+           (long long)(b.seq ? al_attn_flops_full(&b.hp, b.seq, b.seq) : 0), r.decode_recompute_ms, (long long)b.hp.hidden,
            (long long)b.hp.n_heads, (long long)b.hp.n_kv_heads, (long long)b.hp.head_dim, (long long)b.seq,
            (long long)b.decode_at, (long long)b.repeats);
     return EXIT_OK; /* main checks that standard output was written */

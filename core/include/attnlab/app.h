@@ -55,16 +55,16 @@ int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads);
  * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
  * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step
  * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
-int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
+int64_t al_attn_flops_full(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
 /* The FLOPs of the same call that a causal layer needs: the n_query queries are the last of the
  * n_keys positions, and query s (from 0) sees n_keys − n_query + s + 1 keys — projections as
  * above, scores and weights·V 4·n_heads·head_dim·Σ_s (n_keys − n_query + s + 1), which is
- * al_attn_flops less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
+ * al_attn_flops_full less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
  * al_model_flops_causal makes per layer). The core's attention computes these (its blocks of
  * AL_ATTEND_QUERY_BLOCK queries add at most block − 1 key columns each); PyTorch's eager layer
- * multiplies the whole rectangle and masks it afterwards: al_attn_flops is what it multiplies,
- * this is what either needs. -1 where al_attn_flops is, or n_query > n_keys. */
+ * multiplies the whole rectangle and masks it afterwards: al_attn_flops_full is what it multiplies,
+ * this is what either needs. -1 where al_attn_flops_full is, or n_query > n_keys. */
 int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
 /* One state of the KV cache while a sequence grows (batch 1, float32). */
@@ -80,7 +80,7 @@ typedef struct {
 
 /* The KV cache's growth over a prefill of `prompt` tokens and `steps` one-token decode steps:
  * one row after the prefill (len = prompt), then one after each step (len = prompt + 1, ...,
- * prompt + steps), each by al_kv_cache_bytes_for and al_attn_flops. Writes at most cap rows;
+ * prompt + steps), each by al_kv_cache_bytes_for and al_attn_flops_full. Writes at most cap rows;
  * returns how many there are (steps + 1: a size query with rows NULL and cap 0), or -1 with
  * *err set (hyper-parameters refused by al_attn_hparams_check, prompt < 1, steps < 0,
  * prompt + steps beyond AL_MAX_SEQ, rows NULL with cap > 0). */
@@ -125,16 +125,16 @@ al_status al_session_outputs(const al_session *s, float *out, int64_t cap, al_er
 
 /* Attention weights of every query processed so far for one head, as a square
  * [len, len] matrix (query row q over keys 0..len-1; masked cells are 0). */
-al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap,
-                             al_error *err);
+al_status al_session_attention(const al_session *s, int64_t head, float *out, int64_t cap,
+                               al_error *err);
 
 /* A small picture of one head's weights for the page's grid of heads: [size, size] with
  * size = min(len, max_size) (al_session_thumb_size, -1 for a NULL session or max_size < 1),
  * each cell the largest weight among the queries and keys it covers (max-pooling), so a thin
  * pattern stays visible. */
 int64_t al_session_thumb_size(const al_session *s, int64_t max_size);
-al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
-                                   int64_t cap, al_error *err);
+al_status al_session_attention_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
+                                     int64_t cap, al_error *err);
 
 /* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
  * have the causal triangle; a decode row sees all cached keys. */
@@ -577,8 +577,8 @@ int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t c
 /* The probe's ids (the roles' repeated sequence); returns its length T. */
 int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap);
 /* One head's attention [T, T] over the probe at the last evaluation. */
-al_status al_train_lab_pattern(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
-                               al_error *err);
+al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err);
 /* The bytes id stands for (al_tok_piece of the cut tokenizer): written to out[cap], its length
  * returned, -1 out of range. */
 int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap);
