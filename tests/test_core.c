@@ -611,6 +611,15 @@ static void test_views(void) {
     CHECK(al_gqa_kv_choices(choices, 16, 12) == 6 && choices[0] == 1 && choices[5] == 12 && choices[3] == 4, "divisors of 12");
     CHECK(al_gqa_kv_choices(choices, 2, 12) == 6, "count beyond cap");
     CHECK(al_gqa_kv_choices(choices, 16, 0) == -1 && al_gqa_kv_choices(NULL, 4, 12) == -1, "bad arguments");
+    /* the page's query width of 1024: 16 heads of 64, 8 of 128, 6 of 170 (the even floor of
+     * 170.7), 3 of 340; one head of at most AL_MAX_HEAD_DIM; nothing for a width under two
+     * dimensions a head */
+    CHECK(al_attn_head_dim_most(16, 1024) == 64 && al_attn_head_dim_most(8, 1024) == 128 &&
+              al_attn_head_dim_most(6, 1024) == 170 && al_attn_head_dim_most(3, 1024) == 340 &&
+              al_attn_head_dim_most(1, 4 * AL_MAX_HEAD_DIM) == AL_MAX_HEAD_DIM && al_attn_head_dim_most(5, 15) == 2,
+          "head_dim within a width");
+    CHECK(al_attn_head_dim_most(0, 1024) == -1 && al_attn_head_dim_most(AL_MAX_HEADS + 1, 1 << 20) == -1 &&
+              al_attn_head_dim_most(4, 7) == -1, "head_dim within a width: bad arguments");
 
     const al_attn_hparams c = al_attn_hparams_default(); /* 16 hidden, 4/2 heads, 8 dims */
     CHECK(al_attn_flops_full(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");

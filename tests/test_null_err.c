@@ -531,6 +531,11 @@ static void test_model_lab(void) {
     CHECK(al_model_lab_routing(NULL, 0, i32, f, 4, NULL) == -1, "routing");
     EXPECT(al_model_lab_resid_norms(NULL, f, 4, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_kv(NULL, rows, 1, NULL) == -1, "kv");
+    char text[4];
+    uint8_t bytes[4];
+    CHECK(al_model_lab_token_text(NULL, 0, text, 4, NULL) == -1, "token text");
+    CHECK(al_model_lab_token_bytes(NULL, 0, bytes, 4, NULL) == -1, "token bytes");
+    CHECK(al_model_lab_piece(NULL, 0, bytes, 4, NULL) == -1, "piece");
     EXPECT(al_model_lab_rope(NULL, f, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_resume(NULL, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_pending(NULL, &sp, f, 4, i32, 1, NULL) == -1, "pending");
@@ -692,6 +697,12 @@ static void test_train_lab(void) {
     float pattern[64];
     EXPECT(al_train_lab_attention(lab, 5, 0, pattern, 64, NULL), AL_ERR_ARG);
     EXPECT(al_train_lab_attention(lab, 0, 0, pattern, 64, NULL), AL_OK);
+    CHECK(al_train_lab_history(lab, 3, NULL, 0, NULL) == -1 && al_train_lab_history(lab, 0, NULL, 0, NULL) == 2,
+          "history");
+    CHECK(al_train_lab_evals(lab, 9, NULL, 0, NULL) == -1 && al_train_lab_evals(lab, 0, NULL, 0, NULL) == 3, "evals");
+    uint8_t piece[8];
+    CHECK(al_train_lab_piece(lab, -1, piece, 8, NULL) == -1 && al_train_lab_piece(lab, 97, piece, 8, NULL) == 1,
+          "piece");
     uint8_t *file = NULL;
     size_t file_len = 0;
     EXPECT(al_train_lab_file(lab, (al_train_lab_file_kind)9, &file, &file_len, NULL), AL_ERR_ARG);

@@ -122,6 +122,11 @@ test('bad settings: the core\'s message, no lab', () => {
   const lab = core.createTrainLab(small(), TOKENIZER);
   assert.throws(() => lab.attention(2, 0), /layer/);
   assert.throws(() => lab.file('weights'), /unknown file 'weights'/);
+  // rows, ids and bytes out of range: the core's own words, naming what there is
+  assert.deepEqual(Array.from(lab.lastBatch()), []); // no step yet: nothing seen
+  assert.throws(() => lab.history(1), /train lab history: no rows from 1 \(there are 0\)/);
+  assert.throws(() => lab.evals(9), /train lab evaluations: no rows from 9 \(there are 1\)/);
+  assert.throws(() => lab.piece(99999), /train lab: no token id 99999 in the vocabulary of 292/);
   lab.free();
   assert.throws(() => lab.step(1), /already freed/);
 });

@@ -122,6 +122,17 @@ test('wasm: GQA map and KV-head choices come from the core', () => {
   assert.throws(() => core.gqaMap(8, 3), AttnLab.AttnLabError);
 });
 
+test('wasm: the rules behind the page\'s labels and corrections come from the core', () => {
+  assert.deepEqual([[8, 8], [8, 2], [8, 1], [8, 3]].map(([h, kv]) => core.kvSharing(h, kv)), ['mha', 'gqa', 'mqa', 'invalid']);
+  assert.deepEqual([[8, 3], [6, 4], [16, 16]].map(([h, kv]) => core.kvNearest(h, kv)), [2, 3, 16]);
+  assert.deepEqual(core.ropePairs(6, 'half_split'), [[0, 3], [1, 4], [2, 5]]);
+  assert.deepEqual(core.ropePairs(6, 'interleaved'), [[0, 1], [2, 3], [4, 5]]);
+  assert.deepEqual([[16, 1024], [6, 1024], [4, 7]].map(([h, w]) => core.headDimMost(h, w)), [64, 170, -1]);
+  // a size the core refuses: its own message, not one made here
+  assert.throws(() => core.ropePairs(7, 'interleaved'), /RoPE pairs: head_dim must be even and in \[2, \d+\] \(got 7\)/);
+  assert.throws(() => core.ropeAngles(4, 7, 10000), /head_dim must be even and in \[2, \d+\] \(got 7\)/);
+});
+
 test('wasm: the core\'s errors reach JS as thrown errors with its message', () => {
   const base = { hidden: 16, heads: 4, kvHeads: 2, headDim: 8, ropeBase: 10000, qkNorm: true, seed: 0, promptLen: 4, decodeSteps: 3 };
   assert.throws(() => core.createSession({ ...base, kvHeads: 3 }), /n_heads \(4\) must be a multiple of n_kv_heads \(3\)/);

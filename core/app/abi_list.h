@@ -146,6 +146,7 @@
     F(al_sampler_params_fill_default, void, al_sampler_params *p)                              \
     F(al_kv_sharing_of, al_kv_sharing, int64_t n_heads, int64_t n_kv_heads)                    \
     F(al_gqa_kv_nearest, int64_t, int64_t n_heads, int64_t n_kv_heads)                         \
+    F(al_attn_head_dim_most, int64_t, int64_t n_heads, int64_t width)                          \
     F(al_rope_pairs, int64_t, int64_t head_dim)                                                \
     F(al_rope_pair_dims, al_status, int32_t *dims, int64_t head_dim, al_rope_style style, al_error *err) \
     F(al_model_lab_resid_points, int64_t, const al_model_lab *lab)                             \
@@ -219,10 +220,11 @@
     F(al_model_lab_step, int64_t, al_model_lab *lab, const al_sampler_params *p, al_error *err)    \
     F(al_model_lab_ids, int64_t, const al_model_lab *lab, int32_t *out, int64_t cap)           \
     F(al_model_lab_token_text, int64_t, const al_model_lab *lab, int64_t i, char *out,         \
-        int64_t cap)                                                                           \
+        int64_t cap, al_error *err)                                                            \
     F(al_model_lab_token_bytes, int64_t, const al_model_lab *lab, int64_t i, uint8_t *out,     \
-        int64_t cap)                                                                           \
-    F(al_model_lab_piece, int64_t, const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+        int64_t cap, al_error *err)                                                            \
+    F(al_model_lab_piece, int64_t, const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_model_lab_attention, al_status, const al_model_lab *lab, int64_t layer, int64_t head, \
         float *out, int64_t cap, al_error *err)                                                \
     F(al_model_lab_thumb_size, int64_t, const al_model_lab *lab, int64_t max_size)             \
@@ -268,15 +270,17 @@
     F(al_train_lab_tokens_done, int64_t, const al_train_lab *lab)                              \
     F(al_train_lab_param_count, int64_t, const al_train_lab *lab)                              \
     F(al_train_lab_history, int64_t, const al_train_lab *lab, int64_t from, float *out,        \
-        int64_t cap)                                                                           \
-    F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap) \
+        int64_t cap, al_error *err)                                                            \
+    F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_train_lab_induction_max, float, const al_train_lab *lab)                              \
     F(al_train_lab_held_out_loss, double, const al_train_lab *lab)                             \
     F(al_train_lab_last_batch, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)    \
     F(al_train_lab_probe, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)         \
     F(al_train_lab_attention, al_status, const al_train_lab *lab, int64_t layer, int64_t head, \
         float *out, int64_t cap, al_error *err)                                                \
-    F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+    F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
         uint8_t **out, size_t *size, al_error *err)
 

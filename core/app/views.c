@@ -138,6 +138,12 @@ int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads) {
     return best;
 }
 
+int64_t al_attn_head_dim_most(int64_t n_heads, int64_t width) {
+    if (n_heads < 1 || n_heads > AL_MAX_HEADS || width < 2 * n_heads) return -1;
+    const int64_t most = width / n_heads / 2 * 2; /* the even floor of width / n_heads */
+    return most < AL_MAX_HEAD_DIM ? most : AL_MAX_HEAD_DIM;
+}
+
 int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads) {
     int count = 0;
     if (n_heads < 1 || n_heads > AL_MAX_HEADS || cap < 0 || (!out && cap > 0)) return -1;

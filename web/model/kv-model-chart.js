@@ -78,12 +78,8 @@
     return mantissa === '1' || mantissa === '2' || mantissa === '5' ? formatCount(v) : '';
   }
 
-  // What the model's attention is, from its head counts.
-  function kindOf(nHeads, nKvHeads) {
-    if (nKvHeads === nHeads) return 'MHA';
-    if (nKvHeads === 1) return 'MQA';
-    return 'GQA';
-  }
+  // The names of how the model's heads share K and V, for the core's word (al_kv_sharing_of).
+  const SHARING = { mha: 'MHA', gqa: 'GQA', mqa: 'MQA' };
 
   function checkRows(rows, current) {
     if (!Array.isArray(rows)) throw new RangeError('KV chart: rows must be an array');
@@ -152,12 +148,13 @@
   }
 
   // d: {rows: [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], nLayers,
-  // nHeads, nKvHeads, current (row index or -1), lang}
+  // nHeads, nKvHeads, sharing ('mha' | 'gqa' | 'mqa', the core's), current (row index or -1), lang}
   function kvBytesConfig(d) {
     checkRows(d.rows, d.current);
+    if (!(d.sharing in SHARING)) throw new RangeError(`KV chart: unknown sharing ${d.sharing}`);
     const t = words(d.lang);
     return rowsChart(d, t, t.bytesTitle(d.nLayers), [
-      [t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []],
+      [t.thisModel(SHARING[d.sharing], d.nKvHeads), 'bytes', BLUE, []],
       [t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]],
       [t.mqa, 'bytes_mqa', GREEN, [2, 2]],
     ], t.byteUnit, formatBytes,

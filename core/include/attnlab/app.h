@@ -51,6 +51,12 @@ int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
  * out of range. */
 int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads);
 
+/* The largest head_dim that n_heads heads may have within a query width of `width` dimensions
+ * (n_heads · head_dim <= width): even (RoPE turns dimensions in pairs) and at most
+ * AL_MAX_HEAD_DIM. -1 if n_heads is outside [1, AL_MAX_HEADS] or the width holds no two
+ * dimensions per head. */
+int64_t al_attn_head_dim_most(int64_t n_heads, int64_t width);
+
 /* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
  * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
  * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step
@@ -422,12 +428,12 @@ int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap);
 /* Token i's text as the streaming decoder shows it (whole characters; empty for a token that
  * holds only part of one, whose character then comes with the token completing it), or with
  * i = -1 the whole text so far; written NUL-terminated into out[cap] (truncated), its full
- * length returned; -1 for i out of range. */
-int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap);
+ * length returned (out NULL and cap 0: a size query); -1 with *err set for i out of range. */
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap, al_error *err);
 /* The bytes token i stands for where it stands (al_tok_decode), and any id's piece: written to
- * out[cap] (truncated), their length returned, -1 if out of range. */
-int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap);
-int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+ * out[cap] (truncated), their length returned, -1 with *err set if out of range. */
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap, al_error *err);
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
 /* One layer's head: [len, len] weights, row q over keys 0..len-1 (0 past q). */
 al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
@@ -563,16 +569,17 @@ int64_t al_train_lab_param_count(const al_train_lab *lab);
  * (targets r_2..r_R) and of its second copies (NaN on text), the learning rate. */
 typedef enum { AL_TRAIN_LOSS, AL_TRAIN_FIRST_HALF, AL_TRAIN_REPEATED_HALF, AL_TRAIN_LR, AL_TRAIN_COLUMNS } al_train_column;
 /* Steps from..done-1 as rows [count, AL_TRAIN_COLUMNS] (as many whole rows as cap holds);
- * returns the rows written (out NULL and cap 0: the rows there are), -1 for from out of range. */
-int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+ * returns the rows written (out NULL and cap 0: the rows there are), -1 with *err set for from
+ * out of range. */
+int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err);
 /* Evaluations from..n-1 as rows [count, 1 + n_layers · n_heads · AL_LAB_ROLES]: the step, then
  * each head's role scores (layer by layer); the first is step 0. Same returns. */
-int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err);
 int64_t al_train_lab_eval_width(const al_train_lab *lab); /* the evals' row width; -1 if NULL */
 /* The highest induction score of any head at the last evaluation. */
 float al_train_lab_induction_max(const al_train_lab *lab);
-/* The last step's batch [batch, seq] (what the model saw); returns batch · seq, -1 before any
- * step. */
+/* The last step's batch [batch, seq] (what the model saw); returns batch · seq, 0 before any
+ * step (-1 for a NULL lab). */
 int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap);
 /* The probe's ids (the roles' repeated sequence); returns its length T. */
 int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap);
@@ -580,8 +587,8 @@ int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap);
 al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
                                  al_error *err);
 /* The bytes id stands for (al_tok_piece of the cut tokenizer): written to out[cap], its length
- * returned, -1 out of range. */
-int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+ * returned, -1 with *err set out of range. */
+int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
 /* The trained model as a MiniMind folder's files, each malloc'd (al_buffer_free). */
 typedef enum { AL_TRAIN_FILE_CONFIG, AL_TRAIN_FILE_MODEL, AL_TRAIN_FILE_TOKENIZER } al_train_lab_file_kind;
