@@ -239,19 +239,9 @@
       });
     }
 
-    // --- diagnostics: bytes currently allocated on the wasm heap and the heap's size, for
-    // leak checks. emmalloc's mallinfo counts in uordblks every allocated region whole and the
-    // 8-byte header of every free region (ordblks + smblks of them); both are taken out, and
-    // so is this probe's own region (64 bytes + its header).
-    heapStats() {
-      const REGION_HEADER = 8;
-      return this.withAllocs([64], (p) => {
-        this.m._mallinfo(p);
-        const i = p >> 2, h = this.m.HEAP32;
-        const freeRegions = h[i + 1] + h[i + 2];
-        return { inUse: h[i + 7] - REGION_HEADER * freeRegions - (64 + REGION_HEADER), heapBytes: this.m.HEAPU8.length };
-      });
-    }
+    // --- diagnostics: bytes currently allocated on the wasm heap (al_heap_in_use) and the
+    // heap's size, for leak checks
+    heapStats() { return { inUse: this.fn.al_heap_in_use(), heapBytes: this.m.HEAPU8.length }; }
 
     // --- al_demo_run -----------------------------------------------------------------------
     demo(which, lang, seed = -1) {

@@ -154,6 +154,7 @@
     F(al_train_lab_eval_width, int64_t, const al_train_lab *lab)                               \
     F(al_status_str, const char *, al_status s)                                                \
     F(al_abi_json, int64_t, char *buf, int64_t cap)                                            \
+    F(al_heap_in_use, int64_t, void)                                                           \
     F(al_demo_run, int64_t, al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t cap,  \
         al_error *err)                                                                         \
     F(al_demo_section_count, int64_t, al_demo demo)                                            \

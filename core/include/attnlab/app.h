@@ -260,6 +260,11 @@ double al_bench_fma_peak_gflops(int32_t *lanes);
 
 int64_t al_abi_json(char *buf, int64_t cap);
 
+/* Bytes allocated on the WebAssembly heap now, for the binding's leak checks (its allocator's
+ * mallinfo, read here so no binding knows that struct's layout); -1 in a native build, whose
+ * leak checks are AddressSanitizer's. */
+int64_t al_heap_in_use(void);
+
 /* ------------------------------------------------------------------------------------------
  * Generation: the one loop that `attnlab generate` and the model lab run (llama2.c's generate).
  * A prompt's ids, then steps: each runs the tokens the model has not seen yet (the whole prompt
