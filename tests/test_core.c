@@ -611,6 +611,14 @@ static void test_views(void) {
     CHECK(al_gqa_kv_choices(choices, 16, 12) == 6 && choices[0] == 1 && choices[5] == 12 && choices[3] == 4, "divisors of 12");
     CHECK(al_gqa_kv_choices(choices, 2, 12) == 6, "count beyond cap");
     CHECK(al_gqa_kv_choices(choices, 16, 0) == -1 && al_gqa_kv_choices(NULL, 4, 12) == -1, "bad arguments");
+    /* the bench's starting settings: the tutorial's layer, nothing timed, 5 runs of each */
+    al_bench_config bench;
+    al_bench_config_default(&bench);
+    const al_attn_hparams tutorial = al_attn_hparams_default();
+    CHECK(bench.hp.hidden == tutorial.hidden && bench.hp.n_heads == tutorial.n_heads &&
+              bench.hp.head_dim == tutorial.head_dim && bench.hp.rope_base == tutorial.rope_base &&
+              bench.seq == 0 && bench.decode_at == 0 && bench.repeats == 5 && bench.seed == 0,
+          "bench defaults");
     /* the page's query width of 1024: 16 heads of 64, 8 of 128, 6 of 170 (the even floor of
      * 170.7), 3 of 340; one head of at most AL_MAX_HEAD_DIM; nothing for a width under two
      * dimensions a head */

@@ -122,6 +122,15 @@ test('wasm: GQA map and KV-head choices come from the core', () => {
   assert.throws(() => core.gqaMap(8, 3), AttnLab.AttnLabError);
 });
 
+test('wasm: the bench starts from the core\'s settings (al_bench_config_default)', () => {
+  const d = core.benchDefaults;
+  assert.deepEqual([d.seq, d.decode_at, d.seed], [0, 0, 0]);
+  assert.ok(d.repeats >= 1);
+  assert.equal(d['hp.rope_base'], core.layerDefaults.rope_base);
+  const r = core.bench({ hidden: 16, heads: 4, kvHeads: 2, headDim: 8, seq: 4 });
+  assert.ok(r.prefillMs > 0 && r.decodeMs === 0, JSON.stringify(r));
+});
+
 test('wasm: the rules behind the page\'s labels and corrections come from the core', () => {
   assert.deepEqual([[8, 8], [8, 2], [8, 1], [8, 3]].map(([h, kv]) => core.kvSharing(h, kv)), ['mha', 'gqa', 'mqa', 'invalid']);
   assert.deepEqual([[8, 3], [6, 4], [16, 16]].map(([h, kv]) => core.kvNearest(h, kv)), [2, 3, 16]);

@@ -89,9 +89,11 @@
         if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
       }
       this.status = enums.status;
-      // The core's defaults: the seeds' layer (rope base, eps) and MiniMind's sampler.
+      // The core's defaults: the seeds' layer (rope base, eps), MiniMind's sampler, the bench's
+      // settings (al_bench_config's fields: nothing timed, the runs of each).
       this.layerDefaults = this.filled('attn_hparams', this.fn.al_attn_hparams_fill_default);
       this.samplerDefaults = this.filled('sampler_params', this.fn.al_sampler_params_fill_default);
+      this.benchDefaults = this.filled('bench_config', this.fn.al_bench_config_default);
       this.limits = limits;
       this.checkNames = enumNames(enums.check).filter((n) => n !== 'count');
       this.panelNames = enumNames(enums.demo_panel);
@@ -449,7 +451,8 @@
 
     // --- al_bench_run: the core timed inside WebAssembly ----------------------------------
     bench(cfg) {
-      const c = { ropeBase: this.layerDefaults.rope_base, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
+      const d = this.benchDefaults;
+      const c = { ropeBase: d['hp.rope_base'], seq: d.seq, decodeAt: d.decode_at, repeats: d.repeats, seed: d.seed, ...cfg };
       for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seq', 'decodeAt', 'repeats', 'seed']) checkInt(f, c[f], 0, 2 ** 31);
       checkNumber('ropeBase', c.ropeBase);
       return this.withAllocs([this.sizeOf('bench_config'), this.sizeOf('bench_result')], (pc, pr) => this.withError((err) => {

@@ -196,6 +196,7 @@
         const uint8_t *input, size_t input_size, const al_attn_files_options *opt, uint8_t **out,  \
         al_attn_files_summary *summary, al_error *err)                                         \
     F(al_buffer_free, void, void *p)                                                           \
+    F(al_bench_config_default, void, al_bench_config *b)                                       \
     F(al_bench_run, al_status, const al_bench_config *cfg, al_bench_result *out, al_error *err)    \
     F(al_train_bench_run, al_status, const al_model_hparams *hp, int64_t batch, int64_t seq,   \
         int64_t steps, double *step_ms, al_error *err)                                         \

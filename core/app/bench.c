@@ -44,6 +44,10 @@ int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t
     return rectangle - 4 * hp->n_heads * hp->head_dim * (n_query * (n_query - 1) / 2);
 }
 
+void al_bench_config_default(al_bench_config *b) {
+    *b = (al_bench_config){.hp = al_attn_hparams_default(), .seq = 0, .decode_at = 0, .repeats = 5, .seed = 0};
+}
+
 al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error *err) {
     if (!b || !out) return al_fail(err, AL_ERR_ARG, "bench: NULL argument");
     memset(out, 0, sizeof *out);

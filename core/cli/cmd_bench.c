@@ -152,10 +152,10 @@ int cmd_bench(int argc, char **argv) {
         if (!strcmp(argv[i], "--train")) return bench_train(argc, argv);
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--model") || !strcmp(argv[i], "--preset")) return bench_model(argc, argv);
-    al_bench_config b = {0};
-    b.hp = al_attn_hparams_default(); /* QK-Norm on, eps 1e-6, as the seeds */
+    al_bench_config b;
+    al_bench_config_default(&b); /* QK-Norm on, eps 1e-6, as the seeds; seed 0 */
     b.hp.hidden = 768, b.hp.n_heads = 8, b.hp.n_kv_heads = 4, b.hp.head_dim = 96, b.hp.rope_base = 1e6;
-    b.seq = 512, b.decode_at = 2048, b.repeats = 10, b.seed = 0;
+    b.seq = 512, b.decode_at = 2048, b.repeats = 10;
     struct { const char *flag; int64_t *value; int64_t lo, hi; } ints[] = {
         {"--hidden", &b.hp.hidden, 1, AL_MAX_HIDDEN},  {"--heads", &b.hp.n_heads, 1, AL_MAX_HEADS},
         {"--kv-heads", &b.hp.n_kv_heads, 1, AL_MAX_HEADS}, {"--head-dim", &b.hp.head_dim, 2, AL_MAX_HEAD_DIM},

@@ -195,6 +195,10 @@ typedef struct {
     int64_t seed;
 } al_bench_config;
 
+/* The settings a caller starts from: the tutorial's layer (al_attn_hparams_default), nothing
+ * timed yet (seq and decode_at 0), 5 timed runs of each, seed 0. */
+void al_bench_config_default(al_bench_config *b);
+
 typedef struct {
     double prefill_ms;     /* median time of one prefill of seq tokens (no cache) */
     double decode_ms;      /* median time of one decode step against decode_at cached tokens */
