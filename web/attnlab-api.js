@@ -8,6 +8,8 @@
 // or int32 as a Number, so a signature changed in C (and in its row, or the build fails) is
 // followed here, and a function the list does not name cannot be called. A struct is filled
 // only when every one of its fields is given, so a field added or moved in C cannot be misread.
+// Every array a call fills is sized one way (Core.array, from its shape in the list), and a
+// refusal carries the core's own message (al_error), never one made here.
 // No maths here: every number comes from the core.
 // Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
 (function (root) {
