@@ -64,7 +64,7 @@ test('the layer view\'s FLOPs chart draws kvGrowth\'s rows as they are and says 
   for (const lang of ['en', 'zh']) {
     const chart = Kv.kvFlopsConfig({ rows, t: STRINGS[lang] });
     assert.deepEqual(chart.data.datasets.map((s) => s.data.map(String)), [want.map((r) => r[5]), want.map((r) => r[6])]);
-    assert.match(chart.options.plugins.subtitle.text, /n_query × n_keys/);
+    assert.match(chart.options.plugins.subtitle.text.join(' '), /n_query × n_keys/);
   }
 });
 
