@@ -129,10 +129,11 @@ build/faults/test_faults: $(FAULTS_OBJ) build/faults/obj/objects
 	$(Q)$(CC) $(BASE) $(faults_flags) $(FAULTS_OBJ) -lm -o $@
 
 # The C entry points the page calls: the functions of the ABI list (abi_list.h, whose rows
-# web/attnlab-api.js wraps, one wrapper per row), and the allocator the binding uses.
+# web/attnlab-api.js wraps, one wrapper per row; al_heap_in_use reads mallinfo for it), and the
+# allocator the binding uses.
 ABI_LIST := $(firstword $(wildcard core/*/abi_list.h))
 lparen := (
-WASM_EXPORTS := $(shell sed -n '/^[#]define AL_ABI_FUNCTIONS/,/^$$/s/^ *F[$(lparen)]\(al_[a-z0-9_]*\),.*/\1/p' $(ABI_LIST)) mallinfo malloc free
+WASM_EXPORTS := $(shell sed -n '/^[#]define AL_ABI_FUNCTIONS/,/^$$/s/^ *F[$(lparen)]\(al_[a-z0-9_]*\),.*/\1/p' $(ABI_LIST)) malloc free
 
 # The forward pass's inner loops, the GEMM, the softmax, the reductions (QK-Norm's sums), the
 # norms and RoPE, are built for speed (-O2; -O3's extra unrolling bought nothing measurable

@@ -246,7 +246,7 @@ test('served page: after a seed change the attention hover shows the new weights
       ropeBase: state.base, qkNorm: !!state.qk, seed: state.seed, promptLen: state.prompt, decodeSteps: state.steps });
     try {
       s.prefill();
-      const w = s.weights(state.head);
+      const w = s.attention(state.head);
       return w[(state.prompt - 1) * state.prompt].toPrecision(6);
     } finally {
       s.free();

@@ -6,8 +6,9 @@
 // len. The WebAssembly binding's kvGrowth gives the same rows. Bad flags get one line and exit 2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { VARIANTS, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, run } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
 
 const CLI = join(VARIANTS[0].dir, 'attnlab');
@@ -52,6 +53,20 @@ for (const c of CONFIGS) {
     assert.deepEqual(wasm.map((r, i) => [i === 0 ? 'prefill' : String(i), r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].map(String)), expected(c));
   });
 }
+
+test('the layer view\'s FLOPs chart draws kvGrowth\'s rows as they are and says it counts the full rectangle', async () => {
+  const require = createRequire(import.meta.url);
+  const Kv = require(join(ROOT, 'web', 'charts', 'kv.js'));
+  const { STRINGS } = require(join(ROOT, 'web', 'i18n.js'));
+  const c = CONFIGS[0];
+  const rows = (await loadCore()).kvGrowth({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv, headDim: c.hd }, c.prompt, c.steps);
+  const want = expected(c);
+  for (const lang of ['en', 'zh']) {
+    const chart = Kv.kvFlopsConfig({ rows, t: STRINGS[lang] });
+    assert.deepEqual(chart.data.datasets.map((s) => s.data.map(String)), [want.map((r) => r[5]), want.map((r) => r[6])]);
+    assert.match(chart.options.plugins.subtitle.text.join(' '), /n_query × n_keys/);
+  }
+});
 
 test('attnlab kv-growth defaults to the tutorial\'s example 6: its layer, a prompt of 4 and 3 steps', () => {
   assert.deepEqual(table([]).rows, expected({ hidden: 16, heads: 4, kv: 2, hd: 8, prompt: 4, steps: 3 }));

@@ -9,11 +9,12 @@
 // sections make up the fixture, their titles are its headers, and their code is empty.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './lib/run.mjs';
+import { ROOT, run } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
-import { OUT, examples, excerpts, pack, script, source, unpack } from '../tools/gen/gen_demo_code.mjs';
+import { OUT, examples, excerpts, pack, script, source } from '../tools/gen/gen_demo_code.mjs';
 
 const core = await loadCore();
 const DEMOS = join(ROOT, 'tests', 'fixtures', 'demo');
@@ -68,7 +69,39 @@ for (const c of cases.filter((x) => !CODELESS[x.demo])) {
   });
 }
 
-test('the excerpts\' packing round-trips: the scripts, long runs and random bytes', () => {
+// demo_code.c's own unpack (cut from the source the generator writes), built into a program
+// that reads a size (4 bytes, little-endian) and packed bytes and writes what it unpacks (exit 1
+// where unpack refuses them): the one decompressor, run on the generator's packings.
+function cUnpacker() {
+  const unpack = /\nstatic int unpack\([^]*?\n}\n/.exec(source())[0];
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-unpack-'));
+  process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'unpack.c'), `#include <stdio.h>\n#include <stdlib.h>\n${unpack}
+int main(void) {
+    static unsigned char in[1 << 20];
+    const size_t n = fread(in, 1, sizeof in, stdin);
+    if (n < 4) return 2;
+    const size_t size = (size_t)in[0] | (size_t)in[1] << 8 | (size_t)in[2] << 16 | (size_t)in[3] << 24;
+    char *out = malloc(size ? size : 1);
+    if (!out || !unpack(out, size, in + 4, n - 4)) return 1;
+    fwrite(out, 1, size, stdout);
+    return 0;
+}
+`);
+  const exe = join(dir, 'unpack');
+  const built = run(process.env.CC || 'gcc', ['-std=c11', '-Wall', '-Werror', join(dir, 'unpack.c'), '-o', exe]);
+  assert.equal(built.status, 0, built.stderr);
+  return (packed, size) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32LE(size);
+    const r = run(exe, [], { input: Buffer.concat([head, Buffer.from(packed)]), encoding: 'buffer' });
+    assert.equal(r.status, 0, 'demo_code.c\'s unpack refused the packing');
+    return r.stdout;
+  };
+}
+
+test('the excerpts\' packing round-trips through demo_code.c\'s unpack: the scripts, long runs and random bytes', () => {
+  const unpack = cUnpacker();
   let seed = 1;
   const random = Buffer.from(Array.from({ length: 5000 }, () => { seed = (seed * 1103515245 + 12345) >>> 0; return seed >> 24; }));
   for (const bytes of [excerpts().text, Buffer.alloc(1000, 7), random, Buffer.from('ab'), Buffer.alloc(0)]) {

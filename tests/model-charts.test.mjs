@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { fakeCanvas, manyTokenLines } from './lib/fake-canvas.mjs';
+import { loadCore } from './lib/wasm.mjs';
 
 const require = createRequire(import.meta.url);
 const model = (name) => require(join(ROOT, 'web', 'model', name));
@@ -19,6 +20,7 @@ const Lines = model('head-lines.js');
 const Routing = model('routing-chart.js');
 
 const LANGS = ['en', 'zh'];
+const core = await loadCore(); // the rules the charts show (KV sharing, RoPE pairs) are the core's
 
 // Every string a config shows (titles, legends, axis titles, labels), callbacks left out.
 function strings(config) {
@@ -144,7 +146,7 @@ const kvRows = [
   { len: 6, bytes: 3072, bytes_mha: 12288, bytes_mqa: 1536, flops_cached: 12288, flops_uncached: 73728 },
   { len: 7, bytes: 3584, bytes_mha: 14336, bytes_mqa: 1792, flops_cached: 14336, flops_uncached: 100352 },
 ];
-const kvData = (lang) => ({ rows: kvRows, nLayers: 2, nHeads: 8, nKvHeads: 2, current: 1, lang });
+const kvData = (lang) => ({ rows: kvRows, nLayers: 2, nHeads: 8, nKvHeads: 2, sharing: core.kvSharing(8, 2), current: 1, lang });
 
 test('KV bytes: three series with exactly the rows\' bytes; the current row marked; row 0 the prompt', () => {
   const c = Kv.kvBytesConfig(kvData('en'));
@@ -171,8 +173,8 @@ test('KV bytes: three series with exactly the rows\' bytes; the current row mark
   assert.match(cb.title([{ dataIndex: 2 }]), /decode step: 7 tokens/);
   assert.equal(cb.label({ dataset: c.data.datasets[0], raw: { x: 5, y: 2560 } }), `${c.data.datasets[0].label}: 2560 bytes (2.5 KB)`);
   // a model with as many KV heads as heads is called MHA, one KV head MQA
-  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 8 }).data.datasets[0].label, /\(MHA,/);
-  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 1 }).data.datasets[0].label, /\(MQA,/);
+  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 8, sharing: core.kvSharing(8, 8) }).data.datasets[0].label, /\(MHA,/);
+  assert.match(Kv.kvBytesConfig({ ...kvData('en'), nKvHeads: 1, sharing: core.kvSharing(8, 1) }).data.datasets[0].label, /\(MQA,/);
   // no current row: no mark
   assert.ok(Kv.kvBytesConfig({ ...kvData('en'), current: -1 }).data.datasets.every((s) => s.pointStyle.every((p) => p === 'circle')));
   assert.throws(() => Kv.kvBytesConfig({ ...kvData('en'), current: 3 }), /current row 3/);
@@ -185,6 +187,8 @@ test('KV FLOPs: with the cache against recomputing, log y, exactly the rows\' co
   assert.deepEqual(c.data.datasets[0].data.map((p) => p.x), [5, 6, 7]);
   assert.equal(c.data.datasets[0].pointStyle[2], 'rectRot');
   assert.equal(c.options.scales.x.ticks.callback(5), '5 (prompt)');
+  assert.match(c.options.plugins.subtitle.text.join(' '), /^causal: /); // the count al_model_flops_causal makes
+  assert.match(Kv.kvFlopsConfig({ rows: kvRows, current: 2, lang: 'zh' }).options.plugins.subtitle.text.join(''), /^因果计数/);
   const tick = c.options.scales.y.ticks.callback;
   assert.equal(tick(1e6), '1M');
   assert.equal(tick(20000), '20k');
@@ -258,7 +262,7 @@ function arcsDrawn(canvas) {
 
 test('RoPE pairs: MiniMind\'s half split joins i with i + d/2, interleaved 2i with 2i + 1', () => {
   const half = fakeCanvas(800, 160);
-  const drawn = Rope.drawPairs(half, { headDim: 8, style: 'half_split', lang: 'en' });
+  const drawn = Rope.drawPairs(half, { pairs: core.ropePairs(8, 'half_split'), style: 'half_split', lang: 'en' });
   assert.deepEqual(drawn.pairs, [[0, 4], [1, 5], [2, 6], [3, 7]]);
   assert.deepEqual(arcsDrawn(half), [[0, 4], [1, 5], [2, 6], [3, 7]]);
   assert.match(drawn.caption, /^MiniMind: dimension i rotates with dimension i \+ d\/2 \(its rotate_half/);
@@ -267,7 +271,7 @@ test('RoPE pairs: MiniMind\'s half split joins i with i + d/2, interleaved 2i wi
   assert.ok(half.calls.some((c) => c[0] === 'fillText' && c[1] === drawn.caption));
 
   const inter = fakeCanvas(800, 160);
-  const drawnI = Rope.drawPairs(inter, { headDim: 8, style: 'interleaved', lang: 'zh' });
+  const drawnI = Rope.drawPairs(inter, { pairs: core.ropePairs(8, 'interleaved'), style: 'interleaved', lang: 'zh' });
   assert.deepEqual(arcsDrawn(inter), [[0, 1], [2, 3], [4, 5], [6, 7]]);
   assert.match(drawnI.caption, /^Llama、llama2\.c：相邻的第 2i 维/);
   assert.doesNotMatch(drawnI.caption, /interleaved/);
@@ -276,7 +280,7 @@ test('RoPE pairs: MiniMind\'s half split joins i with i + d/2, interleaved 2i wi
   globalThis.devicePixelRatio = 2;
   try {
     const sized = fakeCanvas(300, 100);
-    Rope.drawPairs(sized, { headDim: 4, style: 'interleaved', lang: 'en' });
+    Rope.drawPairs(sized, { pairs: core.ropePairs(4, 'interleaved'), style: 'interleaved', lang: 'en' });
     assert.deepEqual([sized.width, sized.height], [600, 200]);
     assert.deepEqual(sized.calls.find((c) => c[0] === 'setTransform'), ['setTransform', 2, 0, 0, 2, 0, 0]);
   } finally {
@@ -286,7 +290,7 @@ test('RoPE pairs: MiniMind\'s half split joins i with i + d/2, interleaved 2i wi
 
 test('RoPE pairs: past 64 dimensions only the first and last 16 pairs, with ellipses', () => {
   const half = fakeCanvas(4000, 160);
-  const drawn = Rope.drawPairs(half, { headDim: 128, style: 'half_split', lang: 'en' });
+  const drawn = Rope.drawPairs(half, { pairs: core.ropePairs(128, 'half_split'), style: 'half_split', lang: 'en' });
   assert.equal(drawn.pairs.length, 32);
   assert.deepEqual(drawn.pairs[0], [0, 64]);
   assert.deepEqual(drawn.pairs[31], [63, 127]);
@@ -296,20 +300,20 @@ test('RoPE pairs: past 64 dimensions only the first and last 16 pairs, with elli
   assert.deepEqual(arcsDrawn(half)[0], [0, 64]);
 
   const inter = fakeCanvas(4000, 160);
-  const drawnI = Rope.drawPairs(inter, { headDim: 128, style: 'interleaved', lang: 'en' });
+  const drawnI = Rope.drawPairs(inter, { pairs: core.ropePairs(128, 'interleaved'), style: 'interleaved', lang: 'en' });
   assert.deepEqual(drawnI.pairs.at(-1), [126, 127]);
   assert.equal(inter.calls.filter((c) => c[0] === 'fillText' && c[1] === '…').length, 1);
   // a caption too wide for the canvas is broken between words, each line within the canvas
   // (the fake canvas measures 6 px a character; 8 px margins)
   for (const [width, lang] of [[300, 'en'], [200, 'en'], [200, 'zh']]) {
     const narrow = fakeCanvas(width, 160);
-    const drawnN = Rope.drawPairs(narrow, { headDim: 128, style: 'interleaved', lang });
+    const drawnN = Rope.drawPairs(narrow, { pairs: core.ropePairs(128, 'interleaved'), style: 'interleaved', lang });
     const captionLines = narrow.calls.filter((c) => c[0] === 'fillText' && !/^(\d+|…)$/.test(c[1])).map((c) => c[1]);
     assert.ok(captionLines.length >= 2, `${width} px, ${lang}: ${captionLines.length} caption line`);
     assert.equal(captionLines.join(''), drawnN.caption);
     for (const line of captionLines) assert.ok(line.length * 6 <= width - 16, `${width} px, ${lang}: "${line}" is wider than the canvas`);
   }
-  assert.throws(() => Rope.drawPairs(fakeCanvas(10, 10), { headDim: 7, style: 'interleaved' }), /even/);
+  assert.throws(() => Rope.drawPairs(fakeCanvas(10, 10), { pairs: core.ropePairs(7, 'interleaved'), style: 'interleaved' }), /even/);
 });
 
 // ------------------------------------------------------------------ head lines

@@ -1,11 +1,13 @@
 // page-state.test.mjs — the page's state from a URL hash (web/state.js) and the words for its
 // corrections (web/i18n.js): a value clamped to a field's range records which limit it met,
-// and the message says "lower" for the minimum and "upper" for the maximum, in both languages.
+// and the message says "lower" for the minimum and "upper" for the maximum, in both languages;
+// the rules the core decides (coreRelations) through the WebAssembly core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
+import { loadCore } from './lib/wasm.mjs';
 
 const require = createRequire(import.meta.url);
 const S = require(join(ROOT, 'web', 'state.js'));
@@ -74,9 +76,26 @@ test('ignored parts, a bad language and invisible characters are worded as what 
   assert.match(long, /^The link's settings are too long \(a=1&a=1&.*\); using the defaults$/);
 });
 
-test('two fields bounded together: heads × head_dim at most MAX_HEAD_WIDTH', () => {
-  const { state, problems } = S.parseHash('#heads=16&hd=128');
+// A hash parsed, then held to the rules the core decides, as the layer view builds its session.
+async function parseWithCore(hash) {
+  const core = await loadCore();
+  const parsed = S.parseHash(hash);
+  S.coreRelations(parsed.state, parsed.problems, core);
+  return parsed;
+}
+
+test('two fields bounded together: heads × head_dim at most MAX_HEAD_WIDTH', async () => {
+  const { state, problems } = await parseWithCore('#heads=16&hd=128');
   assert.equal(state.hd, S.MAX_HEAD_WIDTH / 16);
   assert.deepEqual(problems, [{ key: 'hd', value: 128, used: 64, limit: 64, bound: 'upper' }]);
-  assert.deepEqual(S.parseHash('#heads=8&hd=128').problems, []);
+  assert.deepEqual((await parseWithCore('#heads=8&hd=128')).problems, []);
+});
+
+test('the core\'s rules: the pair left in a narrowed head exists, KV heads snap to the nearest GQA allows', async () => {
+  const narrowed = await parseWithCore('#heads=16&hd=128&pair=40');
+  assert.equal(narrowed.state.pair, 0);
+  assert.deepEqual(narrowed.problems.map((p) => p.key), ['hd', 'pair']);
+  const snapped = await parseWithCore('#heads=6&kv=4');
+  assert.equal(snapped.state.kv, 3);
+  assert.deepEqual(snapped.problems, [{ key: 'kv', value: 4, used: 3 }]);
 });

@@ -436,19 +436,19 @@ static void test_session_run_to(void) {
         al_session_outputs(jumped, b, total * hidden, NULL);
         CHECK(memcmp(a, b, (size_t)(total * hidden) * sizeof(float)) == 0, "run_to case %zu: outputs differ", i);
         for (int64_t h = 0; h < cfg->hp.n_heads; h++) {
-            al_session_weights(stepped, h, a, total * total, NULL);
-            al_session_weights(jumped, h, b, total * total, NULL);
+            al_session_attention(stepped, h, a, total * total, NULL);
+            al_session_attention(jumped, h, b, total * total, NULL);
             CHECK(memcmp(a, b, (size_t)(total * total) * sizeof(float)) == 0, "run_to case %zu: head %lld weights differ",
                   i, (long long)h);
         }
         /* The head grid's thumbnails: the whole matrix when it fits, else each cell the
          * largest weight of the block of queries and keys it covers. */
-        al_session_weights(jumped, 0, a, total * total, NULL);
+        al_session_attention(jumped, 0, a, total * total, NULL);
         CHECK(al_session_thumb_size(jumped, total + 5) == total && al_session_thumb_size(jumped, 3) == 3 &&
               al_session_thumb_size(jumped, 0) == -1, "thumbnail sizes");
-        CHECK(al_session_weights_thumb(jumped, 0, total + 5, b, total * total, &err) == AL_OK &&
+        CHECK(al_session_attention_thumb(jumped, 0, total + 5, b, total * total, &err) == AL_OK &&
               memcmp(a, b, (size_t)(total * total) * sizeof(float)) == 0, "a thumbnail as large as the matrix is the matrix");
-        CHECK(al_session_weights_thumb(jumped, 0, 3, b, 9, &err) == AL_OK, "thumbnail: %s", err.msg);
+        CHECK(al_session_attention_thumb(jumped, 0, 3, b, 9, &err) == AL_OK, "thumbnail: %s", err.msg);
         for (int64_t r = 0; r < 3; r++)
             for (int64_t j = 0; j < 3; j++) {
                 float most = 0.0f;
@@ -501,10 +501,10 @@ static void test_sessions(void) {
             snprintf(name, sizeof name, "%s.weights", cases[i].tag);
             float *want_w = get(name, cfg->hp.n_heads * total * total), *w = malloc((size_t)(total * total) * sizeof(float));
             for (int64_t h = 0; h < cfg->hp.n_heads; h++) {
-                CHECK(al_session_weights(s, h, w, total * total, NULL) == AL_OK, "weights");
+                CHECK(al_session_attention(s, h, w, total * total, NULL) == AL_OK, "weights");
                 check_close(name, w, want_w + h * total * total, total * total, TOL);
             }
-            CHECK(al_session_weights(s, cfg->hp.n_heads, w, total * total, &err) == AL_ERR_ARG && strstr(err.msg, "head"), "bad head accepted");
+            CHECK(al_session_attention(s, cfg->hp.n_heads, w, total * total, &err) == AL_ERR_ARG && strstr(err.msg, "head"), "bad head accepted");
             CHECK(al_session_mask(s, w, total * total, NULL) == AL_OK, "mask");
             int mask_ok = 1;
             for (int64_t q = 0; q < total; q++)
@@ -611,14 +611,31 @@ static void test_views(void) {
     CHECK(al_gqa_kv_choices(choices, 16, 12) == 6 && choices[0] == 1 && choices[5] == 12 && choices[3] == 4, "divisors of 12");
     CHECK(al_gqa_kv_choices(choices, 2, 12) == 6, "count beyond cap");
     CHECK(al_gqa_kv_choices(choices, 16, 0) == -1 && al_gqa_kv_choices(NULL, 4, 12) == -1, "bad arguments");
+    /* the bench's starting settings: the tutorial's layer, nothing timed, 5 runs of each */
+    al_bench_config bench;
+    al_bench_config_default(&bench);
+    const al_attn_hparams tutorial = al_attn_hparams_default();
+    CHECK(bench.hp.hidden == tutorial.hidden && bench.hp.n_heads == tutorial.n_heads &&
+              bench.hp.head_dim == tutorial.head_dim && bench.hp.rope_base == tutorial.rope_base &&
+              bench.seq == 0 && bench.decode_at == 0 && bench.repeats == 5 && bench.seed == 0,
+          "bench defaults");
+    /* the page's query width of 1024: 16 heads of 64, 8 of 128, 6 of 170 (the even floor of
+     * 170.7), 3 of 340; one head of at most AL_MAX_HEAD_DIM; nothing for a width under two
+     * dimensions a head */
+    CHECK(al_attn_head_dim_most(16, 1024) == 64 && al_attn_head_dim_most(8, 1024) == 128 &&
+              al_attn_head_dim_most(6, 1024) == 170 && al_attn_head_dim_most(3, 1024) == 340 &&
+              al_attn_head_dim_most(1, 4 * AL_MAX_HEAD_DIM) == AL_MAX_HEAD_DIM && al_attn_head_dim_most(5, 15) == 2,
+          "head_dim within a width");
+    CHECK(al_attn_head_dim_most(0, 1024) == -1 && al_attn_head_dim_most(AL_MAX_HEADS + 1, 1 << 20) == -1 &&
+              al_attn_head_dim_most(4, 7) == -1, "head_dim within a width: bad arguments");
 
     const al_attn_hparams c = al_attn_hparams_default(); /* 16 hidden, 4/2 heads, 8 dims */
-    CHECK(al_attn_flops(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
-    CHECK(al_attn_flops(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
+    CHECK(al_attn_flops_full(&c, 1, 10) == 2 * 16 * 8 * (8 + 4) + 4 * 4 * 10 * 8, "decode FLOPs");
+    CHECK(al_attn_flops_full(&c, 10, 10) == 10 * 2 * 16 * 8 * 12 + 4 * 4 * 100 * 8, "full FLOPs");
 }
 
 /* The layer's FLOPs against PyTorch's profiler on the tutorial's layer (gen_attn_flops.py):
- * al_attn_flops is what PyTorch multiplies — the whole n_query × n_keys rectangle of scores,
+ * al_attn_flops_full is what PyTorch multiplies — the whole n_query × n_keys rectangle of scores,
  * the mask added afterwards — and equals the profiler's count. The causal work, counted here
  * from the profiler's number: of the rectangle, query s (from 0) of the last n_query positions
  * needs only the keys up to its own, so the n_query − 1 − s keys after it are multiplied for
@@ -647,8 +664,8 @@ static void test_attn_flops_profiler(const char *path) {
         const int64_t nq = v[4], nk = v[5], profiler = v[6];
         const int64_t masked = nq * (nq - 1) / 2; /* scores per head after their query's own key */
         const int64_t causal = profiler - 2 * 2 * hp.n_heads * hp.head_dim * masked;
-        CHECK(al_attn_flops(&hp, nq, nk) == profiler, "%s: al_attn_flops %lld, the profiler %lld", line,
-              (long long)al_attn_flops(&hp, nq, nk), (long long)profiler);
+        CHECK(al_attn_flops_full(&hp, nq, nk) == profiler, "%s: al_attn_flops_full %lld, the profiler %lld", line,
+              (long long)al_attn_flops_full(&hp, nq, nk), (long long)profiler);
         CHECK(al_attn_flops_causal(&hp, nq, nk) == causal, "%s: al_attn_flops_causal %lld, the causal work %lld", line,
               (long long)al_attn_flops_causal(&hp, nq, nk), (long long)causal);
         cases++;

@@ -246,6 +246,15 @@ static void test_refusals(const uint8_t *model, size_t msize, const uint8_t *tok
     float small[4];
     CHECK(al_model_lab_attention(lab, 0, 0, small, 4, &err) == AL_ERR_CAPACITY, "small buffer: %s", err.msg);
     CHECK(al_model_lab_attention(lab, 99, 0, small, 4, &err) == AL_ERR_ARG && strstr(err.msg, "layer 99"), "layer");
+    /* a token or an id out of range: the message names it and what there is */
+    const int64_t len = al_model_lab_len(lab);
+    uint8_t bytes[4];
+    CHECK(al_model_lab_token_text(lab, len, NULL, 0, &err) == -1 && strstr(err.msg, "no token") &&
+              strstr(err.msg, "the text has"), "token text past the end: %s", err.msg);
+    CHECK(al_model_lab_token_bytes(lab, -1, bytes, 4, &err) == -1 && strstr(err.msg, "no token -1"), "token bytes: %s",
+          err.msg);
+    CHECK(al_model_lab_piece(lab, -5, bytes, 4, &err) == -1 && strstr(err.msg, "no token id -5 in the vocabulary of"),
+          "piece: %s", err.msg);
     int32_t ids[2];
     float w[2];
     CHECK(al_model_lab_routing(lab, 0, ids, w, 2, &err) == -1 && strstr(err.msg, "no experts"), "routing: %s", err.msg);

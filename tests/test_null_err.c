@@ -350,16 +350,16 @@ static void test_session(void) {
     EXPECT(al_session_step(s, NULL), AL_ERR_CAPACITY); /* both decode steps have run */
     EXPECT(al_session_outputs(s, buf, 5 * HIDDEN - 1, NULL), AL_ERR_CAPACITY);
     EXPECT(al_session_outputs(s, buf, 5 * HIDDEN, NULL), AL_OK);
-    EXPECT(al_session_weights(s, 4, buf, 5 * 5, NULL), AL_ERR_ARG); /* head 4 of 4 */
-    EXPECT(al_session_weights(s, 3, buf, 5 * 5, NULL), AL_OK);
+    EXPECT(al_session_attention(s, 4, buf, 5 * 5, NULL), AL_ERR_ARG); /* head 4 of 4 */
+    EXPECT(al_session_attention(s, 3, buf, 5 * 5, NULL), AL_OK);
     EXPECT(al_session_mask(s, buf, 5 * 5 - 1, NULL), AL_ERR_CAPACITY);
     EXPECT(al_session_mask(s, buf, 5 * 5, NULL), AL_OK);
     EXPECT(al_session_verify(s, NULL, NULL), AL_ERR_ARG);
     EXPECT(al_session_verify(s, checks, NULL), AL_OK);
     float thumb[4];
-    EXPECT(al_session_weights_thumb(s, 9, 2, thumb, 4, NULL), AL_ERR_ARG);
-    EXPECT(al_session_weights_thumb(s, 0, 2, thumb, 3, NULL), AL_ERR_CAPACITY);
-    EXPECT(al_session_weights_thumb(s, 0, 2, thumb, 4, NULL), AL_OK);
+    EXPECT(al_session_attention_thumb(s, 9, 2, thumb, 4, NULL), AL_ERR_ARG);
+    EXPECT(al_session_attention_thumb(s, 0, 2, thumb, 3, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_session_attention_thumb(s, 0, 2, thumb, 4, NULL), AL_OK);
     EXPECT(al_session_run_to(s, 99, NULL), AL_ERR_ARG);
     float dots[8];
     EXPECT(al_session_rope_relative(s, 0, NULL, 8, NULL), AL_ERR_ARG);
@@ -539,6 +539,11 @@ static void test_model_lab(void) {
     CHECK(al_model_lab_routing(NULL, 0, i32, f, 4, NULL) == -1, "routing");
     EXPECT(al_model_lab_resid_norms(NULL, f, 4, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_kv(NULL, rows, 1, NULL) == -1, "kv");
+    char text[4];
+    uint8_t bytes[4];
+    CHECK(al_model_lab_token_text(NULL, 0, text, 4, NULL) == -1, "token text");
+    CHECK(al_model_lab_token_bytes(NULL, 0, bytes, 4, NULL) == -1, "token bytes");
+    CHECK(al_model_lab_piece(NULL, 0, bytes, 4, NULL) == -1, "piece");
     EXPECT(al_model_lab_rope(NULL, f, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_resume(NULL, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_pending(NULL, &sp, f, 4, i32, 1, NULL) == -1, "pending");
@@ -698,8 +703,14 @@ static void test_train_lab(void) {
     EXPECT(al_train_lab_create(&c, (const uint8_t *)tj, tj_len, NULL, 0, &lab, NULL), AL_OK);
     CHECK(al_train_lab_step(lab, -1, NULL) == -1 && al_train_lab_step(lab, 5, NULL) == 2, "steps");
     float pattern[64];
-    EXPECT(al_train_lab_pattern(lab, 5, 0, pattern, 64, NULL), AL_ERR_ARG);
-    EXPECT(al_train_lab_pattern(lab, 0, 0, pattern, 64, NULL), AL_OK);
+    EXPECT(al_train_lab_attention(lab, 5, 0, pattern, 64, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_attention(lab, 0, 0, pattern, 64, NULL), AL_OK);
+    CHECK(al_train_lab_history(lab, 3, NULL, 0, NULL) == -1 && al_train_lab_history(lab, 0, NULL, 0, NULL) == 2,
+          "history");
+    CHECK(al_train_lab_evals(lab, 9, NULL, 0, NULL) == -1 && al_train_lab_evals(lab, 0, NULL, 0, NULL) == 3, "evals");
+    uint8_t piece[8];
+    CHECK(al_train_lab_piece(lab, -1, piece, 8, NULL) == -1 && al_train_lab_piece(lab, 97, piece, 8, NULL) == 1,
+          "piece");
     uint8_t *file = NULL;
     size_t file_len = 0;
     EXPECT(al_train_lab_file(lab, (al_train_lab_file_kind)9, &file, &file_len, NULL), AL_ERR_ARG);

@@ -251,6 +251,9 @@ static void test_serialize_errors(void) {
         {{{"w", v, 2, {2, -2}}}, 1, {0}, 0, AL_ERR_ARG, "shape[1] = -2 is negative"},
         {{{"w", NULL, 1, {4}}}, 1, {0}, 0, AL_ERR_ARG, "data is NULL"},
         {{{"w\xff", v, 1, {4}}}, 1, {0}, 0, AL_ERR_ARG, "'w\\xff': name is not valid UTF-8"},
+        /* a character that would turn the line round, and a newline, shown by name */
+        {{{"w\xe2\x80\xae\n", v, 1, {4}}, {"w\xe2\x80\xae\n", v, 1, {2}}}, 2, {0}, 0, AL_ERR_ARG,
+         "duplicate entry name 'w\\u{202e}\\n'"},
         {{{"w", v, 2, {(int64_t)1 << 40, (int64_t)1 << 40}}}, 1, {0}, 0, AL_ERR_LIMIT,
          "too many elements"},
         {{{"w", v, 1, {4}}}, 1, {"k", "\xc0\xaf"}, 1, AL_ERR_ARG, "not valid UTF-8"},

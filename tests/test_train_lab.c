@@ -70,7 +70,7 @@ static void test_first_step_against_model(void) {
     int32_t *ids = malloc((size_t)N * sizeof *ids);
     CHECK(al_train_lab_last_batch(lab, ids, N) == N, "last batch");
     float row[AL_TRAIN_COLUMNS];
-    CHECK(al_train_lab_history(lab, 0, row, AL_TRAIN_COLUMNS) == 1, "history");
+    CHECK(al_train_lab_history(lab, 0, row, AL_TRAIN_COLUMNS, NULL) == 1, "history");
     float *logits = malloc((size_t)(c.seq * V) * sizeof *logits);
     double all = 0.0, half[3] = {0.0, 0.0, 0.0};
     int64_t n_all = 0, n_half[3] = {0, 0, 0};
@@ -112,9 +112,15 @@ static void test_run(void) {
     CHECK(al_train_lab_step(lab, 1, &err) == c.steps, "no step past the run's length");
     CHECK(al_train_lab_tokens_done(lab) == c.steps * c.batch * c.seq, "tokens done");
     float h[12 * AL_TRAIN_COLUMNS], h2[12 * AL_TRAIN_COLUMNS];
-    CHECK(al_train_lab_history(lab, 0, NULL, 0) == c.steps, "history count");
-    CHECK(al_train_lab_history(lab, 0, h, 12 * AL_TRAIN_COLUMNS) == c.steps, "history");
-    CHECK(al_train_lab_history(twin, 0, h2, 12 * AL_TRAIN_COLUMNS) == c.steps, "twin history");
+    CHECK(al_train_lab_history(lab, 0, NULL, 0, NULL) == c.steps, "history count");
+    CHECK(al_train_lab_history(lab, c.steps + 1, NULL, 0, &err) == -1 && strstr(err.msg, "history: no rows from"),
+          "history past the end: %s", err.msg);
+    CHECK(al_train_lab_evals(lab, 99, NULL, 0, &err) == -1 && strstr(err.msg, "evaluations: no rows from 99"),
+          "evals past the end: %s", err.msg);
+    CHECK(al_train_lab_piece(lab, (int32_t)c.vocab, NULL, 0, &err) == -1 && strstr(err.msg, "no token id"),
+          "piece past the vocabulary: %s", err.msg);
+    CHECK(al_train_lab_history(lab, 0, h, 12 * AL_TRAIN_COLUMNS, NULL) == c.steps, "history");
+    CHECK(al_train_lab_history(twin, 0, h2, 12 * AL_TRAIN_COLUMNS, NULL) == c.steps, "twin history");
     CHECK(!memcmp(h, h2, sizeof h), "the same settings gave another run");
     for (int64_t s = 0; s < c.steps; s++) {
         const double lr = c.lr * (0.1 + 0.45 * (1.0 + cos(3.141592653589793 * (double)(s + 1) / (double)c.steps)));
@@ -126,8 +132,8 @@ static void test_run(void) {
     const int64_t LH = hp->n_layers * hp->n_heads, w = 1 + LH * AL_LAB_ROLES;
     float ev[4 * 64];
     CHECK(w * 4 <= 4 * 64, "eval row width");
-    CHECK(al_train_lab_evals(lab, 0, NULL, 0) == 4, "%lld evaluations", (long long)al_train_lab_evals(lab, 0, NULL, 0));
-    CHECK(al_train_lab_evals(lab, 0, ev, 4 * w) == 4, "evaluations");
+    CHECK(al_train_lab_evals(lab, 0, NULL, 0, NULL) == 4, "%lld evaluations", (long long)al_train_lab_evals(lab, 0, NULL, 0, NULL));
+    CHECK(al_train_lab_evals(lab, 0, ev, 4 * w, NULL) == 4, "evaluations");
     CHECK(ev[0] == 0 && ev[w] == 5 && ev[2 * w] == 10 && ev[3 * w] == 12, "evaluated at %g %g %g %g", ev[0], ev[w], ev[2 * w], ev[3 * w]);
     float best = 0.0f;
     for (int64_t lh = 0; lh < LH; lh++) best = fmaxf(best, ev[3 * w + 1 + lh * AL_LAB_ROLES + AL_LAB_ROLE_INDUCTION]);
@@ -151,13 +157,13 @@ static void test_run(void) {
     const int64_t T = al_train_lab_probe(lab, NULL, 0);
     CHECK(T == 2 * (c.seq / 2 < 24 ? c.seq / 2 : 24), "probe of %lld tokens", (long long)T);
     float *p = malloc((size_t)(T * T) * sizeof *p);
-    CHECK(al_train_lab_pattern(lab, 1, 1, p, T * T, &err) == AL_OK, "pattern: %s", err.msg);
+    CHECK(al_train_lab_attention(lab, 1, 1, p, T * T, &err) == AL_OK, "pattern: %s", err.msg);
     for (int64_t q = 0; q < T; q++) {
         double sum = 0.0;
         for (int64_t k = 0; k < T; k++) sum += p[q * T + k];
         CHECK(fabs(sum - 1.0) < 1e-5 && (q + 1 == T || p[q * T + q + 1] == 0.0f), "pattern row %lld", (long long)q);
     }
-    CHECK(al_train_lab_pattern(lab, 2, 0, p, T * T, &err) == AL_ERR_ARG && strstr(err.msg, "layer 2"), "layer 2: %s", err.msg);
+    CHECK(al_train_lab_attention(lab, 2, 0, p, T * T, &err) == AL_ERR_ARG && strstr(err.msg, "layer 2"), "layer 2: %s", err.msg);
     free(p);
     al_model_lab_free(view);
     al_buffer_free(model), al_buffer_free(config), al_buffer_free(tok);
@@ -193,7 +199,7 @@ static void test_text(void) {
         CHECK(found, "sequence %lld is not a window of the text", (long long)b);
     }
     float row[AL_TRAIN_COLUMNS];
-    CHECK(al_train_lab_history(lab, 1, row, AL_TRAIN_COLUMNS) == 1, "history");
+    CHECK(al_train_lab_history(lab, 1, row, AL_TRAIN_COLUMNS, NULL) == 1, "history");
     CHECK(isnan(row[AL_TRAIN_FIRST_HALF]) && isnan(row[AL_TRAIN_REPEATED_HALF]), "text has no halves");
     CHECK(al_train_lab_hparams(lab)->ffn_hidden == al_minimind_ffn_hidden(c.hidden), "ffn -1: MiniMind's width");
     free(ids);
@@ -244,7 +250,7 @@ static void test_refusals(void) {
     CHECK(al_train_lab_create(&c, NULL, 0, NULL, 0, &lab, &err) == AL_ERR_MISSING && strstr(err.msg, "tokenizer"), "no tokenizer: %s",
           err.msg);
     CHECK(al_train_lab_create(&c, (const uint8_t *)"{}", 2, NULL, 0, &lab, &err) != AL_OK && !lab, "not a tokenizer.json");
-    CHECK(al_train_lab_step(NULL, 1, &err) == -1 && al_train_lab_history(NULL, 0, NULL, 0) == -1, "NULL lab");
+    CHECK(al_train_lab_step(NULL, 1, &err) == -1 && al_train_lab_history(NULL, 0, NULL, 0, NULL) == -1, "NULL lab");
 }
 
 int main(int argc, char **argv) {

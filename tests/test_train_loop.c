@@ -141,7 +141,7 @@ static void test_schedule_and_accumulation(void) {
         if (!lab) continue;
         CHECK(al_train_lab_step(lab, c.steps, &err) == c.steps, "steps: %s", err.msg);
         float h[6 * AL_TRAIN_COLUMNS];
-        CHECK(al_train_lab_history(lab, 0, h, 6 * AL_TRAIN_COLUMNS) == 6, "history");
+        CHECK(al_train_lab_history(lab, 0, h, 6 * AL_TRAIN_COLUMNS, NULL) == 6, "history");
         for (int64_t s = 0; s < c.steps; s++) {
             /* step s (0-based) takes the rate of its last micro-batch, (s + 1)·accum of steps·accum */
             const double t = (double)((s + 1) * accum) / (double)(c.steps * accum);
@@ -268,7 +268,7 @@ static void test_against_cli(const char *dir) {
     if (csv) memcpy(csv, csv_bytes, csv_size), csv[csv_size] = '\0';
     free(csv_bytes);
     float *h = malloc((size_t)(c.steps * AL_TRAIN_COLUMNS) * sizeof *h);
-    CHECK(h && al_train_lab_history(lab, 0, h, c.steps * AL_TRAIN_COLUMNS) == c.steps, "history");
+    CHECK(h && al_train_lab_history(lab, 0, h, c.steps * AL_TRAIN_COLUMNS, NULL) == c.steps, "history");
     const char *line = csv ? strchr((const char *)csv, '\n') : NULL;
     int64_t rows = 0;
     double held = NAN;

@@ -79,7 +79,7 @@ test('the downloaded folder: the CLI loads it; its attention over the probe is t
   for (let l = 0; l < lab.hparams.n_layers; l++) {
     for (let h = 0; h < H; h++) {
       const want = t[`attn.${l}`].data.subarray(h * T * T, (h + 1) * T * T);
-      const { worst } = maxDiff(lab.pattern(l, h), want);
+      const { worst } = maxDiff(lab.attention(l, h), want);
       assert.ok(worst <= 1e-5, `layer ${l} head ${h}: the pattern is ${worst} from the CLI's attention`);
     }
   }
@@ -120,8 +120,13 @@ test('bad settings: the core\'s message, no lab', () => {
   assert.throws(() => core.createTrainLab(small({ data: 'poems' }), TOKENIZER), /unknown training data 'poems'/);
   assert.throws(() => core.createTrainLab(small(), new TextEncoder().encode('{}')), /tokenizer|model/i);
   const lab = core.createTrainLab(small(), TOKENIZER);
-  assert.throws(() => lab.pattern(2, 0), /layer/);
+  assert.throws(() => lab.attention(2, 0), /layer/);
   assert.throws(() => lab.file('weights'), /unknown file 'weights'/);
+  // rows, ids and bytes out of range: the core's own words, naming what there is
+  assert.deepEqual(Array.from(lab.lastBatch()), []); // no step yet: nothing seen
+  assert.throws(() => lab.history(1), /train lab history: no rows from 1 \(there are 0\)/);
+  assert.throws(() => lab.evals(9), /train lab evaluations: no rows from 9 \(there are 1\)/);
+  assert.throws(() => lab.piece(99999), /train lab: no token id 99999 in the vocabulary of 292/);
   lab.free();
   assert.throws(() => lab.step(1), /already freed/);
 });

@@ -10,6 +10,16 @@ const core = await loadCore();
 
 const base = { hidden: 32, heads: 4, kvHeads: 2, headDim: 8, ropeBase: 10000, qkNorm: true, seed: 1, promptLen: 8, decodeSteps: 100 };
 
+test('the bytes in use are the core\'s count (al_heap_in_use): a session adds them, freeing it takes them back', () => {
+  const before = core.heapStats().inUse;
+  assert.ok(before > 0, `in use: ${before}`);
+  const s = core.createSession(base);
+  const held = core.heapStats().inUse;
+  s.free();
+  assert.ok(held > before, `a session adds nothing: ${before} then ${held}`);
+  assert.equal(core.heapStats().inUse, before);
+});
+
 test('10,000 decode steps do not grow the heap', () => {
   const s = core.createSession(base);
   let steps = 0, after = null;
@@ -20,7 +30,7 @@ test('10,000 decode steps do not grow the heap', () => {
       while (s.length < s.total) {
         s.step();
         steps++;
-        s.weights(steps % base.heads);
+        s.attention(steps % base.heads);
         if (steps % 10 === 0) { s.mask(); s.verify(); s.outputs(); }
       }
       if (round === 2) after = core.heapStats();
@@ -45,7 +55,7 @@ test('1,000 configuration changes free every session', () => {
     try {
       s.prefill();
       if (s.length < s.total) s.step();
-      s.weights(0);
+      s.attention(0);
       s.verify();
       core.ropeAngles(cfg.promptLen, cfg.headDim, cfg.ropeBase, true);
       core.gqaMap(cfg.heads, cfg.kvHeads);

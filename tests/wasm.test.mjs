@@ -86,7 +86,7 @@ for (const [tag, cfg] of Object.entries(SESSIONS)) {
       const n = s.total;
       const want = kernels.tensors[`${tag}.weights`].data;
       for (let h = 0; h < cfg.heads; h++) {
-        const d = maxDiff(s.weights(h), want.subarray(h * n * n, (h + 1) * n * n));
+        const d = maxDiff(s.attention(h), want.subarray(h * n * n, (h + 1) * n * n));
         assert.ok(d.worst <= 1e-5, `head ${h} weights differ by ${d.worst}`);
       }
       for (const c of s.verify()) assert.ok(c.passed, `${c.name}: ${c.value} > ${c.threshold}`);
@@ -109,7 +109,7 @@ test('wasm: the checks hold across configurations (MHA, GQA, MQA, no QK-Norm, lo
       while (s.length < s.total) s.step();
       for (const c of s.verify()) assert.ok(c.passed, `${JSON.stringify(cfg)} ${c.name}: ${c.value}`);
       assert.equal(core.kvCacheBytes(1, s.length, cfg.kvHeads, cfg.headDim), 2 * s.length * cfg.kvHeads * cfg.headDim * 4);
-      assert.ok(s.flops(s.length, s.length) > s.flops(1, s.length));
+      assert.ok(s.flopsFull(s.length, s.length) > s.flopsFull(1, s.length));
     } finally {
       s.free();
     }
@@ -120,6 +120,26 @@ test('wasm: GQA map and KV-head choices come from the core', () => {
   assert.deepEqual(core.gqaMap(8, 2), [0, 0, 0, 0, 1, 1, 1, 1]);
   assert.deepEqual(core.kvChoices(12), [1, 2, 3, 4, 6, 12]);
   assert.throws(() => core.gqaMap(8, 3), AttnLab.AttnLabError);
+});
+
+test('wasm: the bench starts from the core\'s settings (al_bench_config_default)', () => {
+  const d = core.benchDefaults;
+  assert.deepEqual([d.seq, d.decode_at, d.seed], [0, 0, 0]);
+  assert.ok(d.repeats >= 1);
+  assert.equal(d['hp.rope_base'], core.layerDefaults.rope_base);
+  const r = core.bench({ hidden: 16, heads: 4, kvHeads: 2, headDim: 8, seq: 4 });
+  assert.ok(r.prefillMs > 0 && r.decodeMs === 0, JSON.stringify(r));
+});
+
+test('wasm: the rules behind the page\'s labels and corrections come from the core', () => {
+  assert.deepEqual([[8, 8], [8, 2], [8, 1], [8, 3]].map(([h, kv]) => core.kvSharing(h, kv)), ['mha', 'gqa', 'mqa', 'invalid']);
+  assert.deepEqual([[8, 3], [6, 4], [16, 16]].map(([h, kv]) => core.kvNearest(h, kv)), [2, 3, 16]);
+  assert.deepEqual(core.ropePairs(6, 'half_split'), [[0, 3], [1, 4], [2, 5]]);
+  assert.deepEqual(core.ropePairs(6, 'interleaved'), [[0, 1], [2, 3], [4, 5]]);
+  assert.deepEqual([[16, 1024], [6, 1024], [4, 7]].map(([h, w]) => core.headDimMost(h, w)), [64, 170, -1]);
+  // a size the core refuses: its own message, not one made here
+  assert.throws(() => core.ropePairs(7, 'interleaved'), /RoPE pairs: head_dim must be even and in \[2, \d+\] \(got 7\)/);
+  assert.throws(() => core.ropeAngles(4, 7, 10000), /head_dim must be even and in \[2, \d+\] \(got 7\)/);
 });
 
 test('wasm: the core\'s errors reach JS as thrown errors with its message', () => {
@@ -133,7 +153,7 @@ test('wasm: the core\'s errors reach JS as thrown errors with its message', () =
   assert.throws(() => core.demo('basic', 'fr'), /unknown language/);
   const s = core.createSession(base);
   assert.throws(() => s.verify(), /needs the prefill/);
-  assert.throws(() => s.weights(4), /head/);
+  assert.throws(() => s.attention(4), /head/);
   s.free();
   assert.throws(() => s.prefill(), /freed/);
   const good = join(CASES, names[0]);
@@ -163,7 +183,7 @@ test('wasm: memory growth keeps the binding\'s views valid', () => {
     s.prefill();
     s.step();
     assert.ok(core.heapStats().heapBytes > before, 'the heap grew');
-    const w = s.weights(0);
+    const w = s.attention(0);
     let rowSum = 0;
     for (let j = 0; j < s.length; j++) rowSum += w[(s.length - 1) * s.length + j];
     assert.ok(Math.abs(rowSum - 1) < 1e-5, `the last attention row sums to ${rowSum}`);

@@ -8,6 +8,8 @@
 // or int32 as a Number, so a signature changed in C (and in its row, or the build fails) is
 // followed here, and a function the list does not name cannot be called. A struct is filled
 // only when every one of its fields is given, so a field added or moved in C cannot be misread.
+// Every array a call fills is sized one way (Core.array, from its shape in the list), and a
+// refusal carries the core's own message (al_error), never one made here.
 // No maths here: every number comes from the core.
 // Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
 (function (root) {
@@ -89,9 +91,11 @@
         if (!structs[name]) throw new AttnLabError(`attnlab.wasm does not describe struct ${name}`, ARG_ERROR);
       }
       this.status = enums.status;
-      // The core's defaults: the seeds' layer (rope base, eps) and MiniMind's sampler.
+      // The core's defaults: the seeds' layer (rope base, eps), MiniMind's sampler, the bench's
+      // settings (al_bench_config's fields: nothing timed, the runs of each).
       this.layerDefaults = this.filled('attn_hparams', this.fn.al_attn_hparams_fill_default);
       this.samplerDefaults = this.filled('sampler_params', this.fn.al_sampler_params_fill_default);
+      this.benchDefaults = this.filled('bench_config', this.fn.al_bench_config_default);
       this.limits = limits;
       this.checkNames = enumNames(enums.check).filter((n) => n !== 'count');
       this.panelNames = enumNames(enums.demo_panel);
@@ -150,6 +154,46 @@
       }
       return n;
     }
+    // The one way to get an array a C function fills: `name` writes it through parameter
+    // `param`; args gives the call's other parameters by their C names (the buffer, `cap` and
+    // `err` are filled in here). Its element count is the function's shape in the ABI list
+    // (countOf, each dim named by env or args; a `result` dim asks the function itself, its
+    // buffer NULL and cap 0). type: 'f32', 'i32', 'u8', 'char' (bytes with room for a NUL) or a
+    // struct's name (an array of objects). A status other than AL_OK, a negative count or a
+    // size refused throws the core's own message: a refused size calls the function with no
+    // room, so that it says what it refuses.
+    array(name, param, args, type, env = {}) {
+      const f = this.abi.functions[name];
+      if (!f) throw new AttnLabError(`the ABI list does not name ${name}`, ARG_ERROR);
+      const call = (ptr, cap, err) => {
+        const r = this.fn[name](...f.args.map(([p]) => {
+          if (p === param) return ptr;
+          if (p === 'cap') return cap;
+          if (p === 'err') return err;
+          if (!(p in args)) throw new AttnLabError(`${name}: ${p} is not given`, ARG_ERROR);
+          return args[p];
+        }));
+        if (f.result[1] === 'al_status') this.throwIf(r, err);
+        else if (r < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
+        return r;
+      };
+      const bytes = type === 'f32' || type === 'i32' ? 4 : type === 'u8' || type === 'char' ? 1 : this.sizeOf(type);
+      const room = type === 'char' ? 1 : 0;
+      return this.withError((err) => {
+        const count = this.countOf(name, param, { ...env, ...args }, () => call(0, 0, err));
+        return this.withAllocs([bytes * (Math.max(0, count) + room)], (p) => {
+          if (count < 0) {
+            call(p, 0, err);
+            throw new AttnLabError(`${name}: no size for these arguments`, this.status.arg);
+          }
+          call(p, count + room, err);
+          if (type === 'f32') return this.floatsFrom(p, count);
+          if (type === 'i32') return this.m.HEAP32.slice(p >> 2, (p >> 2) + count);
+          if (type === 'u8' || type === 'char') return this.m.HEAPU8.slice(p, p + count);
+          return Array.from({ length: count }, (_, i) => this.readStruct(p + i * bytes, type));
+        });
+      });
+    }
     // Fills the C struct `struct` at ptr from values keyed by C field name ("hp.hidden", ...).
     // Every field must be given, and nothing else.
     writeStruct(ptr, struct, values) {
@@ -199,19 +243,9 @@
       });
     }
 
-    // --- diagnostics: bytes currently allocated on the wasm heap and the heap's size, for
-    // leak checks. emmalloc's mallinfo counts in uordblks every allocated region whole and the
-    // 8-byte header of every free region (ordblks + smblks of them); both are taken out, and
-    // so is this probe's own region (64 bytes + its header).
-    heapStats() {
-      const REGION_HEADER = 8;
-      return this.withAllocs([64], (p) => {
-        this.m._mallinfo(p);
-        const i = p >> 2, h = this.m.HEAP32;
-        const freeRegions = h[i + 1] + h[i + 2];
-        return { inUse: h[i + 7] - REGION_HEADER * freeRegions - (64 + REGION_HEADER), heapBytes: this.m.HEAPU8.length };
-      });
-    }
+    // --- diagnostics: bytes currently allocated on the wasm heap (al_heap_in_use) and the
+    // heap's size, for leak checks
+    heapStats() { return { inUse: this.fn.al_heap_in_use(), heapBytes: this.m.HEAPU8.length }; }
 
     // --- al_demo_run -----------------------------------------------------------------------
     demo(which, lang, seed = -1) {
@@ -220,14 +254,7 @@
       if (demo === undefined) throw new AttnLabError(`unknown demo '${which}'`, ARG_ERROR);
       if (language === undefined) throw new AttnLabError(`unknown language '${lang}'`, ARG_ERROR);
       checkInt('seed', seed, -1, 2 ** 32 - 1);
-      return this.withError((err) => {
-        const len = this.fn.al_demo_run(demo, language, seed, 0, 0, err);
-        if (len < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
-        return this.withAllocs([len + 1], (buf) => {
-          this.fn.al_demo_run(demo, language, seed, buf, len + 1, err);
-          return this.m.UTF8ToString(buf, len);
-        });
-      });
+      return new TextDecoder().decode(this.array('al_demo_run', 'buf', { demo, lang: language, seed }, 'char'));
     }
 
     // --- al_demo_section_count: how many sections demoSections gives --------------------
@@ -281,25 +308,13 @@
       checkInt('head_dim', layer.headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkInt('prompt', prompt, 1, this.limits.AL_MAX_SEQ);
       checkInt('steps', steps, 0, this.limits.AL_MAX_SEQ);
-      return this.withAllocs([this.sizeOf('attn_hparams')], (ph) => this.withError((err) => {
+      return this.withAllocs([this.sizeOf('attn_hparams')], (ph) => {
         this.writeStruct(ph, 'attn_hparams', {
           hidden: layer.hidden, n_heads: layer.heads, n_kv_heads: layer.kvHeads, head_dim: layer.headDim,
           rope_base: layer.ropeBase ?? this.layerDefaults.rope_base, eps: layer.eps ?? this.layerDefaults.eps, qk_norm: layer.qkNorm === false ? 0 : 1,
         });
-        const call = (rows, cap) => {
-          const n = this.fn.al_kv_growth(ph, prompt, steps, rows, cap, err);
-          if (n < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
-          return n;
-        };
-        const count = call(0, 0);
-        const size = this.sizeOf('kv_growth_row');
-        return this.withAllocs([size * count], (pr) => {
-          call(pr, count);
-          return Array.from({ length: count }, (_, i) => {
-            return this.readStruct(pr + i * size, 'kv_growth_row');
-          });
-        });
-      }));
+        return this.array('al_kv_growth', 'rows', { hp: ph, prompt, steps }, 'kv_growth_row');
+      });
     }
 
     // --- head roles: al_lab_role_threshold, al_lab_role_ideal -----------------------------
@@ -309,13 +324,8 @@
       const r = this.abi.enums.lab_role[role];
       if (r === undefined || role === 'count') throw new AttnLabError(`unknown head role '${role}'`, ARG_ERROR);
       checkInt('repeat', repeat, 2, 64);
-      const size = this.fn.al_lab_role_ideal_size(repeat);
-      if (size < 0) throw new AttnLabError(`repeat ${repeat} is out of range`, this.status.arg);
-      const n = this.countOf('al_lab_role_ideal', 'out', { repeat });
-      return this.withAllocs([4 * n], (p) => this.withError((err) => {
-        this.throwIf(this.fn.al_lab_role_ideal(r, repeat, p, n, err), err);
-        return { size, data: this.floatsFrom(p, n) };
-      }));
+      const data = this.array('al_lab_role_ideal', 'out', { role: r, repeat }, 'f32');
+      return { size: this.fn.al_lab_role_ideal_size(repeat), data };
     }
 
     // --- al_file_fingerprint: a file's CRC-32 ----------------------------------------------
@@ -338,13 +348,7 @@
       checkInt('positions', end, 1, this.limits.AL_MAX_SEQ);
       checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
       checkNumber('rope base', base);
-      const n = this.countOf('al_rope_angles', 'angles', { end, head_dim: headDim });
-      if (n < 0) throw new AttnLabError(`head_dim must be even (got ${headDim})`, this.status.arg);
-      return this.withAllocs([4 * n], (p) => this.withError((err) => {
-        const f = wrapped ? this.fn.al_rope_angles_wrapped : this.fn.al_rope_angles;
-        this.throwIf(f(p, end, headDim, base, err), err);
-        return this.floatsFrom(p, n);
-      }));
+      return this.array(wrapped ? 'al_rope_angles_wrapped' : 'al_rope_angles', 'angles', { end, head_dim: headDim, base }, 'f32');
     }
 
     // --- al_rope_pair_trace ----------------------------------------------------------------
@@ -354,21 +358,17 @@
       checkInt('pair', pair, 0, headDim / 2 - 1);
       checkInt('positions', end, 1, this.limits.AL_MAX_SEQ);
       checkNumber('rope base', base);
-      return this.withAllocs([4 * headDim, 8 * end], (px, out) => this.withError((err) => {
+      return this.withAllocs([4 * headDim], (px) => {
         this.floatsTo(px, x);
-        this.throwIf(this.fn.al_rope_pair_trace(out, px, pair, end, headDim, base, err), err);
-        return this.floatsFrom(out, 2 * end);
-      }));
+        return this.array('al_rope_pair_trace', 'points', { x: px, pair, end, head_dim: headDim, base }, 'f32');
+      });
     }
 
     // --- al_gqa_map: the KV head each query head reads ------------------------------------
     gqaMap(heads, kvHeads) {
       checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
       checkInt('kv heads', kvHeads, 1, this.limits.AL_MAX_HEADS);
-      return this.withAllocs([4 * heads], (p) => this.withError((err) => {
-        this.throwIf(this.fn.al_gqa_map(p, heads, kvHeads, err), err);
-        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + heads));
-      }));
+      return Array.from(this.array('al_gqa_map', 'kv_head', { n_heads: heads, n_kv_heads: kvHeads }, 'i32'));
     }
 
     // --- al_kv_sharing_of: 'mha' | 'gqa' | 'mqa' ('invalid' for counts GQA does not allow) -----
@@ -383,30 +383,27 @@
       checkInt('kv heads', kvHeads, 0, Number.MAX_SAFE_INTEGER);
       return this.fn.al_gqa_kv_nearest(heads, kvHeads);
     }
+    // --- al_attn_head_dim_most: the largest head_dim `heads` heads may have within a query
+    // width of `width` dimensions (even, at most AL_MAX_HEAD_DIM; -1 where none fits)
+    headDimMost(heads, width) {
+      checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
+      checkInt('width', width, 0, Number.MAX_SAFE_INTEGER);
+      return this.fn.al_attn_head_dim_most(heads, width);
+    }
     // --- al_rope_pair_dims: [[a, b], ...], the dimensions pair i turns in style ('half_split'
     // or 'interleaved')
     ropePairs(headDim, style) {
       const s = this.abi.enums.rope_style[style];
       if (s === undefined) throw new AttnLabError(`unknown RoPE style '${style}'`, ARG_ERROR);
       checkInt('head_dim', headDim, 2, this.limits.AL_MAX_HEAD_DIM);
-      const n = this.countOf('al_rope_pair_dims', 'dims', { head_dim: headDim });
-      if (n < 0) throw new AttnLabError(`head_dim must be even (got ${headDim})`, this.status.arg);
-      return this.withAllocs([4 * n], (p) => this.withError((err) => {
-        this.throwIf(this.fn.al_rope_pair_dims(p, headDim, s, err), err);
-        const d = this.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-        return Array.from({ length: n / 2 }, (_, i) => [d[2 * i], d[2 * i + 1]]);
-      }));
+      const d = this.array('al_rope_pair_dims', 'dims', { head_dim: headDim, style: s }, 'i32');
+      return Array.from({ length: d.length / 2 }, (_, i) => [d[2 * i], d[2 * i + 1]]);
     }
 
     // --- al_gqa_kv_choices: the KV head counts GQA allows ---------------------------------
     kvChoices(heads) {
-      const max = this.limits.AL_MAX_HEADS;
-      checkInt('heads', heads, 1, max);
-      return this.withAllocs([4 * max], (p) => {
-        const n = this.fn.al_gqa_kv_choices(p, max, heads);
-        if (n < 0) throw new AttnLabError(`no KV head choices for ${heads} heads`, this.status.arg);
-        return Array.from(this.m.HEAP32.slice(p >> 2, (p >> 2) + n));
-      });
+      checkInt('heads', heads, 1, this.limits.AL_MAX_HEADS);
+      return Array.from(this.array('al_gqa_kv_choices', 'out', { n_heads: heads }, 'i32'));
     }
 
     // --- al_attn_files_run: a layer from weights bytes run on input bytes ----------------
@@ -456,7 +453,8 @@
 
     // --- al_bench_run: the core timed inside WebAssembly ----------------------------------
     bench(cfg) {
-      const c = { ropeBase: this.layerDefaults.rope_base, seq: 0, decodeAt: 0, repeats: 5, seed: 0, ...cfg };
+      const d = this.benchDefaults;
+      const c = { ropeBase: d['hp.rope_base'], seq: d.seq, decodeAt: d.decode_at, repeats: d.repeats, seed: d.seed, ...cfg };
       for (const f of ['hidden', 'heads', 'kvHeads', 'headDim', 'seq', 'decodeAt', 'repeats', 'seed']) checkInt(f, c[f], 0, 2 ** 31);
       checkNumber('ropeBase', c.ropeBase);
       return this.withAllocs([this.sizeOf('bench_config'), this.sizeOf('bench_result')], (pc, pr) => this.withError((err) => {
@@ -486,10 +484,96 @@
         return new Session(this, this.m.HEAP32[pout >> 2], cfg);
       }));
     }
+
+    // --- the model lab (al_model_lab_*): a real model and its tokenizer, for the model view ----
+    // Files are Uint8Arrays: model (.bin, model.safetensors or .pth), config (config.json, for a
+    // model.safetensors), tokenizer (tokenizer.bin or tokenizer.json). The bytes are copied into
+    // the module for the call and freed after it: the lab keeps its own model.
+    // kind: what the model file is said to be ('llama2c', 'safetensors', 'pth', from its name), or
+    // 'unknown' to go by its bytes.
+    createModelLab({ model, config = null, tokenizer, context = 0, kind = 'unknown' } = {}) {
+      const kindValue = this.abi.enums.model_file_kind[kind];
+      if (kindValue === undefined) throw new AttnLabError(`unknown model file kind '${kind}'`, ARG_ERROR);
+      for (const [name, v] of [['model', model], ['tokenizer', tokenizer]]) {
+        if (!(v instanceof Uint8Array) || v.length === 0) throw new AttnLabError(`${name} must be a non-empty Uint8Array`, ARG_ERROR);
+      }
+      if (config !== null && !(config instanceof Uint8Array)) throw new AttnLabError('config must be a Uint8Array or null', ARG_ERROR);
+      checkInt('context', context, 0, this.limits.AL_LAB_MAX_CONTEXT);
+      const cfg = config || new Uint8Array(0);
+      return this.withAllocs([model.length, cfg.length, tokenizer.length, 4], (pm, pc, pt, pout) => this.withError((err) => {
+        this.m.HEAPU8.set(model, pm);
+        this.m.HEAPU8.set(cfg, pc);
+        this.m.HEAPU8.set(tokenizer, pt);
+        this.m.HEAP32[pout >> 2] = 0;
+        this.throwIf(this.fn.al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
+          context, pout, err), err);
+        return new ModelLab(this, this.m.HEAP32[pout >> 2]);
+      }));
+    }
+
+    // --- the train lab (al_train_lab_*): a small MiniMind trained from scratch --------------
+    // The core's default settings, keyed by al_train_lab_config's field names, data as a name.
+    trainDefaults() {
+      const size = this.sizeOf('train_lab_config');
+      return this.withAllocs([size], (p) => {
+        this.fn.al_train_lab_config_default(p);
+        const c = this.readStruct(p, 'train_lab_config');
+        return { ...c, data: enumNames(this.abi.enums.train_data)[c.data] };
+      });
+    }
+    // config: al_train_lab_config's fields (data: 'repeat' or 'text'); tokenizer: MiniMind's
+    // tokenizer.json bytes; text: the training text (data 'text').
+    createTrainLab(config, tokenizer, text = '') {
+      if (!(tokenizer instanceof Uint8Array) || !tokenizer.length) throw new AttnLabError('tokenizer must be a non-empty Uint8Array', ARG_ERROR);
+      if (typeof text !== 'string') throw new AttnLabError('text must be a string', ARG_ERROR);
+      const data = this.abi.enums.train_data[config.data];
+      if (data === undefined) throw new AttnLabError(`unknown training data '${config.data}'`, ARG_ERROR);
+      const values = { ...config, data };
+      for (const [k, v] of Object.entries(values)) checkNumber(k, v);
+      const bytes = new TextEncoder().encode(text);
+      const size = this.sizeOf('train_lab_config');
+      return this.withAllocs([size, tokenizer.length, bytes.length + 1, 4], (pc, pt, px, pout) => this.withError((err) => {
+        this.writeStruct(pc, 'train_lab_config', values);
+        this.m.HEAPU8.set(tokenizer, pt);
+        this.m.HEAPU8.set(bytes, px);
+        this.m.HEAP32[pout >> 2] = 0;
+        this.throwIf(this.fn.al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
+        return new TrainLab(this, this.m.HEAP32[pout >> 2], config);
+      }));
+    }
+
+    // al_train_bench_run: MiniMind's training step timed on a model of shape hparams (a
+    // model_hparams struct's fields, as TrainLab.hparams gives them); the median step in ms.
+    trainBench(hparams, batch, seq, steps) {
+      checkInt('batch', batch, 1, this.limits.AL_MAX_BATCH);
+      checkInt('seq', seq, 2, this.limits.AL_MAX_SEQ);
+      checkInt('steps', steps, 1, Number.MAX_SAFE_INTEGER); // the core bounds the run
+      return this.withAllocs([this.sizeOf('model_hparams'), 8], (ph, pms) => this.withError((err) => {
+        this.writeStruct(ph, 'model_hparams', hparams);
+        this.throwIf(this.fn.al_train_bench_run(ph, batch, seq, steps, pms, err), err);
+        return new DataView(this.m.HEAPU8.buffer).getFloat64(pms, true);
+      }));
+    }
+
+    // al_gemm_bench_run: the matrix kernel's GFLOP/s on C[m, n] = A[m, k] · Wᵀ (W packed)
+    gemmBench(m, n, k, repeats) {
+      for (const [name, v] of [['m', m], ['n', n], ['k', k], ['repeats', repeats]]) checkInt(name, v, 1, Number.MAX_SAFE_INTEGER);
+      return this.withAllocs([8], (pg) => this.withError((err) => {
+        this.throwIf(this.fn.al_gemm_bench_run(m, n, k, repeats, pg, err), err);
+        return new DataView(this.m.HEAPU8.buffer).getFloat64(pg, true);
+      }));
+    }
+    // al_bench_fma_peak_gflops: {gflops, lanes} of independent multiply-adds (SIMD128 here)
+    fmaPeak() {
+      return this.withAllocs([4], (pl) => {
+        const gflops = this.fn.al_bench_fma_peak_gflops(pl);
+        return { gflops, lanes: this.m.HEAP32[pl >> 2] };
+      });
+    }
   }
 
   // What the three handles (Session, ModelLab, TrainLab) share: the pointer of a C object that
-  // must not be used once freed, its free (freeFn), and arrays of floats one of its calls fills.
+  // must not be used once freed, its free (freeFn), and the arrays its calls fill.
   class Handle {
     constructor(core, ptr, what, freeFn) {
       this.core = core;
@@ -505,13 +589,11 @@
       if (this.ptr) this.freeFn(this.ptr);
       this.ptr = 0;
     }
-    // Calls fill(ptr, cap, err) for a fresh buffer of count floats and returns them.
-    floats(count, fill) {
-      const c = this.core;
-      return c.withAllocs([4 * Math.max(1, count)], (p) => c.withError((err) => {
-        c.throwIf(fill(p, count, err), err);
-        return c.floatsFrom(p, count);
-      }));
+    // The array C function `name` fills through `param` for this handle (Core.array): args
+    // are the call's other parameters; env names more dims of its shape (hyper-parameters).
+    array(name, param, args, type, env = {}) {
+      const handle = this.core.abi.functions[name].args[0][0]; // s or lab
+      return this.core.array(name, param, { [handle]: this.live(), ...args }, type, env);
     }
   }
 
@@ -540,81 +622,42 @@
     get length() { return this.core.fn.al_session_len(this.live()); }
     get total() { return this.core.fn.al_session_total(this.live()); }
     // al_session_outputs
-    outputs() {
-      return this.floats(this.length * this.cfg.hidden, (p, n, err) => this.core.fn.al_session_outputs(this.live(), p, n, err));
-    }
-    // al_session_weights: [len, len] for one head
-    weights(head) {
+    outputs() { return this.array('al_session_outputs', 'out', {}, 'f32', { hidden: this.cfg.hidden }); }
+    // al_session_attention: [len, len] for one head
+    attention(head) {
       checkInt('head', head, 0, this.cfg.heads - 1);
-      const n = this.length;
-      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_weights(this.live(), head, p, cap, err));
+      return this.array('al_session_attention', 'out', { head }, 'f32');
     }
-    // al_session_weights_thumb: one head's weights max-pooled to [size, size], size =
+    // al_session_attention_thumb: one head's weights max-pooled to [size, size], size =
     // min(len, maxSize); returns {size, values}
-    weightsThumb(head, maxSize) {
+    attentionThumb(head, maxSize) {
       checkInt('head', head, 0, this.cfg.heads - 1);
       checkInt('thumbnail size', maxSize, 1, Number.MAX_SAFE_INTEGER);
-      const size = this.core.fn.al_session_thumb_size(this.live(), maxSize);
-      const values = this.floats(size * size, (p, cap, err) =>
-        this.core.fn.al_session_weights_thumb(this.live(), head, maxSize, p, cap, err));
-      return { size, values };
+      const values = this.array('al_session_attention_thumb', 'out', { head, max_size: maxSize }, 'f32');
+      return { size: this.core.fn.al_session_thumb_size(this.live(), maxSize), values };
     }
     // al_session_mask: [len, len] of 0 / -inf
-    mask() {
-      const n = this.length;
-      return this.floats(n * n, (p, cap, err) => this.core.fn.al_session_mask(this.live(), p, cap, err));
-    }
+    mask() { return this.array('al_session_mask', 'out', {}, 'f32'); }
     // al_session_verify: [{name, value, threshold, passed}]
     verify() {
-      const c = this.core, size = c.sizeOf('check'), names = c.checkNames;
-      return c.withAllocs([size * names.length], (p) => c.withError((err) => {
-        c.throwIf(c.fn.al_session_verify(this.live(), p, err), err);
-        return names.map((name, i) => {
-          const r = c.readStruct(p + i * size, 'check');
-          return { name, value: r.value, threshold: r.threshold, passed: r.passed !== 0 };
-        });
-      }));
+      const names = this.core.checkNames;
+      return this.array('al_session_verify', 'checks', {}, 'check').map((r, i) => (
+        { name: names[i], value: r.value, threshold: r.threshold, passed: r.passed !== 0 }));
     }
     // al_session_rope_relative: the tutorial's v_test at positions m and m + d, d = 0..n-1
     ropeRelative(m, n) {
       checkInt('m', m, 0, this.core.limits.AL_MAX_SEQ);
       checkInt('n', n, 1, this.core.limits.AL_MAX_SEQ);
-      return this.floats(n, (p, count, err) => this.core.fn.al_session_rope_relative(this.live(), m, p, count, err));
+      return this.array('al_session_rope_relative', 'dots', { m, n }, 'f32');
     }
-    // al_attn_flops on this session's layer
-    flops(nQuery, nKeys) {
+    // al_attn_flops_full on this session's layer
+    flopsFull(nQuery, nKeys) {
       checkInt('n_query', nQuery, 0, 2 ** 31);
       checkInt('n_keys', nKeys, 0, 2 ** 31);
       const hp = this.core.fn.al_session_hparams(this.live());
-      return this.core.fn.al_attn_flops(hp, nQuery, nKeys);
+      return this.core.fn.al_attn_flops_full(hp, nQuery, nKeys);
     }
   }
-
-  // --- the model lab (al_model_lab_*): a real model and its tokenizer, for the model view ----
-  // Files are Uint8Arrays: model (.bin, model.safetensors or .pth), config (config.json, for a
-  // model.safetensors), tokenizer (tokenizer.bin or tokenizer.json). The bytes are copied into
-  // the module for the call and freed after it: the lab keeps its own model.
-  // kind: what the model file is said to be ('llama2c', 'safetensors', 'pth', from its name), or
-  // 'unknown' to go by its bytes.
-  Core.prototype.createModelLab = function createModelLab({ model, config = null, tokenizer, context = 0, kind = 'unknown' } = {}) {
-    const kindValue = this.abi.enums.model_file_kind[kind];
-    if (kindValue === undefined) throw new AttnLabError(`unknown model file kind '${kind}'`, ARG_ERROR);
-    for (const [name, v] of [['model', model], ['tokenizer', tokenizer]]) {
-      if (!(v instanceof Uint8Array) || v.length === 0) throw new AttnLabError(`${name} must be a non-empty Uint8Array`, ARG_ERROR);
-    }
-    if (config !== null && !(config instanceof Uint8Array)) throw new AttnLabError('config must be a Uint8Array or null', ARG_ERROR);
-    checkInt('context', context, 0, this.limits.AL_LAB_MAX_CONTEXT);
-    const cfg = config || new Uint8Array(0);
-    return this.withAllocs([model.length, cfg.length, tokenizer.length, 4], (pm, pc, pt, pout) => this.withError((err) => {
-      this.m.HEAPU8.set(model, pm);
-      this.m.HEAPU8.set(cfg, pc);
-      this.m.HEAPU8.set(tokenizer, pt);
-      this.m.HEAP32[pout >> 2] = 0;
-      this.throwIf(this.fn.al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
-        context, pout, err), err);
-      return new ModelLab(this, this.m.HEAP32[pout >> 2]);
-    }));
-  };
 
   class ModelLab extends Handle {
     constructor(core, ptr) {
@@ -623,6 +666,7 @@
       this.hparams = core.readStruct(core.fn.al_model_lab_hparams(ptr), 'model_hparams');
       this.kind = enumNames(core.abi.enums.model_file_kind)[core.fn.al_model_lab_kind(ptr)];
       this.ropeStyle = enumNames(core.abi.enums.rope_style)[this.hparams.rope_style];
+      this.kvSharing = core.kvSharing(this.hparams.n_heads, this.hparams.n_kv_heads); // 'mha' | 'gqa' | 'mqa'
       this.context = core.fn.al_model_lab_context(ptr);
       this.stageCount = core.limits.AL_SAMPLER_STAGES;
       this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
@@ -710,86 +754,55 @@
       const c = this.core;
       c.withError((err) => c.throwIf(c.fn.al_model_lab_set_charts(this.live(), on ? 1 : 0, err), err));
     }
-    ids() {
-      const c = this.core, n = this.len;
-      return c.withAllocs([4 * Math.max(1, n)], (p) => {
-        c.fn.al_model_lab_ids(this.live(), p, n);
-        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-      });
-    }
-    // Bytes from a sizing call: fn(ptr, cap) returns the full length.
-    bytesOf(fn) {
-      const c = this.core;
-      const len = fn(0, 0);
-      if (len < 0) throw new AttnLabError('no such token', c.status.arg);
-      return c.withAllocs([len + 1], (p) => {
-        fn(p, len + 1);
-        return c.m.HEAPU8.slice(p, p + len);
-      });
-    }
+    ids() { return this.array('al_model_lab_ids', 'out', {}, 'i32'); }
     // al_model_lab_token_text: token i's text as streamed (i = -1: all so far)
     tokenText(i) {
       checkInt('token', i, -1, this.len - 1);
-      return new TextDecoder().decode(this.bytesOf((p, cap) => this.core.fn.al_model_lab_token_text(this.live(), i, p, cap)));
+      return new TextDecoder().decode(this.array('al_model_lab_token_text', 'out', { i }, 'char'));
     }
     text() { return this.tokenText(-1); }
     // al_model_lab_token_bytes: what token i stands for where it stands
     tokenBytes(i) {
       checkInt('token', i, 0, this.len - 1);
-      return this.bytesOf((p, cap) => this.core.fn.al_model_lab_token_bytes(this.live(), i, p, cap));
+      return this.array('al_model_lab_token_bytes', 'out', { i }, 'u8');
     }
     // al_model_lab_piece: any id's piece
     piece(id) {
       checkInt('token id', id, 0, this.hparams.vocab - 1);
-      return this.bytesOf((p, cap) => this.core.fn.al_model_lab_piece(this.live(), id, p, cap));
+      return this.array('al_model_lab_piece', 'out', { id }, 'u8');
     }
     // al_model_lab_attention: [len, len] of one layer's head
     attention(layer, head) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
-      const n = this.len;
-      return this.floats(n * n, (p, cap, err) => this.core.fn.al_model_lab_attention(this.live(), layer, head, p, cap, err));
+      return this.array('al_model_lab_attention', 'out', { layer, head }, 'f32');
     }
     // al_model_lab_mask: [len, len] of 0 / -inf
-    mask() {
-      const n = this.len;
-      return this.floats(n * n, (p, cap, err) => this.core.fn.al_model_lab_mask(this.live(), p, cap, err));
-    }
+    mask() { return this.array('al_model_lab_mask', 'out', {}, 'f32'); }
     // al_model_lab_thumbs: [n_layers, n_heads, size, size]
     thumbs(maxSize) {
       checkInt('thumbnail size', maxSize, 1, Number.MAX_SAFE_INTEGER);
-      const size = this.core.fn.al_model_lab_thumb_size(this.live(), maxSize);
-      const count = this.core.countOf('al_model_lab_thumbs', 'out', { ...this.hparams, lab: this.live(), max_size: maxSize });
-      const data = this.floats(count, (p, cap, err) => this.core.fn.al_model_lab_thumbs(this.live(), maxSize, p, cap, err));
-      return { size, data };
+      const data = this.array('al_model_lab_thumbs', 'out', { max_size: maxSize }, 'f32', this.hparams);
+      return { size: this.core.fn.al_model_lab_thumb_size(this.live(), maxSize), data };
     }
     // al_model_lab_stages: [AL_SAMPLER_STAGES, vocab]
     stages() {
-      return this.floats(this.core.countOf('al_model_lab_stages', 'out', this.hparams), (p, cap, err) => this.core.fn.al_model_lab_stages(this.live(), p, cap, err));
+      return this.array('al_model_lab_stages', 'out', {}, 'f32', this.hparams);
     }
     // al_model_lab_top_ids
     topIds(count) {
       checkInt('count', count, 1, this.hparams.vocab);
-      const c = this.core;
-      return c.withAllocs([4 * count], (p) => {
-        const n = this.count((err) => c.fn.al_model_lab_top_ids(this.live(), count, p, err));
-        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-      });
+      return this.array('al_model_lab_top_ids', 'out', { count }, 'i32');
     }
     // al_model_lab_roles: [n_layers, n_heads, roles]
     roles() {
-      const n = this.core.countOf('al_model_lab_roles', 'out', this.hparams);
-      return this.floats(n, (p, cap, err) => this.core.fn.al_model_lab_roles(this.live(), p, cap, err));
+      return this.array('al_model_lab_roles', 'out', {}, 'f32', this.hparams);
     }
     // al_model_lab_role_ranking: the heads (layer * n_heads + head) by one role's score, strongest first
     roleRanking(role) {
       const c = this.core, r = c.abi.enums.lab_role[role];
       if (r === undefined || role === 'count') throw new AttnLabError(`unknown head role '${role}'`, ARG_ERROR);
-      const n = c.countOf('al_model_lab_role_ranking', 'heads', this.hparams);
-      return c.withAllocs([4 * n], (p) => {
-        this.count((err) => c.fn.al_model_lab_role_ranking(this.live(), r, p, n, err));
-        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-      });
+      return this.array('al_model_lab_role_ranking', 'heads', { role: r }, 'i32', this.hparams);
     }
     // al_model_lab_routing: {ids, weights} [len, top_k] of one layer
     routing(layer) {
@@ -802,18 +815,10 @@
     }
     // al_model_lab_resid_norms: [n_layers + 1, len]
     residNorms() {
-      const n = this.core.countOf('al_model_lab_resid_norms', 'out', { lab: this.live() });
-      return this.floats(n, (p, cap, err) => this.core.fn.al_model_lab_resid_norms(this.live(), p, cap, err));
+      return this.array('al_model_lab_resid_norms', 'out', {}, 'f32');
     }
     // al_model_lab_kv: one row after the prompt and after each step
-    kv() {
-      const c = this.core, size = c.sizeOf('kv_growth_row');
-      const rows = this.count((err) => c.fn.al_model_lab_kv(this.live(), 0, 0, err));
-      return c.withAllocs([size * Math.max(1, rows)], (p) => {
-        this.count((err) => c.fn.al_model_lab_kv(this.live(), p, rows, err));
-        return Array.from({ length: rows }, (_, i) => c.readStruct(p + i * size, 'kv_growth_row'));
-      });
-    }
+    kv() { return this.array('al_model_lab_kv', 'rows', {}, 'kv_growth_row'); }
     // al_model_lab_rope: {scaled, plain} [head_dim / 2]
     rope() {
       const c = this.core, half = c.countOf('al_model_lab_rope', 'scaled', this.hparams);
@@ -823,66 +828,6 @@
       }));
     }
   }
-
-  // --- the train lab (al_train_lab_*): a small MiniMind trained from scratch --------------
-  // The core's default settings, keyed by al_train_lab_config's field names, data as a name.
-  Core.prototype.trainDefaults = function trainDefaults() {
-    const size = this.sizeOf('train_lab_config');
-    return this.withAllocs([size], (p) => {
-      this.fn.al_train_lab_config_default(p);
-      const c = this.readStruct(p, 'train_lab_config');
-      return { ...c, data: enumNames(this.abi.enums.train_data)[c.data] };
-    });
-  };
-  // config: al_train_lab_config's fields (data: 'repeat' or 'text'); tokenizer: MiniMind's
-  // tokenizer.json bytes; text: the training text (data 'text').
-  Core.prototype.createTrainLab = function createTrainLab(config, tokenizer, text = '') {
-    if (!(tokenizer instanceof Uint8Array) || !tokenizer.length) throw new AttnLabError('tokenizer must be a non-empty Uint8Array', ARG_ERROR);
-    if (typeof text !== 'string') throw new AttnLabError('text must be a string', ARG_ERROR);
-    const data = this.abi.enums.train_data[config.data];
-    if (data === undefined) throw new AttnLabError(`unknown training data '${config.data}'`, ARG_ERROR);
-    const values = { ...config, data };
-    for (const [k, v] of Object.entries(values)) checkNumber(k, v);
-    const bytes = new TextEncoder().encode(text);
-    const size = this.sizeOf('train_lab_config');
-    return this.withAllocs([size, tokenizer.length, bytes.length + 1, 4], (pc, pt, px, pout) => this.withError((err) => {
-      this.writeStruct(pc, 'train_lab_config', values);
-      this.m.HEAPU8.set(tokenizer, pt);
-      this.m.HEAPU8.set(bytes, px);
-      this.m.HEAP32[pout >> 2] = 0;
-      this.throwIf(this.fn.al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
-      return new TrainLab(this, this.m.HEAP32[pout >> 2], config);
-    }));
-  };
-
-  // al_train_bench_run: MiniMind's training step timed on a model of shape hparams (a
-  // model_hparams struct's fields, as TrainLab.hparams gives them); the median step in ms.
-  Core.prototype.trainBench = function trainBench(hparams, batch, seq, steps) {
-    checkInt('batch', batch, 1, this.limits.AL_MAX_BATCH);
-    checkInt('seq', seq, 2, this.limits.AL_MAX_SEQ);
-    checkInt('steps', steps, 1, Number.MAX_SAFE_INTEGER); // the core bounds the run
-    return this.withAllocs([this.sizeOf('model_hparams'), 8], (ph, pms) => this.withError((err) => {
-      this.writeStruct(ph, 'model_hparams', hparams);
-      this.throwIf(this.fn.al_train_bench_run(ph, batch, seq, steps, pms, err), err);
-      return new DataView(this.m.HEAPU8.buffer).getFloat64(pms, true);
-    }));
-  };
-
-  // al_gemm_bench_run: the matrix kernel's GFLOP/s on C[m, n] = A[m, k] · Wᵀ (W packed)
-  Core.prototype.gemmBench = function gemmBench(m, n, k, repeats) {
-    for (const [name, v] of [['m', m], ['n', n], ['k', k], ['repeats', repeats]]) checkInt(name, v, 1, Number.MAX_SAFE_INTEGER);
-    return this.withAllocs([8], (pg) => this.withError((err) => {
-      this.throwIf(this.fn.al_gemm_bench_run(m, n, k, repeats, pg, err), err);
-      return new DataView(this.m.HEAPU8.buffer).getFloat64(pg, true);
-    }));
-  };
-  // al_bench_fma_peak_gflops: {gflops, lanes} of independent multiply-adds (SIMD128 here)
-  Core.prototype.fmaPeak = function fmaPeak() {
-    return this.withAllocs([4], (pl) => {
-      const gflops = this.fn.al_bench_fma_peak_gflops(pl);
-      return { gflops, lanes: this.m.HEAP32[pl >> 2] };
-    });
-  };
 
   class TrainLab extends Handle {
     constructor(core, ptr, config) {
@@ -914,50 +859,25 @@
       });
     }
     // Rows from.. of al_train_lab_history ([steps, columns]) or al_train_lab_evals ([evals, width]).
-    rows(fn, from, width) {
-      const c = this.core;
+    history(from = 0) {
       checkInt('from', from, 0, Number.MAX_SAFE_INTEGER);
-      const n = fn(this.live(), from, 0, 0);
-      if (n < 0) throw new AttnLabError(`no rows from ${from}`, ARG_ERROR);
-      return c.withAllocs([4 * Math.max(1, n * width)], (p) => {
-        fn(this.live(), from, p, n * width);
-        return c.floatsFrom(p, n * width);
-      });
+      return this.array('al_train_lab_history', 'out', { from }, 'f32');
     }
-    history(from = 0) { return this.rows(this.core.fn.al_train_lab_history, from, this.columns.length); }
-    evals(from = 0) { return this.rows(this.core.fn.al_train_lab_evals, from, this.evalWidth); }
+    evals(from = 0) {
+      checkInt('from', from, 0, Number.MAX_SAFE_INTEGER);
+      return this.array('al_train_lab_evals', 'out', { from }, 'f32');
+    }
     // al_train_lab_last_batch: the last step's ids [batch, seq] (empty before any step)
-    lastBatch() {
-      const c = this.core, n = c.fn.al_train_lab_last_batch(this.live(), 0, 0);
-      if (n < 0) return new Int32Array(0);
-      return c.withAllocs([4 * n], (p) => {
-        c.fn.al_train_lab_last_batch(this.live(), p, n);
-        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-      });
-    }
-    probe() {
-      const c = this.core, n = this.probeLen;
-      return c.withAllocs([4 * Math.max(1, n)], (p) => {
-        c.fn.al_train_lab_probe(this.live(), p, n);
-        return c.m.HEAP32.slice(p >> 2, (p >> 2) + n);
-      });
-    }
-    // al_train_lab_pattern: [T, T] of one head over the probe
-    pattern(layer, head) {
+    lastBatch() { return this.array('al_train_lab_last_batch', 'ids', {}, 'i32'); }
+    probe() { return this.array('al_train_lab_probe', 'ids', {}, 'i32'); }
+    // al_train_lab_attention: [T, T] of one head over the probe
+    attention(layer, head) {
       checkInt('layer', layer, 0, this.hparams.n_layers - 1);
       checkInt('head', head, 0, this.hparams.n_heads - 1);
-      const n = this.probeLen * this.probeLen;
-      return this.floats(n, (p, cap, err) => this.core.fn.al_train_lab_pattern(this.live(), layer, head, p, cap, err));
+      return this.array('al_train_lab_attention', 'out', { layer, head }, 'f32');
     }
-    piece(id) {
-      const c = this.core;
-      const n = c.fn.al_train_lab_piece(this.live(), id, 0, 0);
-      if (n < 0) throw new AttnLabError(`no token ${id}`, ARG_ERROR);
-      return c.withAllocs([Math.max(1, n)], (p) => {
-        c.fn.al_train_lab_piece(this.live(), id, p, n);
-        return c.m.HEAPU8.slice(p, p + n);
-      });
-    }
+    // al_train_lab_piece: the bytes an id stands for
+    piece(id) { return this.array('al_train_lab_piece', 'out', { id }, 'u8'); }
     // al_train_lab_file: 'config' | 'model' | 'tokenizer' → bytes
     file(which) {
       const kind = this.core.abi.enums.train_lab_file_kind[which];

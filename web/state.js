@@ -82,23 +82,36 @@
   }
 
   // Cross-field rules that need no core maths: the chosen head and pair exist, the sequence
-  // fits the heatmaps. (KV heads must divide heads: the page asks the core for the choices.)
+  // fits the heatmaps. (The rules the core knows are coreRelations'.)
   function clampRelations(s, problems) {
     const fix = (key, value) => { problems.push({ key, value: s[key], used: value }); s[key] = value; };
     if (s.prompt + s.steps > MAX_TOKENS) {
       problems.push({ key: 'steps', value: s.steps, used: MAX_TOKENS - s.prompt, limit: MAX_TOKENS, bound: 'upper' });
       s.steps = MAX_TOKENS - s.prompt;
     }
-    if (s.heads * s.hd > MAX_HEAD_WIDTH) { // the query width bounds the work of a step
-      const most = Math.floor(MAX_HEAD_WIDTH / s.heads / 2) * 2;
-      problems.push({ key: 'hd', value: s.hd, used: most, limit: most, bound: 'upper' });
-      s.hd = most;
-    }
     if (s.kv > s.heads) fix('kv', s.heads);
     if (s.head >= s.heads) fix('head', 0);
     if (s.pair >= s.hd / 2) fix('pair', 0);
     if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
     if (s.thidden % s.theads !== 0 || (s.thidden / s.theads) % 2 !== 0) fix('theads', 2); // heads of an even size
+  }
+
+  // Cross-field rules the core decides, applied once it is loaded (core: the binding's Core):
+  // head_dim at most what the heads may have within the query width MAX_HEAD_WIDTH (the width
+  // bounds the work of a step), KV heads snapped to the nearest count GQA allows; then the
+  // rules above again (the pair must exist in the head_dim used).
+  function coreRelations(s, problems, core) {
+    const most = core.headDimMost(s.heads, MAX_HEAD_WIDTH);
+    if (s.hd > most) {
+      problems.push({ key: 'hd', value: s.hd, used: most, limit: most, bound: 'upper' });
+      s.hd = most;
+    }
+    const nearest = core.kvNearest(s.heads, s.kv);
+    if (nearest !== s.kv) {
+      problems.push({ key: 'kv', value: s.kv, used: nearest });
+      s.kv = nearest;
+    }
+    clampRelations(s, problems);
   }
 
   // Returns {state, problems: [{key, value, used, limit?, bound?} or {key, value, kind}]}: a value
@@ -149,7 +162,7 @@
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 
-  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations };
+  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -8,6 +8,9 @@
 #include "base/text.h"
 
 #include <stddef.h>
+#ifdef __EMSCRIPTEN__
+#include <malloc.h> /* mallinfo: the one system header past libc and libm (tests/architecture.test.mjs) */
+#endif
 
 /* A struct (type NULL: name and size of the struct) or one of its fields. */
 typedef struct {
@@ -177,4 +180,16 @@ int64_t al_abi_json(char *buf, int64_t cap) {
         al_text_printf(&o, "%s\"%s\": %lld", i ? ", " : "", LIMITS[i].name, (long long)LIMITS[i].value);
     al_text_printf(&o, "}}");
     return (int64_t)o.len;
+}
+
+int64_t al_heap_in_use(void) {
+#ifdef __EMSCRIPTEN__
+    /* emmalloc counts in uordblks every allocated region whole and the 8-byte header of every
+     * free region (ordblks + smblks of them): the headers are taken out. */
+    const struct mallinfo mi = mallinfo();
+    const int64_t region_header = 8;
+    return (int64_t)mi.uordblks - region_header * ((int64_t)mi.ordblks + mi.smblks);
+#else
+    return -1;
+#endif
 }

@@ -149,6 +149,7 @@
     F(al_sampler_params_fill_default, void, al_sampler_params *p)                              \
     F(al_kv_sharing_of, al_kv_sharing, int64_t n_heads, int64_t n_kv_heads)                    \
     F(al_gqa_kv_nearest, int64_t, int64_t n_heads, int64_t n_kv_heads)                         \
+    F(al_attn_head_dim_most, int64_t, int64_t n_heads, int64_t width)                          \
     F(al_rope_pairs, int64_t, int64_t head_dim)                                                \
     F(al_rope_pair_dims, al_status, int32_t *dims, int64_t head_dim, al_rope_style style, al_error *err) \
     F(al_model_lab_resid_points, int64_t, const al_model_lab *lab)                             \
@@ -156,6 +157,7 @@
     F(al_train_lab_eval_width, int64_t, const al_train_lab *lab)                               \
     F(al_status_str, const char *, al_status s)                                                \
     F(al_abi_json, int64_t, char *buf, int64_t cap)                                            \
+    F(al_heap_in_use, int64_t, void)                                                           \
     F(al_demo_run, int64_t, al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t cap,  \
         al_error *err)                                                                         \
     F(al_demo_section_count, int64_t, al_demo demo)                                            \
@@ -170,17 +172,17 @@
     F(al_session_len, int64_t, const al_session *s)                                            \
     F(al_session_total, int64_t, const al_session *s)                                          \
     F(al_session_outputs, al_status, const al_session *s, float *out, int64_t cap, al_error *err)  \
-    F(al_session_weights, al_status, const al_session *s, int64_t head, float *out, int64_t cap,   \
+    F(al_session_attention, al_status, const al_session *s, int64_t head, float *out, int64_t cap, \
         al_error *err)                                                                         \
     F(al_session_mask, al_status, const al_session *s, float *out, int64_t cap, al_error *err) \
     F(al_session_thumb_size, int64_t, const al_session *s, int64_t max_size)                   \
-    F(al_session_weights_thumb, al_status, const al_session *s, int64_t head, int64_t max_size,    \
+    F(al_session_attention_thumb, al_status, const al_session *s, int64_t head, int64_t max_size, \
         float *out, int64_t cap, al_error *err)                                                \
     F(al_session_verify, al_status, al_session *s, al_check *checks, al_error *err)            \
     F(al_session_hparams, const al_attn_hparams *, const al_session *s)                        \
     F(al_session_rope_relative, al_status, const al_session *s, int64_t m, float *dots, int64_t n, \
         al_error *err)                                                                         \
-    F(al_attn_flops, int64_t, const al_attn_hparams *hp, int64_t n_query, int64_t n_keys)      \
+    F(al_attn_flops_full, int64_t, const al_attn_hparams *hp, int64_t n_query, int64_t n_keys) \
     F(al_kv_cache_bytes_for, int64_t, int64_t batch, int64_t len, int64_t n_kv_heads,          \
         int64_t head_dim)                                                                      \
     F(al_kv_growth, int64_t, const al_attn_hparams *hp, int64_t prompt, int64_t steps,         \
@@ -197,6 +199,7 @@
         const uint8_t *input, size_t input_size, const al_attn_files_options *opt, uint8_t **out,  \
         al_attn_files_summary *summary, al_error *err)                                         \
     F(al_buffer_free, void, void *p)                                                           \
+    F(al_bench_config_default, void, al_bench_config *b)                                       \
     F(al_bench_run, al_status, const al_bench_config *cfg, al_bench_result *out, al_error *err)    \
     F(al_train_bench_run, al_status, const al_model_hparams *hp, int64_t batch, int64_t seq,   \
         int64_t steps, double *step_ms, al_error *err)                                         \
@@ -222,10 +225,11 @@
     F(al_model_lab_step, int64_t, al_model_lab *lab, const al_sampler_params *p, al_error *err)    \
     F(al_model_lab_ids, int64_t, const al_model_lab *lab, int32_t *out, int64_t cap)           \
     F(al_model_lab_token_text, int64_t, const al_model_lab *lab, int64_t i, char *out,         \
-        int64_t cap)                                                                           \
+        int64_t cap, al_error *err)                                                            \
     F(al_model_lab_token_bytes, int64_t, const al_model_lab *lab, int64_t i, uint8_t *out,     \
-        int64_t cap)                                                                           \
-    F(al_model_lab_piece, int64_t, const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+        int64_t cap, al_error *err)                                                            \
+    F(al_model_lab_piece, int64_t, const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_model_lab_attention, al_status, const al_model_lab *lab, int64_t layer, int64_t head, \
         float *out, int64_t cap, al_error *err)                                                \
     F(al_model_lab_thumb_size, int64_t, const al_model_lab *lab, int64_t max_size)             \
@@ -285,23 +289,25 @@
     F(al_train_lab_tokens_done, int64_t, const al_train_lab *lab)                              \
     F(al_train_lab_param_count, int64_t, const al_train_lab *lab)                              \
     F(al_train_lab_history, int64_t, const al_train_lab *lab, int64_t from, float *out,        \
-        int64_t cap)                                                                           \
-    F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap) \
+        int64_t cap, al_error *err)                                                            \
+    F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_train_lab_induction_max, float, const al_train_lab *lab)                              \
     F(al_train_lab_held_out_loss, double, const al_train_lab *lab)                             \
     F(al_train_lab_last_batch, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)    \
     F(al_train_lab_probe, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)         \
-    F(al_train_lab_pattern, al_status, const al_train_lab *lab, int64_t layer, int64_t head,   \
+    F(al_train_lab_attention, al_status, const al_train_lab *lab, int64_t layer, int64_t head, \
         float *out, int64_t cap, al_error *err)                                                \
-    F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap) \
+    F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, \
+        al_error *err)                                                                         \
     F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
         uint8_t **out, size_t *size, al_error *err)
 
 #define AL_ABI_SHAPES(A)                                                                       \
     A(al_session_outputs, out, "al_session_len hidden")                                        \
-    A(al_session_weights, out, "al_session_len al_session_len")                                \
+    A(al_session_attention, out, "al_session_len al_session_len")                              \
     A(al_session_mask, out, "al_session_len al_session_len")                                   \
-    A(al_session_weights_thumb, out, "al_session_thumb_size al_session_thumb_size")            \
+    A(al_session_attention_thumb, out, "al_session_thumb_size al_session_thumb_size")          \
     A(al_session_verify, checks, "AL_CHECK_COUNT")                                             \
     A(al_session_rope_relative, dots, "n")                                                     \
     A(al_rope_angles, angles, "end al_rope_pairs")                                             \
@@ -343,7 +349,7 @@
     A(al_train_lab_evals, out, "result al_train_lab_eval_width")                               \
     A(al_train_lab_last_batch, ids, "result")                                                  \
     A(al_train_lab_probe, ids, "result")                                                       \
-    A(al_train_lab_pattern, out, "al_train_lab_probe al_train_lab_probe")                      \
+    A(al_train_lab_attention, out, "al_train_lab_probe al_train_lab_probe")                    \
     A(al_train_lab_piece, out, "result")                                                       
 
 #endif

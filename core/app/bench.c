@@ -38,10 +38,14 @@ static double median(double *v, int64_t n) {
 }
 
 int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys) {
-    const int64_t rectangle = al_attn_flops(hp, n_query, n_keys);
+    const int64_t rectangle = al_attn_flops_full(hp, n_query, n_keys);
     if (rectangle < 0 || n_query > n_keys) return -1;
     /* the masked triangle: query s (from 0) skips the n_query − 1 − s keys after its own */
     return rectangle - 4 * hp->n_heads * hp->head_dim * (n_query * (n_query - 1) / 2);
+}
+
+void al_bench_config_default(al_bench_config *b) {
+    *b = (al_bench_config){.hp = al_attn_hparams_default(), .seq = 0, .decode_at = 0, .repeats = 5, .seed = 0};
 }
 
 al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error *err) {
@@ -62,9 +66,9 @@ al_status al_bench_run(const al_bench_config *b, al_bench_result *out, al_error 
     if ((hp_st = al_attn_check(&b->hp, &cap, err)) != AL_OK) return hp_st; /* memory first */
     /* The work asked for, bounded like memory: the timed runs (and as many again for the
      * warm-up, which runs at least once): each prefill, each decode step and its recompute. */
-    const double per_repeat = (b->seq ? (double)al_attn_flops(&b->hp, b->seq, b->seq) : 0.0) +
-                              (b->decode_at ? (double)al_attn_flops(&b->hp, 1, b->decode_at + 1) +
-                                                  (double)al_attn_flops(&b->hp, b->decode_at + 1, b->decode_at + 1)
+    const double per_repeat = (b->seq ? (double)al_attn_flops_full(&b->hp, b->seq, b->seq) : 0.0) +
+                              (b->decode_at ? (double)al_attn_flops_full(&b->hp, 1, b->decode_at + 1) +
+                                                  (double)al_attn_flops_full(&b->hp, b->decode_at + 1, b->decode_at + 1)
                                             : 0.0);
     const double work = per_repeat * (double)(b->repeats + 1);
     if (work > BENCH_MAX_FLOPS)

@@ -402,9 +402,21 @@ int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap) {
     return len;
 }
 
-int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap) {
-    const int64_t n_tokens = lab ? al_gen_len(lab->gen) : 0;
-    if (!lab || i < -1 || i >= n_tokens || (!out && cap > 0)) return -1;
+/* Refuses token i of a lab's text unless -1 <= i < len (first = -1: the whole text allowed) or
+ * 0 <= i < len (first = 0); the message names the token and how many there are. */
+static int token_refused(const al_model_lab *lab, int64_t i, int64_t first, const void *out, int64_t cap,
+                         al_error *err) {
+    if (!lab || (!out && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), 1;
+    const int64_t n_tokens = al_gen_len(lab->gen);
+    if (i < first || i >= n_tokens)
+        return al_fail(err, AL_ERR_ARG, "model lab: no token %lld (the text has %lld)", (long long)i,
+                       (long long)n_tokens), 1;
+    return 0;
+}
+
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap, al_error *err) {
+    if (token_refused(lab, i, -1, out, cap, err)) return -1;
+    const int64_t n_tokens = al_gen_len(lab->gen);
     const int64_t start = i > 0 ? lab->text_end[i - 1] : 0, end = i < 0 ? (n_tokens ? lab->text_end[n_tokens - 1] : 0)
                                                                         : lab->text_end[i];
     const int64_t from = i < 0 ? 0 : start, len = end - from;
@@ -416,21 +428,23 @@ int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, i
     return len;
 }
 
-int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap) {
-    if (!lab || i < 0 || i >= al_gen_len(lab->gen) || (!out && cap > 0)) return -1;
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap, al_error *err) {
+    if (token_refused(lab, i, 0, out, cap, err)) return -1;
     const char *text = NULL;
     size_t len = 0;
     const int32_t *ids = al_gen_ids(lab->gen);
-    if (al_tok_decode(lab->tok, i ? ids[i - 1] : -1, ids[i], &text, &len, NULL) != AL_OK) return -1;
+    if (al_tok_decode(lab->tok, i ? ids[i - 1] : -1, ids[i], &text, &len, err) != AL_OK) return -1;
     if (cap > 0) memcpy(out, text, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
     return (int64_t)len;
 }
 
-int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap) {
-    if (!lab || (!out && cap > 0)) return -1;
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err) {
+    if (!lab || (!out && cap > 0)) return al_fail(err, AL_ERR_ARG, "model lab: NULL argument"), -1;
     size_t len = 0;
     const char *piece = al_tok_piece(lab->tok, id, &len);
-    if (!piece) return -1;
+    if (!piece)
+        return al_fail(err, AL_ERR_ARG, "model lab: no token id %d in the vocabulary of %lld", (int)id,
+                       (long long)al_tok_vocab_size(lab->tok)), -1;
     if (cap > 0) memcpy(out, piece, (size_t)((int64_t)len < cap ? (int64_t)len : cap));
     return (int64_t)len;
 }

@@ -246,8 +246,8 @@ al_status al_session_outputs(const al_session *s, float *out, int64_t cap, al_er
     return AL_OK;
 }
 
-al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap,
-                             al_error *err) {
+al_status al_session_attention(const al_session *s, int64_t head, float *out, int64_t cap,
+                               al_error *err) {
     if (!s || !out) return al_fail(err, AL_ERR_ARG, "session weights: NULL argument");
     if (head < 0 || head >= s->cfg.hp.n_heads)
         return al_fail(err, AL_ERR_ARG, "session weights: head %lld is not in [0, %lld)", (long long)head,
@@ -265,8 +265,8 @@ int64_t al_session_thumb_size(const al_session *s, int64_t max_size) {
     return s->len < max_size ? s->len : max_size;
 }
 
-al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
-                                   int64_t cap, al_error *err) {
+al_status al_session_attention_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
+                                     int64_t cap, al_error *err) {
     if (!s || !out) return al_fail(err, AL_ERR_ARG, "session thumbnail: NULL argument");
     if (head < 0 || head >= s->cfg.hp.n_heads)
         return al_fail(err, AL_ERR_ARG, "session thumbnail: head %lld is not in [0, %lld)",

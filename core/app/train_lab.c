@@ -317,8 +317,18 @@ int64_t al_train_lab_eval_width(const al_train_lab *lab) { return lab ? eval_wid
 double al_train_lab_held_out_loss(const al_train_lab *lab) { return lab ? lab->held_out : NAN; }
 int64_t al_train_lab_param_count(const al_train_lab *lab) { return lab ? al_trainer_param_count(lab->trainer) : -1; }
 
-int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap) {
-    if (!lab || from < 0 || from > lab->steps_done || (!out && cap > 0)) return -1;
+/* Refuses rows from.. of `count` rows (what: their name) unless 0 <= from <= count. */
+static int rows_refused(const al_train_lab *lab, const char *what, int64_t from, int64_t count, const float *out,
+                        int64_t cap, al_error *err) {
+    if (!lab || (!out && cap > 0)) return al_fail(err, AL_ERR_ARG, "train lab %s: NULL argument", what), 1;
+    if (from < 0 || from > count)
+        return al_fail(err, AL_ERR_ARG, "train lab %s: no rows from %lld (there are %lld)", what, (long long)from,
+                       (long long)count), 1;
+    return 0;
+}
+
+int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err) {
+    if (rows_refused(lab, "history", from, lab ? lab->steps_done : 0, out, cap, err)) return -1;
     int64_t rows = lab->steps_done - from;
     if (!out) return rows; /* a count query */
     if (rows * AL_TRAIN_COLUMNS > cap) rows = cap / AL_TRAIN_COLUMNS;
@@ -326,8 +336,8 @@ int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, 
     return rows;
 }
 
-int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap) {
-    if (!lab || from < 0 || from > lab->n_evals || (!out && cap > 0)) return -1;
+int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err) {
+    if (rows_refused(lab, "evaluations", from, lab ? lab->n_evals : 0, out, cap, err)) return -1;
     const int64_t w = eval_width(&lab->hp);
     int64_t rows = lab->n_evals - from;
     if (!out) return rows; /* a count query */
@@ -346,8 +356,8 @@ float al_train_lab_induction_max(const al_train_lab *lab) {
 }
 
 int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap) {
-    if (!lab || (!ids && cap > 0) || !lab->steps_done) return -1;
-    const int64_t N = lab->cfg.batch * lab->cfg.seq;
+    if (!lab || (!ids && cap > 0)) return -1;
+    const int64_t N = lab->steps_done ? lab->cfg.batch * lab->cfg.seq : 0; /* none seen before a step */
     if (ids) memcpy(ids, lab->ids, (size_t)(N < cap ? N : cap) * sizeof *ids);
     return N;
 }
@@ -359,22 +369,24 @@ int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap) {
     return T;
 }
 
-al_status al_train_lab_pattern(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
-                               al_error *err) {
-    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "train lab pattern: NULL argument");
+al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "train lab attention: NULL argument");
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, T = lab->probe.len;
     if (layer < 0 || layer >= L || head < 0 || head >= H)
-        return al_fail(err, AL_ERR_ARG, "train lab pattern: no head %lld of layer %lld", (long long)head, (long long)layer);
-    if (cap < T * T) return al_fail(err, AL_ERR_CAPACITY, "train lab pattern: %lld floats needed", (long long)(T * T));
+        return al_fail(err, AL_ERR_ARG, "train lab attention: no head %lld of layer %lld", (long long)head, (long long)layer);
+    if (cap < T * T) return al_fail(err, AL_ERR_CAPACITY, "train lab attention: %lld floats needed", (long long)(T * T));
     memcpy(out, lab->probe_att + (layer * H + head) * T * T, (size_t)(T * T) * sizeof *out);
     return AL_OK;
 }
 
-int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap) {
-    if (!lab || id < 0 || id >= lab->cfg.vocab) return -1;
+int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err) {
+    if (!lab || (!out && cap > 0)) return al_fail(err, AL_ERR_ARG, "train lab: NULL argument"), -1;
     size_t len = 0;
-    const char *p = al_tok_piece(lab->tok, id, &len);
-    if (!p) return -1;
+    const char *p = id >= 0 && id < lab->cfg.vocab ? al_tok_piece(lab->tok, id, &len) : NULL;
+    if (!p)
+        return al_fail(err, AL_ERR_ARG, "train lab: no token id %d in the vocabulary of %lld", (int)id,
+                       (long long)lab->cfg.vocab), -1;
     if (out && cap > 0) memcpy(out, p, len < (size_t)cap ? len : (size_t)cap);
     return (int64_t)len;
 }

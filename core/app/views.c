@@ -76,7 +76,7 @@ al_status al_rope_relative_dots(float *dots, const float *v, int64_t m, int64_t 
     return AL_OK;
 }
 
-int64_t al_attn_flops(const al_attn_hparams *c, int64_t n_query, int64_t n_keys) {
+int64_t al_attn_flops_full(const al_attn_hparams *c, int64_t n_query, int64_t n_keys) {
     /* Within the limits every term below stays under 2^53. */
     if (!c || al_attn_hparams_check(c, NULL) != AL_OK || n_query < 0 || n_keys < 0 ||
         n_query > AL_MAX_SEQ || n_keys > AL_MAX_SEQ)
@@ -108,8 +108,8 @@ int64_t al_kv_growth(const al_attn_hparams *hp, int64_t prompt, int64_t steps,
         r->bytes = al_kv_cache_bytes_for(1, len, hp->n_kv_heads, hp->head_dim);
         r->bytes_mha = al_kv_cache_bytes_for(1, len, hp->n_heads, hp->head_dim);
         r->bytes_mqa = al_kv_cache_bytes_for(1, len, 1, hp->head_dim);
-        r->flops_cached = al_attn_flops(hp, i == 0 ? prompt : 1, len);
-        r->flops_uncached = al_attn_flops(hp, len, len);
+        r->flops_cached = al_attn_flops_full(hp, i == 0 ? prompt : 1, len);
+        r->flops_uncached = al_attn_flops_full(hp, len, len);
     }
     return steps + 1;
 }
@@ -136,6 +136,12 @@ int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads) {
         if (n_heads % kv == 0 && d < d_best) best = kv;
     }
     return best;
+}
+
+int64_t al_attn_head_dim_most(int64_t n_heads, int64_t width) {
+    if (n_heads < 1 || n_heads > AL_MAX_HEADS || width < 2 * n_heads) return -1;
+    const int64_t most = width / n_heads / 2 * 2; /* the even floor of width / n_heads */
+    return most < AL_MAX_HEAD_DIM ? most : AL_MAX_HEAD_DIM;
 }
 
 int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads) {

@@ -90,25 +90,49 @@ void al_text_printf(al_text *t, const char *fmt, ...) {
     if (n > 0) t->len += (size_t)n;
 }
 
+size_t al_utf8_char(const uint8_t *s, size_t n, uint32_t *cp) {
+    const size_t len = al_json_utf8_seq_len(s, n);
+    uint32_t v = len ? s[0] & (0xFFu >> (len == 1 ? 1 : len + 1)) : 0;
+    for (size_t j = 1; j < len; j++) v = v << 6 | (s[j] & 0x3F);
+    *cp = v;
+    return len;
+}
+
+int al_hidden_char(uint32_t cp) {
+    return cp < 0x20 || (cp >= 0x7F && cp < 0xA0) || (cp >= 0x200B && cp <= 0x200F) ||
+           (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2060 && cp <= 0x2069) || cp == 0xFEFF;
+}
+
 const char *al_show_bytes(char *out, size_t max, const uint8_t *s, size_t len, int cut, const char hex[16]) {
     size_t o = 0;
     for (size_t i = 0; i < len;) {
-        const size_t n = s[i] >= 0x20 && s[i] < 0x7F ? 1 : s[i] >= 0x80 ? al_json_utf8_seq_len(s + i, len - i) : 0;
-        if (o + (n ? n : 4) > max) {
+        /* One character (or one byte that starts none) as it is shown: piece[0, k). */
+        uint32_t cp = 0;
+        const size_t n = al_utf8_char(s + i, len - i, &cp);
+        if (!n) cp = s[i];
+        char piece[10];
+        size_t k = 0;
+        if (n && (cp == '\n' || cp == '\t' || cp == '\r')) {
+            piece[k++] = '\\';
+            piece[k++] = cp == '\n' ? 'n' : cp == '\t' ? 't' : 'r';
+        } else if (!n || al_hidden_char(cp)) { /* \xNN; \u{NNNN} (every hidden one is <= U+FFFF) */
+            const int wide = n && cp >= 0x100;
+            piece[k++] = '\\';
+            piece[k++] = wide ? 'u' : 'x';
+            if (wide) piece[k++] = '{';
+            for (int shift = wide ? 12 : 4; shift >= 0; shift -= 4) piece[k++] = hex[(cp >> shift) & 15];
+            if (wide) piece[k++] = '}';
+        } else {
+            memcpy(piece, s + i, n);
+            k = n;
+        }
+        if (o + k > max) {
             cut = 1;
             break;
         }
-        if (n) {
-            memcpy(out + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            out[o++] = '\\';
-            out[o++] = 'x';
-            out[o++] = hex[s[i] >> 4];
-            out[o++] = hex[s[i] & 15];
-            i++;
-        }
+        memcpy(out + o, piece, k);
+        o += k;
+        i += n ? n : 1;
     }
     if (cut) {
         memcpy(out + o, "...", 3);

@@ -36,11 +36,20 @@ void al_text_printf(al_text *t, const char *fmt, ...) AL_PRINTF(2, 3);
  * full length they return to t->len. For a bounded text only. */
 char *al_text_tail(al_text *t, size_t *room);
 
-/* Copies s[0, len) into out for a message: printable ASCII and well-formed UTF-8 as is, anything
- * else (control bytes, broken sequences) as \xNN with the digits hex ("0123456789abcdef" or
- * upper case: each file's messages keep theirs), so the message stays one line; cut at max
- * bytes with "..." (also when `cut` says the caller already shortened s). out holds max + 4
- * bytes. Returns out. */
+/* The length of the well-formed UTF-8 character at s (at most n bytes) with its code point in
+ * *cp, or 0 if none starts there (al_json_utf8_seq_len's rules). */
+size_t al_utf8_char(const uint8_t *s, size_t n, uint32_t *cp);
+
+/* Characters that would break a message's one line or change how a terminal shows it: C0 and C1
+ * controls, DEL, and the invisible format characters (bidirectional overrides and isolates,
+ * zero-width characters, the BOM). */
+int al_hidden_char(uint32_t cp);
+
+/* Copies s[0, len) into out for a message: well-formed UTF-8 as is, but \n, \t and \r named,
+ * the other hidden characters as \xNN (below U+0100) or \u{NNNN}, and bytes that are not UTF-8
+ * as \xNN, the digits hex ("0123456789abcdef" or upper case: each caller's messages keep
+ * theirs), so the message stays one line and shows what it holds; cut at max bytes with "..."
+ * (also when `cut` says the caller already shortened s). out holds max + 4 bytes. Returns out. */
 const char *al_show_bytes(char *out, size_t max, const uint8_t *s, size_t len, int cut, const char hex[16]);
 
 #endif

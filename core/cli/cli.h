@@ -28,13 +28,6 @@ void cli_error(const char *fmt, ...)
  * "...". Returns one of a few static buffers (enough for the arguments of one message). */
 const char *cli_show(const char *s);
 
-/* The length of the well-formed UTF-8 character at s (at most n bytes, n >= 1) with its code
- * point in *cp, or 0 if none starts there. */
-size_t cli_utf8_len(const unsigned char *s, size_t n, uint32_t *cp);
-/* Characters that would break the one line or change how the terminal shows it: C0 and C1
- * controls, DEL, and the invisible format characters (bidirectional overrides and isolates,
- * zero-width characters, the BOM). cli_error and cli_show escape them. */
-int cli_hidden_char(uint32_t cp);
 
 /* Whole-string parses; 0 on any junk, overflow or value outside [lo, hi]. */
 int cli_parse_int(const char *s, int64_t lo, int64_t hi, int64_t *out);

@@ -152,10 +152,10 @@ int cmd_bench(int argc, char **argv) {
         if (!strcmp(argv[i], "--train")) return bench_train(argc, argv);
     for (int i = 0; i < argc; i++)
         if (!strcmp(argv[i], "--model") || !strcmp(argv[i], "--preset")) return bench_model(argc, argv);
-    al_bench_config b = {0};
-    b.hp = al_attn_hparams_default(); /* QK-Norm on, eps 1e-6, as the seeds */
+    al_bench_config b;
+    al_bench_config_default(&b); /* QK-Norm on, eps 1e-6, as the seeds; seed 0 */
     b.hp.hidden = 768, b.hp.n_heads = 8, b.hp.n_kv_heads = 4, b.hp.head_dim = 96, b.hp.rope_base = 1e6;
-    b.seq = 512, b.decode_at = 2048, b.repeats = 10, b.seed = 0;
+    b.seq = 512, b.decode_at = 2048, b.repeats = 10;
     struct { const char *flag; int64_t *value; int64_t lo, hi; } ints[] = {
         {"--hidden", &b.hp.hidden, 1, AL_MAX_HIDDEN},  {"--heads", &b.hp.n_heads, 1, AL_MAX_HEADS},
         {"--kv-heads", &b.hp.n_kv_heads, 1, AL_MAX_HEADS}, {"--head-dim", &b.hp.head_dim, 2, AL_MAX_HEAD_DIM},
@@ -203,7 +203,7 @@ int cmd_bench(int argc, char **argv) {
            "\"decode_recompute_ms\": %.4f, \"hidden\": %lld, \"heads\": %lld, \"kv_heads\": %lld, "
            "\"head_dim\": %lld, \"seq\": %lld, \"decode_at\": %lld, \"repeats\": %lld}\n",
            r.prefill_ms, r.decode_ms, r.prefill_gflops, (long long)(b.seq ? al_attn_flops_causal(&b.hp, b.seq, b.seq) : 0),
-           (long long)(b.seq ? al_attn_flops(&b.hp, b.seq, b.seq) : 0), r.decode_recompute_ms, (long long)b.hp.hidden,
+           (long long)(b.seq ? al_attn_flops_full(&b.hp, b.seq, b.seq) : 0), r.decode_recompute_ms, (long long)b.hp.hidden,
            (long long)b.hp.n_heads, (long long)b.hp.n_kv_heads, (long long)b.hp.head_dim, (long long)b.seq,
            (long long)b.decode_at, (long long)b.repeats);
     return EXIT_OK; /* main checks that standard output was written */

@@ -6,6 +6,7 @@
  * adds nothing to MiniMind's text), so nothing is added with or without --no-bos, and --eos
  * is refused. */
 #include "cli/cli.h"
+#include "base/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,13 +65,13 @@ static int parse_args(int argc, char **argv, tokenize_args *a) {
 
 /* A piece on the one line of --pieces: a space shown as U+2581 '▁' (as SentencePiece shows
  * one), so spaces only separate pieces; a backslash as \\ and a real U+2581 as \u{2581}, so
- * the line reads back unambiguously; \n, \t, \r; the characters cli_show hides and bytes that
+ * the line reads back unambiguously; \n, \t, \r; the characters al_hidden_char names and bytes that
  * are not UTF-8 as \xNN or \u{NNNN}. */
 static void put_piece(const char *p, size_t n) {
     const unsigned char *u = (const unsigned char *)p;
     for (size_t i = 0; i < n;) {
         uint32_t cp = 0;
-        size_t len = cli_utf8_len(u + i, n - i, &cp);
+        size_t len = al_utf8_char(u + i, n - i, &cp);
         if (len == 0) printf("\\x%02X", u[i]), len = 1;
         else if (cp == ' ') fputs("\xE2\x96\x81", stdout);
         else if (cp == '\\') fputs("\\\\", stdout);
@@ -78,7 +79,7 @@ static void put_piece(const char *p, size_t n) {
         else if (cp == '\n') fputs("\\n", stdout);
         else if (cp == '\t') fputs("\\t", stdout);
         else if (cp == '\r') fputs("\\r", stdout);
-        else if (cli_hidden_char(cp)) printf(cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
+        else if (al_hidden_char(cp)) printf(cp < 0x100 ? "\\x%02X" : "\\u{%04X}", (unsigned)cp);
         else fwrite(p + i, 1, len, stdout);
         i += len;
     }

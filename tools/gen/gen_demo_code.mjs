@@ -105,23 +105,6 @@ export function pack(bytes) {
   return out;
 }
 
-// The same unpacking as demo_code.c, for the test that the packing round-trips.
-export function unpack(packed, size) {
-  const out = new Uint8Array(size);
-  let o = 0;
-  for (let i = 0; i < packed.length;) {
-    const t = packed[i++];
-    if (t < 0x80) {
-      for (let k = 0; k <= t; k++) out[o++] = packed[i++];
-    } else {
-      const len = (t & 0x7f) + 3, dist = packed[i] | (packed[i + 1] << 8);
-      i += 2;
-      for (let k = 0; k < len; k++, o++) out[o] = out[o - dist];
-    }
-  }
-  return out;
-}
-
 // Every excerpt, NUL-terminated, in [demo][lang][section] order, and where each starts.
 export function excerpts() {
   const chunks = [], table = {};

@@ -1,6 +1,8 @@
 // kv.js — chart 4: KV-cache bytes after each step for this configuration, with the MHA and
-// MQA costs beside it; and attention FLOPs per step with the cache against recomputing. The
-// rows are the core's (al_kv_growth through core.kvGrowth), one per cache length.
+// MQA costs beside it; and attention FLOPs per step with the cache against recomputing, the
+// full rectangle of scores counted (al_attn_flops_full: what PyTorch's eager layer multiplies,
+// the masked scores too). The rows are the core's (al_kv_growth through core.kvGrowth), one per
+// cache length.
 (function (root) {
   'use strict';
 
@@ -26,20 +28,20 @@
     };
   }
 
-  // d: {rows: [{len, flopsCached, flopsUncached}], t}
+  // d: {rows: [{len, flops_cached, flops_uncached}] (al_kv_growth_row), t}
   function kvFlopsConfig(d) {
     return {
       type: 'bar',
       data: {
         labels: d.rows.map((r) => r.len),
         datasets: [
-          { label: d.t.withCache, data: d.rows.map((r) => r.flopsCached), backgroundColor: '#21908c' },
-          { label: d.t.withoutCache, data: d.rows.map((r) => r.flopsUncached), backgroundColor: '#440154' },
+          { label: d.t.withCache, data: d.rows.map((r) => r.flops_cached), backgroundColor: '#21908c' },
+          { label: d.t.withoutCache, data: d.rows.map((r) => r.flops_uncached), backgroundColor: '#440154' },
         ],
       },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false,
-        plugins: { title: { display: true, text: d.t.flopsTitle } },
+        plugins: { title: { display: true, text: d.t.flopsTitle }, subtitle: { display: true, text: d.t.flopsCount } },
         scales: { x: { title: { display: true, text: d.t.cacheLen } }, y: { type: 'logarithmic', title: { display: true, text: 'FLOPs' } } },
       },
     };

@@ -1,6 +1,7 @@
 // model/kv-model-chart.js — the whole model's KV cache while the text grows: its bytes for this
 // model beside the same model with MHA (n_kv_heads = n_heads) and MQA (n_kv_heads = 1), and the
-// FLOPs of each step with the cache against recomputing every token. The rows are the core's
+// FLOPs of each step with the cache against recomputing every token, the causal work counted
+// (al_model_flops_causal: a query's scores over the keys it sees, none masked). The rows are the core's
 // (al_model_lab_kv): row 0 after the prompt (the prefill), then one after each decode step.
 (function (root) {
   'use strict';
@@ -12,6 +13,7 @@
       mha: (heads) => `MHA (n_kv_heads = n_heads = ${heads})`,
       mqa: 'MQA (n_kv_heads = 1)',
       flopsTitle: 'FLOPs of each step: with the KV cache vs recomputing every token',
+      flopsCount: ['causal: only the scores a query sees', 'counted, none masked'],
       withCache: 'with the KV cache',
       recompute: 'recomputing every token',
       tokens: 'tokens in the cache',
@@ -33,6 +35,7 @@
       mha: (heads) => `MHA（n_kv_heads = n_heads = ${heads}）`,
       mqa: 'MQA（n_kv_heads = 1）',
       flopsTitle: '每一步的 FLOPs：用 KV 缓存 vs 每次重算全部 token',
+      flopsCount: ['因果计数：只计 query 看得到的分数', '不计被遮住的'],
       withCache: '用 KV 缓存',
       recompute: '重算全部 token',
       tokens: '缓存中的 token 数',
@@ -75,12 +78,8 @@
     return mantissa === '1' || mantissa === '2' || mantissa === '5' ? formatCount(v) : '';
   }
 
-  // What the model's attention is, from its head counts.
-  function kindOf(nHeads, nKvHeads) {
-    if (nKvHeads === nHeads) return 'MHA';
-    if (nKvHeads === 1) return 'MQA';
-    return 'GQA';
-  }
+  // The names of how the model's heads share K and V, for the core's word (al_kv_sharing_of).
+  const SHARING = { mha: 'MHA', gqa: 'GQA', mqa: 'MQA' };
 
   function checkRows(rows, current) {
     if (!Array.isArray(rows)) throw new RangeError('KV chart: rows must be an array');
@@ -149,12 +148,13 @@
   }
 
   // d: {rows: [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], nLayers,
-  // nHeads, nKvHeads, current (row index or -1), lang}
+  // nHeads, nKvHeads, sharing ('mha' | 'gqa' | 'mqa', the core's), current (row index or -1), lang}
   function kvBytesConfig(d) {
     checkRows(d.rows, d.current);
+    if (!(d.sharing in SHARING)) throw new RangeError(`KV chart: unknown sharing ${d.sharing}`);
     const t = words(d.lang);
     return rowsChart(d, t, t.bytesTitle(d.nLayers), [
-      [t.thisModel(kindOf(d.nHeads, d.nKvHeads), d.nKvHeads), 'bytes', BLUE, []],
+      [t.thisModel(SHARING[d.sharing], d.nKvHeads), 'bytes', BLUE, []],
       [t.mha(d.nHeads), 'bytes_mha', VERMILLION, [6, 3]],
       [t.mqa, 'bytes_mqa', GREEN, [2, 2]],
     ], t.byteUnit, formatBytes,
@@ -165,11 +165,13 @@
   function kvFlopsConfig(d) {
     checkRows(d.rows, d.current);
     const t = words(d.lang);
-    return rowsChart(d, t, t.flopsTitle, [
+    const c = rowsChart(d, t, t.flopsTitle, [
       [t.withCache, 'flops_cached', BLUE, []],
       [t.recompute, 'flops_uncached', VERMILLION, [6, 3]],
     ], t.flops, formatCount,
     { type: 'logarithmic', title: { display: true, text: t.flops }, ticks: { callback: (v) => logTick(v) } });
+    c.options.plugins.subtitle = { display: true, text: t.flopsCount }; // which FLOPs: the causal work
+    return c;
   }
 
   // Both charts' numbers: one line per row (tokens in the cache, prefill or decode, the three

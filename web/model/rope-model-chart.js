@@ -100,15 +100,6 @@
     return lines.join('\n') + '\n';
   }
 
-  // ------------------------------------------------------------------ which dimensions pair
-  // The pairs of a head of headDim dimensions in a convention: [[a, b], ...] for pair i = 0, 1, …
-  // (index arithmetic for the drawing: which boxes an arc joins).
-  function pairsOf(headDim, style) {
-    const half = headDim / 2, pairs = [];
-    for (let i = 0; i < half; i++) pairs.push(style === 'half_split' ? [i, i + half] : [2 * i, 2 * i + 1]);
-    return pairs;
-  }
-
   const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's
   const SHOWN = 16;    // past 64 dimensions: the first and last SHOWN pairs
   const ALL_UP_TO = 64;
@@ -117,16 +108,19 @@
   const rgb = (c, alpha) => `rgba(${Math.round(c[0])}, ${Math.round(c[1])}, ${Math.round(c[2])}, ${alpha})`;
 
   // Draws dimensions 0..headDim-1 of one head as numbered boxes in a row, an arc over each
-  // pair that rotates together (box and arc in the pair's colour on the viridis ramp), and a
+  // pair that rotates together (d.pairs: [[a, b], ...] for pair i = 0, 1, …, the core's
+  // al_rope_pair_dims in the convention d.style) (box and arc in the pair's colour on the viridis ramp), and a
   // caption naming the convention. Past 64 dimensions only the first and last 16 pairs' boxes
   // are drawn, an ellipsis where dimensions are left out. Returns what it drew: {pairs: [[a, b]],
   // dims: the dimensions in their boxes, left to right, caption}.
   function drawPairs(canvas, d) {
-    const { headDim, style } = d;
-    if (!Number.isInteger(headDim) || headDim < 2 || headDim % 2) throw new RangeError(`RoPE pairs: head_dim ${headDim} is not a positive even integer`);
+    const { pairs: all, style } = d;
+    if (!Array.isArray(all) || !all.length || !all.every((p) => Array.isArray(p) && p.length === 2)) {
+      throw new RangeError('RoPE pairs: pairs must be a non-empty array of [a, b]');
+    }
     if (style !== 'half_split' && style !== 'interleaved') throw new RangeError(`RoPE pairs: unknown style ${style}`);
     const t = words(d.lang);
-    const all = pairsOf(headDim, style);
+    const headDim = 2 * all.length;
     const some = headDim > ALL_UP_TO;
     const shownIndices = all.map((_, i) => i).filter((i) => !some || i < SHOWN || i >= all.length - SHOWN);
     const shownPairs = shownIndices.map((i) => all[i]);

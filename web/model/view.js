@@ -244,7 +244,8 @@
     // The CSV export has every row.
     const stride = Math.ceil(rows.length / KV_POINTS);
     const shown = rows.filter((_, i) => i % stride === 0 || i === rows.length - 1);
-    const data = { rows: shown, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, current: shown.length - 1, lang: P.state.lang };
+    const data = { rows: shown, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, sharing: view.info.kvSharing,
+      current: shown.length - 1, lang: P.state.lang };
     const n = s.len;
     const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
     draw('chart-mask-model', root.AttnLabMaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
@@ -258,7 +259,7 @@
     const info = view.info, { t } = P, hp = info.hparams;
     const yarn = hp.yarn_factor ? { original: hp.yarn_original_max, factor: hp.yarn_factor } : null;
     $('rope-model-facts').textContent = t.ropeModelFacts(hp.rope_base, info.ropeStyle, hp.head_dim, yarn);
-    root.AttnLabRopeModelChart.drawPairs($('chart-rope-pairs'), { headDim: hp.head_dim, style: info.ropeStyle, lang: P.state.lang });
+    root.AttnLabRopeModelChart.drawPairs($('chart-rope-pairs'), { pairs: info.ropePairs, style: info.ropeStyle, lang: P.state.lang });
     draw('chart-rope-freq', root.AttnLabRopeModelChart.freqConfig({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!yarn, base: hp.rope_base, lang: P.state.lang }));
   }
 

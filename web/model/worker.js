@@ -41,6 +41,8 @@
       kind: l.kind,
       hparams: l.hparams,
       ropeStyle: l.ropeStyle,
+      ropePairs: core.ropePairs(l.hparams.head_dim, l.ropeStyle), // the dimensions each pair turns
+      kvSharing: l.kvSharing,
       context: l.context,
       roles: l.roles(),
       roleNames: l.roleNames,

@@ -74,7 +74,7 @@
     exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope', title: t.ropeTitle, tokens: total, scale: 'linear' });
 
     // 3. attention weights: chosen head, every head, GQA map
-    const weights = session.weights(state.head);
+    const weights = session.attention(state.head);
     drawIfChanged('chart-attn', null, () => root.AttnLabAttnChart.attnConfig(
       { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
     `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
@@ -121,7 +121,7 @@
       cell.firstChild.textContent = `h${h} → kv${kvMap[h]}`;
       cell.classList.toggle('selected', h === state.head);
       if (cell.dataset.cells === cells) continue; // already shows this session at this length
-      const thumb = session.weightsThumb(h, THUMB_SIZE);
+      const thumb = session.attentionThumb(h, THUMB_SIZE);
       root.AttnLabHeatmap.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
       cell.dataset.cells = cells;
     }

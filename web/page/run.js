@@ -1,6 +1,7 @@
-// page/run.js — the session the page shows: built from the state (KV heads snapped to what the
-// core allows), run to the state's token, stepped one token at a time, played and paused. A
-// configuration the core refuses brings back the last good state with the core's message.
+// page/run.js — the session the page shows: built from the state (head_dim and KV heads held to
+// what the core allows), run to the state's token, stepped one token at a time, played and
+// paused. A configuration the core refuses brings back the last good state with the core's
+// message.
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
@@ -12,17 +13,12 @@
     };
   }
 
-  // Builds the session for P.state (KV heads snapped to a divisor of heads, as the core lists
-  // them) and runs it to state.at tokens. On a refused configuration, returns to the last good
-  // state (or the defaults) and shows the core's message.
+  // Builds the session for P.state (head_dim and KV heads held to what the core allows, by
+  // AttnLabState.coreRelations) and runs it to state.at tokens. On a refused configuration,
+  // returns to the last good state (or the defaults) and shows the core's message.
   function rebuild(problems = [], refusal = '') {
     const { state, t } = P;
-    const choices = P.kvChoices(state.heads);
-    if (!choices.includes(state.kv)) {
-      const nearest = P.core.kvNearest(state.heads, state.kv);
-      problems.push({ key: 'kv', value: state.kv, used: nearest });
-      state.kv = nearest;
-    }
+    root.AttnLabState.coreRelations(state, problems, P.core);
     stop();
     let next;
     try {

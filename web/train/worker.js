@@ -95,7 +95,7 @@
     },
     pattern({ layer, head }) {
       need();
-      return { layer, head, data: lab.pattern(layer, head) };
+      return { layer, head, data: lab.attention(layer, head) };
     },
     files() {
       need();

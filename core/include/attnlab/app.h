@@ -51,20 +51,26 @@ int al_gqa_kv_choices(int32_t *out, int cap, int64_t n_heads);
  * out of range. */
 int64_t al_gqa_kv_nearest(int64_t n_heads, int64_t n_kv_heads);
 
+/* The largest head_dim that n_heads heads may have within a query width of `width` dimensions
+ * (n_heads · head_dim <= width): even (RoPE turns dimensions in pairs) and at most
+ * AL_MAX_HEAD_DIM. -1 if n_heads is outside [1, AL_MAX_HEADS] or the width holds no two
+ * dimensions per head. */
+int64_t al_attn_head_dim_most(int64_t n_heads, int64_t width);
+
 /* Multiply-adds ×2 (FLOPs) of one attention call: n_query new tokens against n_keys keys —
  * projections 2·n_query·hidden·head_dim·(2·n_heads + 2·n_kv_heads), scores and weights·V
  * 4·n_heads·n_query·n_keys·head_dim (the full rectangle, as PyTorch computes it). A decode step
  * with the cache is n_query = 1, n_keys = n; recomputing without it is n_query = n_keys = n. */
-int64_t al_attn_flops(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
+int64_t al_attn_flops_full(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
 /* The FLOPs of the same call that a causal layer needs: the n_query queries are the last of the
  * n_keys positions, and query s (from 0) sees n_keys − n_query + s + 1 keys — projections as
  * above, scores and weights·V 4·n_heads·head_dim·Σ_s (n_keys − n_query + s + 1), which is
- * al_attn_flops less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
+ * al_attn_flops_full less the masked triangle 4·n_heads·head_dim·n_query·(n_query − 1)/2 (the count
  * al_model_flops_causal makes per layer). The core's attention computes these (its blocks of
  * AL_ATTEND_QUERY_BLOCK queries add at most block − 1 key columns each); PyTorch's eager layer
- * multiplies the whole rectangle and masks it afterwards: al_attn_flops is what it multiplies,
- * this is what either needs. -1 where al_attn_flops is, or n_query > n_keys. */
+ * multiplies the whole rectangle and masks it afterwards: al_attn_flops_full is what it multiplies,
+ * this is what either needs. -1 where al_attn_flops_full is, or n_query > n_keys. */
 int64_t al_attn_flops_causal(const al_attn_hparams *hp, int64_t n_query, int64_t n_keys);
 
 /* One state of the KV cache while a sequence grows (batch 1, float32). */
@@ -80,7 +86,7 @@ typedef struct {
 
 /* The KV cache's growth over a prefill of `prompt` tokens and `steps` one-token decode steps:
  * one row after the prefill (len = prompt), then one after each step (len = prompt + 1, ...,
- * prompt + steps), each by al_kv_cache_bytes_for and al_attn_flops. Writes at most cap rows;
+ * prompt + steps), each by al_kv_cache_bytes_for and al_attn_flops_full. Writes at most cap rows;
  * returns how many there are (steps + 1: a size query with rows NULL and cap 0), or -1 with
  * *err set (hyper-parameters refused by al_attn_hparams_check, prompt < 1, steps < 0,
  * prompt + steps beyond AL_MAX_SEQ, rows NULL with cap > 0). */
@@ -125,16 +131,16 @@ al_status al_session_outputs(const al_session *s, float *out, int64_t cap, al_er
 
 /* Attention weights of every query processed so far for one head, as a square
  * [len, len] matrix (query row q over keys 0..len-1; masked cells are 0). */
-al_status al_session_weights(const al_session *s, int64_t head, float *out, int64_t cap,
-                             al_error *err);
+al_status al_session_attention(const al_session *s, int64_t head, float *out, int64_t cap,
+                               al_error *err);
 
 /* A small picture of one head's weights for the page's grid of heads: [size, size] with
  * size = min(len, max_size) (al_session_thumb_size, -1 for a NULL session or max_size < 1),
  * each cell the largest weight among the queries and keys it covers (max-pooling), so a thin
  * pattern stays visible. */
 int64_t al_session_thumb_size(const al_session *s, int64_t max_size);
-al_status al_session_weights_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
-                                   int64_t cap, al_error *err);
+al_status al_session_attention_thumb(const al_session *s, int64_t head, int64_t max_size, float *out,
+                                     int64_t cap, al_error *err);
 
 /* The mask actually applied to every processed query: [len, len], 0 or -inf. Prefill rows
  * have the causal triangle; a decode row sees all cached keys. */
@@ -188,6 +194,10 @@ typedef struct {
     int64_t repeats;   /* timed runs of each (>= 1); a warm-up run comes first */
     int64_t seed;
 } al_bench_config;
+
+/* The settings a caller starts from: the tutorial's layer (al_attn_hparams_default), nothing
+ * timed yet (seq and decode_at 0), 5 timed runs of each, seed 0. */
+void al_bench_config_default(al_bench_config *b);
 
 typedef struct {
     double prefill_ms;     /* median time of one prefill of seq tokens (no cache) */
@@ -253,6 +263,11 @@ double al_bench_fma_peak_gflops(int32_t *lanes);
  * ------------------------------------------------------------------------------------------ */
 
 int64_t al_abi_json(char *buf, int64_t cap);
+
+/* Bytes allocated on the WebAssembly heap now, for the binding's leak checks (its allocator's
+ * mallinfo, read here so no binding knows that struct's layout); -1 in a native build, whose
+ * leak checks are AddressSanitizer's. */
+int64_t al_heap_in_use(void);
 
 /* ------------------------------------------------------------------------------------------
  * Generation: the one loop that `attnlab generate` and the model lab run (llama2.c's generate).
@@ -422,12 +437,12 @@ int64_t al_model_lab_ids(const al_model_lab *lab, int32_t *out, int64_t cap);
 /* Token i's text as the streaming decoder shows it (whole characters; empty for a token that
  * holds only part of one, whose character then comes with the token completing it), or with
  * i = -1 the whole text so far; written NUL-terminated into out[cap] (truncated), its full
- * length returned; -1 for i out of range. */
-int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap);
+ * length returned (out NULL and cap 0: a size query); -1 with *err set for i out of range. */
+int64_t al_model_lab_token_text(const al_model_lab *lab, int64_t i, char *out, int64_t cap, al_error *err);
 /* The bytes token i stands for where it stands (al_tok_decode), and any id's piece: written to
- * out[cap] (truncated), their length returned, -1 if out of range. */
-int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap);
-int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+ * out[cap] (truncated), their length returned, -1 with *err set if out of range. */
+int64_t al_model_lab_token_bytes(const al_model_lab *lab, int64_t i, uint8_t *out, int64_t cap, al_error *err);
+int64_t al_model_lab_piece(const al_model_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
 /* One layer's head: [len, len] weights, row q over keys 0..len-1 (0 past q). */
 al_status al_model_lab_attention(const al_model_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
@@ -591,25 +606,26 @@ int64_t al_train_lab_param_count(const al_train_lab *lab);
  * (targets r_2..r_R) and of its second copies (NaN on text), the learning rate. */
 typedef enum { AL_TRAIN_LOSS, AL_TRAIN_FIRST_HALF, AL_TRAIN_REPEATED_HALF, AL_TRAIN_LR, AL_TRAIN_COLUMNS } al_train_column;
 /* Steps from..done-1 as rows [count, AL_TRAIN_COLUMNS] (as many whole rows as cap holds);
- * returns the rows written (out NULL and cap 0: the rows there are), -1 for from out of range. */
-int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+ * returns the rows written (out NULL and cap 0: the rows there are), -1 with *err set for from
+ * out of range. */
+int64_t al_train_lab_history(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err);
 /* Evaluations from..n-1 as rows [count, 1 + n_layers · n_heads · AL_LAB_ROLES]: the step, then
  * each head's role scores (layer by layer); the first is step 0. Same returns. */
-int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap);
+int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, int64_t cap, al_error *err);
 int64_t al_train_lab_eval_width(const al_train_lab *lab); /* the evals' row width; -1 if NULL */
 /* The highest induction score of any head at the last evaluation. */
 float al_train_lab_induction_max(const al_train_lab *lab);
-/* The last step's batch [batch, seq] (what the model saw); returns batch · seq, -1 before any
- * step. */
+/* The last step's batch [batch, seq] (what the model saw); returns batch · seq, 0 before any
+ * step (-1 for a NULL lab). */
 int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap);
 /* The probe's ids (the roles' repeated sequence); returns its length T. */
 int64_t al_train_lab_probe(const al_train_lab *lab, int32_t *ids, int64_t cap);
 /* One head's attention [T, T] over the probe at the last evaluation. */
-al_status al_train_lab_pattern(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
-                               al_error *err);
+al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t head, float *out, int64_t cap,
+                                 al_error *err);
 /* The bytes id stands for (al_tok_piece of the cut tokenizer): written to out[cap], its length
- * returned, -1 out of range. */
-int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap);
+ * returned, -1 with *err set out of range. */
+int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
 /* The trained model as a MiniMind folder's files, each malloc'd (al_buffer_free). */
 typedef enum { AL_TRAIN_FILE_CONFIG, AL_TRAIN_FILE_MODEL, AL_TRAIN_FILE_TOKENIZER } al_train_lab_file_kind;
