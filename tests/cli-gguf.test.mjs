@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT, run } from './lib/run.mjs';
+import { ROOT, VARIANTS, run } from './lib/run.mjs';
 import { readSafetensors, writeSafetensors } from './lib/safetensors.mjs';
 import { readGguf, parseGguf, halfToFloat } from './lib/gguf.mjs';
 import { readTokenizerBin } from './lib/tokenizer.mjs';
@@ -218,12 +218,14 @@ test('gguf: MoE as qwen3moe (experts stacked), an attention-only model with a ze
   for (const name of ['moe_top1_norm', 'moe_top2_norm']) checkMinimind(name, convert(join(MINIMIND, name), name, ['--tokenizer', tokenizerFor(300), '--dtype', 'f32']));
   const g = convert(join(MINIMIND, 'attn_only'), 'attn_only', ['--tokenizer', tokenizerFor(300), '--dtype', 'f32']);
   checkMinimind('attn_only', g);
-  for (const n of ['ffn_gate', 'ffn_up', 'ffn_down']) {
-    const t = g.tensor(`blk.1.${n}.weight`);
-    assert.deepEqual(t.ne, n === 'ffn_down' ? [32, 32] : [32, 32]);
-    assert.ok(t.data.every((x) => Object.is(x, 0)), `${n}: all +0`);
-  }
-  assert.deepEqual(g.tensor('blk.0.ffn_down.weight').ne, [32, 32]); // [n_ff, hidden] with hidden 32
+  const hidden = g.get('qwen3.embedding_length');
+  assert.equal(g.get('qwen3.feed_forward_length'), 32);
+  for (let l = 0; l < 2; l++)
+    for (const n of ['ffn_gate', 'ffn_up', 'ffn_down']) {
+      const t = g.tensor(`blk.${l}.${n}.weight`);
+      assert.deepEqual(t.ne, n === 'ffn_down' ? [32, hidden] : [hidden, 32], n);
+      assert.ok(t.data.every((x) => Object.is(x, 0)), `${n}: all +0`);
+    }
   // yarn_small: factor 4 from 16 positions; llama.cpp multiplies cos and sin by
   // attn_factor · (1 + 0.1 ln 4), MiniMind by attention_factor 1.
   const y = convert(join(MINIMIND, 'yarn_small'), 'yarn', ['--tokenizer', tokenizerFor(300), '--dtype', 'f32']);
@@ -264,6 +266,7 @@ test('gguf: what cannot be written is refused with one line, nothing written', (
     [['--model', join(STORIES, 'stories260K.bin'), '--out', 'OUT'], /holds the tokenizer: .* has none beside it; give --tokenizer \(llama2\.c's tokenizer\.bin\)/],
     [['--model', join(MINIMIND, 'dense_f32'), '--out', 'OUT'], /has none beside it; give --tokenizer \(a tokenizer\.json\)/],
     [['--model', join(MINIMIND, 'dense_f32'), '--tokenizer', t300, '--out', 'OUT'], /defines 300 tokens .* vocabulary size is 512/],
+    [['--model', join(MINIMIND, 'dense_f32'), '--tokenizer', join(work, 'none.json'), '--out', 'OUT'], /none\.json.*(No such file|cannot)/],
     [['--model', big, '--tokenizer', t512, '--out', 'OUT'], /blk\.0\.attn_q\.weight': element 3 is 70000, which float16 cannot hold.*--dtype f32 keeps it/],
     [['--model', join(MINIMIND, 'dense_f32'), '--tokenizer', t512, '--out', 'OUT', '--force'], /--force is for an --out folder/],
     [['--model', join(MINIMIND, 'dense_f32'), '--tokenizer', t512, '--out', 'OUT', '--dtype', 'bf16'], /--dtype expects f16 or f32/],
@@ -279,4 +282,23 @@ test('gguf: what cannot be written is refused with one line, nothing written', (
   assert.match(r.stderr, /^attnlab: [^\n]*\n$/);
   assert.deepEqual(readFileSync(asInput), readFileSync(t512));
   assert.ok(!existsSync(join(work, 'folder')));
+});
+
+test('gguf: each build (native, ASan+UBSan) writes the same bytes, without a sanitizer report', () => {
+  const jobs = [
+    ['stories', join(STORIES, 'stories260K.bin'), ['--tokenizer', join(STORIES, 'tok512.bin'), '--dtype', 'f32']],
+    ['moe', join(MINIMIND, 'moe_top2_norm'), ['--tokenizer', tokenizerFor(300)]],
+    ['attn', join(MINIMIND, 'attn_only'), ['--tokenizer', tokenizerFor(300)]],
+    ['fortunes16', join(ROOT, 'models', 'minimind-fortunes'), []],
+  ];
+  for (const [name, model, extra] of jobs) {
+    const files = VARIANTS.map((v) => {
+      const out = join(work, `${name}-${v.name}.gguf`);
+      const r = run(join(v.dir, 'attnlab'), ['convert', '--model', model, '--out', out, ...extra]);
+      assert.equal(r.status, 0, `${v.name}: ${r.stderr}`);
+      assert.doesNotMatch(r.stderr, /Sanitizer|runtime error/, v.name);
+      return readFileSync(out);
+    });
+    for (const f of files) assert.ok(f.equals(files[0]), `${name}: the builds differ`);
+  }
 });

@@ -37,7 +37,7 @@ int cli_convert_gguf(const char *model_path, const char *tokenizer_path, const c
     char *beside = tokenizer_path ? NULL : cli_model_tokenizer(model_path);
     const char *tok_path = tokenizer_path ? tokenizer_path : beside;
     al_tokenizer *tok = NULL;
-    if (!tok_path || !cli_is_file(tok_path)) {
+    if (!tokenizer_path && (!tok_path || !cli_is_file(tok_path))) { /* a --tokenizer that is no file: its reader says so */
         cli_error("a GGUF file holds the tokenizer: '%s' has none beside it; give --tokenizer (%s)", cli_show(model_path),
                   kind == AL_MODEL_FILE_LLAMA2C ? "llama2.c's tokenizer.bin" : "a tokenizer.json");
         status = EXIT_BAD_INPUT;
