@@ -302,3 +302,8 @@ test('gguf: each build (native, ASan+UBSan) writes the same bytes, without a san
     for (const f of files) assert.ok(f.equals(files[0]), `${name}: the builds differ`);
   }
 });
+
+test('help lists convert to GGUF', () => {
+  const r = run(CLI, ['help']);
+  assert.match(r.stdout + r.stderr, /attnlab convert --model PATH \[--tokenizer T\] --out X\.gguf \[--dtype f16\|f32\]/);
+});
