@@ -7,14 +7,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* general.name: the model's file or folder name, without a trailing slash or extension. */
+/* general.name: the model's folder name, or its file name without the extension. */
 static void model_name(const char *path, char *out, size_t cap) {
+    const int file = cli_is_file(path);
     size_t n = strlen(path);
     while (n > 1 && path[n - 1] == '/') n--;
     size_t start = n;
     while (start > 0 && path[start - 1] != '/') start--;
     size_t end = n;
-    for (size_t i = n; i > start + 1; i--)
+    for (size_t i = n; file && i > start + 1; i--)
         if (path[i - 1] == '.') {
             end = i - 1;
             break;
