@@ -770,6 +770,30 @@ static void test_experiments(void) {
     CHECK(al_model_lab_encode(NULL, "a", 1, top, 9, NULL) == -1, "encode");
 }
 
+/* GGUF: a MiniMind of 262 tokens with a tokenizer.bin of 262 (the 259 standard tokens and 3). */
+static void test_gguf(void) {
+    const char *pieces[] = {" ", "a", " a"};
+    const float scores[] = {-1, -2, -3};
+    size_t size = 0;
+    uint8_t *image = tok_image(pieces, scores, 3, &size);
+    al_tokenizer *t = NULL;
+    EXPECT(al_tok_llama2c_create(image, size, 0, &t, NULL), AL_OK);
+    free(image);
+    al_model_hparams hp = al_minimind_hparams_for(262, 16, 1, 2, 1);
+    al_model *m = NULL, *moe = NULL;
+    EXPECT(al_model_create(&hp, 4, 4, &m, NULL), AL_OK);
+    hp.n_experts = 2, hp.top_k = 1, hp.moe_ffn_hidden = 32, hp.norm_topk_prob = 0;
+    EXPECT(al_model_create(&hp, 4, 4, &moe, NULL), AL_OK);
+    image = NULL;
+    EXPECT(al_model_export_gguf(NULL, t, AL_DTYPE_F32, NULL, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_model_export_gguf(moe, t, AL_DTYPE_F32, NULL, &image, &size, NULL), AL_ERR_CONFIG);
+    EXPECT(al_model_export_gguf(m, t, AL_DTYPE_BF16, NULL, &image, &size, NULL), AL_ERR_ARG);
+    EXPECT(al_model_export_gguf(m, t, AL_DTYPE_F16, "m", &image, &size, NULL), AL_OK);
+    CHECK(image && size > 4 && !memcmp(image, "GGUF", 4), "no GGUF image");
+    al_buffer_free(image);
+    al_model_free(m), al_model_free(moe), al_tok_free(t);
+}
+
 int main(void) {
     test_train_lab();
     test_model();
@@ -784,5 +808,6 @@ int main(void) {
     test_trainer();
     test_experiments();
     test_demos();
+    test_gguf();
     CHECK_DONE();
 }

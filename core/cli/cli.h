@@ -167,6 +167,10 @@ void cli_print_split(const al_corpus *c);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+/* convert with --out X.gguf (convert_gguf.c): the model at model_path and its tokenizer
+ * (tokenizer_path, or NULL: the one beside a MiniMind) as one GGUF file. The exit code. */
+int cli_convert_gguf(const char *model_path, const char *tokenizer_path, const char *out, int f16,
+                     const cli_pth_options *pth);
 int cmd_train_tokenizer(int argc, char **argv);
 int cmd_cut_tokenizer(int argc, char **argv);
 

@@ -2,7 +2,7 @@
  * written out as a MiniMind folder — config.json, model.safetensors in float16 (half the size:
  * what a model shipped with a page needs) or float32, and the tokenizer.json beside it. A
  * folder that already holds a model is replaced only with --force, and never a file the
- * conversion reads. */
+ * conversion reads. An --out ending in .gguf writes one GGUF file instead (convert_gguf.c). */
 #define _POSIX_C_SOURCE 200809L /* unlink */
 #include "cli/cli.h"
 
@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 int cmd_convert(int argc, char **argv) {
-    const char *model_path = NULL, *out = NULL, *dtype_name = "f16";
+    const char *model_path = NULL, *out = NULL, *dtype_name = "f16", *tokenizer_path = NULL;
     int force = 0;
     cli_pth_options pth;
     cli_pth_options_init(&pth);
@@ -31,7 +31,8 @@ int cmd_convert(int argc, char **argv) {
             continue;
         }
         const char **slot = !strcmp(flag, "--model") ? &model_path : !strcmp(flag, "--out") ? &out
-                            : !strcmp(flag, "--dtype") ? &dtype_name : NULL;
+                            : !strcmp(flag, "--dtype") ? &dtype_name : !strcmp(flag, "--tokenizer") ? &tokenizer_path
+                                                                                                  : NULL;
         if (!slot) {
             cli_error("unknown option '%s' for convert (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -50,6 +51,18 @@ int cmd_convert(int argc, char **argv) {
     const int f16 = !strcmp(dtype_name, "f16");
     if (!f16 && strcmp(dtype_name, "f32")) {
         cli_error("--dtype expects f16 or f32");
+        return EXIT_BAD_INPUT;
+    }
+    const size_t out_len = strlen(out);
+    if (out_len > 5 && !strcmp(out + out_len - 5, ".gguf")) {
+        if (force) {
+            cli_error("--force is for an --out folder; an --out .gguf file is replaced whole");
+            return EXIT_BAD_INPUT;
+        }
+        return cli_convert_gguf(model_path, tokenizer_path, out, f16, &pth);
+    }
+    if (tokenizer_path) {
+        cli_error("--tokenizer is for an --out .gguf file (a folder gets the tokenizer.json beside the model)");
         return EXIT_BAD_INPUT;
     }
     struct stat sb;

@@ -95,6 +95,10 @@ static const char USAGE[] =
     "      a MiniMind folder or .pth written as a MiniMind folder: config.json, model.safetensors\n"
     "      (float16 by default, rounded to nearest) and the tokenizer.json beside the model; a\n"
     "      DIR that holds a model already is replaced only with --force\n"
+    "  attnlab convert --model PATH [--tokenizer T] --out X.gguf [--dtype f16|f32]\n"
+    "      the model and its tokenizer (the one beside a MiniMind, or T: llama2.c's tokenizer.bin\n"
+    "      for a llama2.c checkpoint) as one GGUF file for llama.cpp: a MiniMind as qwen3\n"
+    "      (qwen3moe for MoE), a llama2.c model as llama; matrices float16 by default\n"
     CLI_PTH_USAGE
     "      (with generate, logits, patch and inspect; MiniMind's defaults: heads from q_norm, top-1,\n"
     "      norm_topk_prob on, rope_theta 1e6, no YaRN, eps 1e-6)\n"

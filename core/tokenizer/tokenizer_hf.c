@@ -181,7 +181,7 @@ static al_status read_vocab(al_json_cursor c, hf_build *b, al_error *err) {
                        al_tok_show(shown, (const uint8_t *)e->str, (size_t)e->len),
                        al_tok_show(shown2, (const uint8_t *)text, len), id);
         }
-        *e = (tok_entry){text, (int32_t)len, (int32_t)id};
+        *e = (tok_entry){text, (int32_t)len, (int32_t)id, 0};
         text += len + 1;
     }
     for (int32_t id = 0; id < b->n_vocab; id++) {
@@ -260,16 +260,17 @@ static al_status read_added(const member *m, hf_build *b, al_error *err) {
     al_json_enter(&c);
     char *text = b->added_text;
     for (int32_t i = 0; al_json_more(&c); i++) {
-        member f[] = {{"id", {0}, 0}, {"content", {0}, 0}};
-        find_members(&c, "", f, 2, err); /* checked above */
+        member f[] = {{"id", {0}, 0}, {"content", {0}, 0}, {"special", {0}, 0}};
+        find_members(&c, "", f, 3, err); /* checked above */
         uint64_t id;
         const char *tok;
         size_t tok_len, len;
-        int has_nul;
+        int has_nul, special;
         al_json_read_uint(&f[0].at, (uint64_t)INT32_MAX, &id, &tok, &tok_len);
         al_json_read_string(&f[1].at, text, text_bytes - (size_t)(text - b->added_text), &len, &has_nul);
+        read_flag(&f[2], "", 0, &special, err); /* checked above */
         text[len] = '\0';
-        b->added[i] = (tok_entry){text, (int32_t)len, (int32_t)id};
+        b->added[i] = (tok_entry){text, (int32_t)len, (int32_t)id, special};
         text += len + 1;
     }
     return AL_OK;
@@ -289,7 +290,7 @@ static al_status check_added(hf_build *b, al_error *err) {
     }
     al_status st = AL_OK;
     for (int32_t i = 0; i < b->n_added; i++) {
-        by_text[i] = (tok_entry){b->added[i].str, b->added[i].len, i}; /* id: the index */
+        by_text[i] = (tok_entry){b->added[i].str, b->added[i].len, i, 0}; /* id: the index */
         new_at[i] = -1;
     }
     al_sort(by_text, (size_t)b->n_added, sizeof *by_text, al_tok_compare_entries);
@@ -731,7 +732,7 @@ static al_status build_handle(const hf_build *b, int64_t vocab_size, al_tokenize
         if (added_of[id] >= 0) {
             len = (size_t)b->added[added_of[id]].len;
             memcpy(text, b->added[added_of[id]].str, len);
-            t->added[added_of[id]] = (tok_entry){text, (int32_t)len, id};
+            t->added[added_of[id]] = (tok_entry){text, (int32_t)len, id, b->added[added_of[id]].special};
         } else {
             len = (size_t)al_byte_level_decode(b->by_id[id].str, (size_t)b->by_id[id].len, text, &at);
         }

@@ -22,6 +22,7 @@ typedef struct {
     const char *str; /* NUL-terminated, in the handle */
     int32_t len;
     int32_t id;
+    int32_t special; /* an added token of a tokenizer.json marked "special" (0 elsewhere) */
 } tok_entry;
 
 /* A merge of a tokenizer.json: the pair (a, b) of ids becomes `id`; lower ranks merge first. */

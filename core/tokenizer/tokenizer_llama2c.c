@@ -151,7 +151,7 @@ al_status al_tok_llama2c_create(const uint8_t *bytes, size_t size, int64_t vocab
         memcpy(text, bytes + off + 8, (size_t)len);
         text[len] = '\0';
         t->piece[i] = text;
-        t->sorted[i] = (tok_entry){text, len, (int32_t)i};
+        t->sorted[i] = (tok_entry){text, len, (int32_t)i, 0};
         text += len + 1;
         off += 8 + (size_t)len;
     }

@@ -17,7 +17,8 @@
 //   - whole models: stories260K's greedy generation (against llama2.c's run.c when
 //     LLAMA2C_RUN_C names its source file), and a MiniMind-3-shaped model's prefill and decode
 //     against the PyTorch reference model (tests/bench/torch_model_bench.py) and against the
-//     memory-bandwidth bound.
+//     memory-bandwidth bound;
+//   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,6 +34,7 @@ import { megabyteCorpus } from '../lib/train-corpus.mjs';
 import { loadCore } from '../lib/wasm.mjs';
 import { addedTokensBench } from './added_tokens.mjs';
 import { blasLabel, cpuFlags, torchEnv } from './blas.mjs';
+import { llamaCppBench, llamaCppMarkdown, llamaCppTarget } from './llama_cpp.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 import { ROUNDS, median, showRatio, spread } from './stats.mjs';
 
@@ -459,6 +461,8 @@ async function main() {
   const torch = layer[0].torch.note ? layer[0].torch : { version: layer[0].torch.version, blas: layer[0].torch.blas };
   console.error('browser engines…');
   const peers = await peersBench(core, { quick });
+  console.error('GGUF through llama.cpp…');
+  const llamaCpp = await llamaCppBench();
   console.error('decode curve…');
   const curve = [64, 128, 256, 512, 1024, 2048].map((at) => {
     const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
@@ -548,10 +552,11 @@ async function main() {
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_vs_native.median, (v) => v >= 0.2, () => showRatio(trainLab.wasm_vs_native, fmt)],
     ['WebAssembly GEMM ≥ 80% of the measured SIMD128 ceiling (MiniMind-3 prefill shapes, median)', simd.fraction, (v) => v >= 0.8, (v) => `${fmt(100 * v)}% (${fmt(median(simd.gemm.map((g) => g.gflops)))} of ${fmt(simd.peak_gflops)} GFLOP/s)`],
     ...peersTargets(peers, fmt),
+    llamaCppTarget(llamaCpp),
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, tokenizers, added_tokens: added, peers, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -597,6 +602,7 @@ async function main() {
   for (const g of simd.gemm) md.push(`| ${g.name} | ${g.m} × ${g.n} × ${g.k} | ${fmt(g.gflops)} | ${fmt(100 * g.gflops / simd.peak_gflops)}% |`);
   md.push('');
   md.push(...peersMarkdown(peers, fmt));
+  md.push(...llamaCppMarkdown(llamaCpp, fmt));
   // What 3× a peer asks of the MiniMind-3 layer: its FLOPs (the native row's GFLOP/s × ms) in a
   // third of the peer's time, against the ceiling measured above.
   const needs = (peers.rows || []).filter((r) => /^minimind-3/.test(r.case) && r.peer_ms && /^onnxruntime-web/.test(r.engine)).map((r) => {

@@ -1,15 +1,15 @@
 // refusals.mjs — a command's refusals, from a table of [arguments, message] rows: each exits 2
 // with one line on stderr that matches its message and prints nothing, and the output (the
 // argument 'OUT', a file in `dir`) is left as it was: an existing file keeps its bytes, a missing
-// one is not written; no temporary file is left in `dir`.
+// one is not written; no temporary file is left in `dir`. The output's name ends in ext.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { run } from './run.mjs';
 
-export function expectRefusals(cli, command, cases, dir) {
+export function expectRefusals(cli, command, cases, dir, ext = '.json') {
   cases.forEach(([args, message], k) => {
-    const out = join(dir, `refused-${command}-${k}.json`);
+    const out = join(dir, `refused-${command}-${k}${ext}`);
     const argv = [command, ...args.map((a) => (a === 'OUT' ? out : a))];
     const what = args.join(' ');
     writeFileSync(out, 'before');

@@ -280,6 +280,25 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
 al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
                           size_t *size, al_error *err);
 
+/* ------------------------------------------------------------------------------------------
+ * GGUF (llama.cpp's file format, version 3): a model and its tokenizer in one file, for
+ * llama.cpp, ollama and LM Studio (io/gguf_write.c gives the layout).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The model as llama.cpp runs it: a MiniMind (half-split RoPE, QK-Norm before it) as `qwen3`,
+ * or `qwen3moe` for MoE; a llama2.c model (interleaved RoPE) as `llama`; a missing `output`
+ * tensor means tied. Tensors by llama.cpp's names (token_embd, blk.N.attn_q, ...), matrices
+ * stored as dtype (AL_DTYPE_F32, or AL_DTYPE_F16 rounded to nearest: a value float16 cannot
+ * hold is AL_ERR_NONFINITE naming the tensor), norms float32; an attention-only model's FFN as
+ * zeros of width 32 (it adds exactly +0). The tokenizer (of the model's vocabulary size, else
+ * AL_ERR_CONFIG) as tokenizer.ggml.* (al_tok_gguf_token); name (may be NULL) as general.name.
+ * What llama.cpp cannot compute as the model does is AL_ERR_CONFIG, one line saying why: a MoE
+ * with norm_topk_prob false (qwen3moe always renormalises), a half-split model without
+ * QK-Norm, YaRN with betas other than 32 and 1 or a ramp MiniMind clamps. *out receives a
+ * malloc'd image of *size bytes, to release with al_buffer_free. */
+al_status al_model_export_gguf(const al_model *m, const al_tokenizer *tok, al_dtype dtype, const char *name,
+                               uint8_t **out, size_t *size, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -128,6 +128,40 @@ al_status al_tok_decode(const al_tokenizer *t, int32_t prev_id, int32_t id, cons
                         size_t *len, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
+ * The tokenizer as a GGUF file holds it (llama.cpp's tokenizer.ggml.* keys), for the GGUF
+ * writer: llama2.c's as the SentencePiece vocabulary it was exported from ("llama"), a
+ * tokenizer.json's as byte-level BPE ("gpt2").
+ * ------------------------------------------------------------------------------------------ */
+
+/* tokenizer.ggml.token_type's values (llama.cpp's llama_token_type). */
+typedef enum {
+    AL_TOK_GGUF_NORMAL = 1,
+    AL_TOK_GGUF_UNKNOWN = 2,
+    AL_TOK_GGUF_CONTROL = 3,
+    AL_TOK_GGUF_USER_DEFINED = 4,
+    AL_TOK_GGUF_BYTE = 6
+} al_tok_gguf_type;
+
+/* tokenizer.ggml.model: "llama" for llama2.c's tokenizer.bin, "gpt2" for a tokenizer.json; NULL
+ * for a NULL t. */
+const char *al_tok_gguf_model(const al_tokenizer *t);
+
+/* Token id's text as tokenizer.ggml.tokens holds it, into out[cap] (no NUL), and its
+ * tokenizer.ggml.token_type in *type (may be NULL). llama2.c's: SentencePiece's piece, each space
+ * written back as U+2581 '▁' and ids 1 and 2 as "<s>" and "</s>" (llama2.c's export turned them
+ * into spaces and "\n<s>\n", "\n</s>\n"); id 0 UNKNOWN, 1 and 2 CONTROL, the pieces <0xNN>
+ * BYTE, the rest NORMAL. A tokenizer.json's: an added token's content, CONTROL if it is
+ * "special", else USER_DEFINED; any other token its bytes as ByteLevel's characters (its text in
+ * the file), NORMAL. Returns the text's length (out NULL with cap 0: a size query), -1 for a
+ * NULL t, an id out of range or a cap below the length. */
+int64_t al_tok_gguf_token(const al_tokenizer *t, int32_t id, char *out, int64_t cap, int32_t *type);
+
+/* A tokenizer.json's merges in rank order, pairs [n, 2] of the halves' ids (cap ints); returns n
+ * (0 for llama2.c's, which merges by score; pairs NULL with cap 0: a count), -1 for a NULL t or
+ * a cap below 2n. */
+int64_t al_tok_merges(const al_tokenizer *t, int32_t *pairs, int64_t cap);
+
+/* ------------------------------------------------------------------------------------------
  * Streaming decoder, for display: ids in one at a time, text out that is always whole UTF-8
  * characters. Bytes of a character split over several byte tokens (a Chinese character as
  * <0xE4><0xB8><0xAD>) are held until the character is complete; a byte that cannot be part of
