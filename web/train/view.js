@@ -63,13 +63,17 @@
     for (const k of Object.keys(dirty)) dirty[k] = dirty[k] || !!parts[k];
     if (!frame) frame = requestAnimationFrame(drawDirty);
   }
+  // The time each drawing takes is recorded as a User Timing measure 'attnlab:train-draw' (its
+  // detail: what was drawn), for DevTools and the bench.
   function drawDirty() {
     frame = 0;
     if (!view.facts || $('view-train').hidden) return; // drawn when the tab is shown (schedule)
+    const t0 = performance.now(), detail = { ...dirty };
     if (dirty.loss) renderLoss();
     if (dirty.roles) renderRoles();
     if (dirty.pattern) renderPattern();
     dirty.loss = dirty.roles = dirty.pattern = false;
+    performance.measure('attnlab:train-draw', { start: t0, detail });
   }
 
   const roleIndex = () => Math.min(Math.max(0, P.state.trole), view.facts.roleNames.length - 1);
