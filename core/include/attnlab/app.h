@@ -532,7 +532,9 @@ typedef struct {
  * task, batch 16 × 64, no accumulation, peak learning rate 1e-3, 3000 steps. Its induction head
  * forms between steps AL_TRAIN_JUMP_FROM and AL_TRAIN_JUMP_TO (the first evaluation with some
  * head's induction score above 0.5, al_train_lab_role_passed: 575, 600, 625, 625, 650, 675,
- * 675 for seeds 1–7 and 675 for the default 42; tests/bench/train_jump.mjs); at a peak of
+ * 675 for seeds 1–7 and 675 for the default 42, each run natively with these settings and the
+ * seed changed, al_train_lab_role_passed(lab, AL_LAB_ROLE_INDUCTION, al_lab_role_threshold())
+ * asked every 25 steps); at a peak of
  * 1.5e-3 and above the model learns another circuit that
  * solves the task as well (layer 0 copying the tokens 5 and 6 back, layer 1 matching on the
  * farther copy and reading the nearer), whose induction score stays near 0. */
