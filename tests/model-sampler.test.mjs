@@ -270,6 +270,14 @@ test('the end token: said visibly; "go on past it" continues, and the tokens are
   await until(page, () => !document.getElementById('gen-ended').hidden, null, 'the end-token notice');
   assert.match(await page.textContent('#gen-ended-text'), /chose its end token/);
   assert.equal(await page.isDisabled('#btn-gen-step'), true);
+  // the last draw (greedy, temperature 0) is shown as it was drawn: the raw softmax, then one-hot
+  // on the token drawn (the ▶ bar), as the chart showed it before the Step
+  const last = await nextChart(page);
+  assert.match(last.title, /last draw/);
+  const drawn = last.labels.findIndex((l) => l.startsWith('▶'));
+  assert.ok(drawn >= 0, `no drawn token among ${last.labels}`);
+  for (const bars of last.stages.slice(1)) assert.deepEqual([bars[drawn], bars.filter((v) => v !== 0).length], [1, 1], `one-hot on the drawn token: ${bars}`);
+  assert.ok(last.stages[0].filter((v) => v > 0).length > 1, 'the raw softmax keeps every token\'s probability');
   await shot(page, 'sampler-ended', '#gen-panel');
   await page.click('#btn-gen-past-eos');
   await until(page, () => !document.getElementById('btn-gen-step').disabled && document.getElementById('gen-ended').hidden, null, 'Step again');

@@ -157,6 +157,10 @@ static void test_pending(const uint8_t *model, size_t msize, const uint8_t *tok,
         CHECK(pending[s * V + best] == 1.0f && sum == 1.0, "greedy stage %lld: %g on the greedy choice %lld, sum %g",
               (long long)s, pending[s * V + best], (long long)best, sum);
     }
+    /* and the greedy draw's stages, once made, are the ones pending showed: one-hot, not as at
+     * temperature 1 */
+    CHECK(al_model_lab_stages(a, drawn, S * V, &err) == AL_OK, "stages: %s", err.msg);
+    CHECK(best < 0 || !memcmp(pending, drawn, (size_t)(S * V) * sizeof(float)), "the greedy draw's stages are not those pending showed");
     while (al_model_lab_finish(a) == AL_GEN_GOING) al_model_lab_step(a, &greedy, &err);
     pending[0] = 1.0f;
     CHECK(al_model_lab_pending(a, &p, pending, S * V, top, 12, &err) == 0 && pending[0] == 0.0f,

@@ -138,6 +138,29 @@ static void test_run(void) {
     float best = 0.0f;
     for (int64_t lh = 0; lh < LH; lh++) best = fmaxf(best, ev[3 * w + 1 + lh * AL_LAB_ROLES + AL_LAB_ROLE_INDUCTION]);
     CHECK(al_train_lab_induction_max(lab) == best, "induction max %g, the last row's %g", al_train_lab_induction_max(lab), best);
+    /* per role: the strongest head of the last row, and for a threshold just under each row's
+     * best the first row above it (none above 1: a score is a share of attention) */
+    for (int r = 0; r < AL_LAB_ROLES; r++) {
+        int64_t top = 0;
+        for (int64_t lh = 1; lh < LH; lh++)
+            if (ev[3 * w + 1 + lh * AL_LAB_ROLES + r] > ev[3 * w + 1 + top * AL_LAB_ROLES + r]) top = lh;
+        CHECK(al_train_lab_strongest_head(lab, (al_lab_role)r) == top, "role %d: strongest head %lld, the last row's %lld", r,
+              (long long)al_train_lab_strongest_head(lab, (al_lab_role)r), (long long)top);
+        for (int64_t e = 0; e < 4; e++) {
+            float row_best = 0.0f;
+            for (int64_t lh = 0; lh < LH; lh++) row_best = fmaxf(row_best, ev[e * w + 1 + lh * AL_LAB_ROLES + r]);
+            const double t = (double)row_best - 1e-6;
+            int64_t want = -1;
+            for (int64_t k = 0; k < 4 && want < 0; k++)
+                for (int64_t lh = 0; lh < LH && want < 0; lh++)
+                    if (ev[k * w + 1 + lh * AL_LAB_ROLES + r] > t) want = (int64_t)ev[k * w];
+            CHECK(al_train_lab_role_passed(lab, (al_lab_role)r, t) == want, "role %d above %g: step %lld, the rows say %lld", r, t,
+                  (long long)al_train_lab_role_passed(lab, (al_lab_role)r, t), (long long)want);
+        }
+        CHECK(al_train_lab_role_passed(lab, (al_lab_role)r, 1.0) == -1, "role %d above 1", r);
+    }
+    CHECK(al_train_lab_strongest_head(lab, AL_LAB_ROLES) == -1 && al_train_lab_role_passed(lab, AL_LAB_ROLES, 0.5) == -1 &&
+          al_train_lab_strongest_head(NULL, AL_LAB_ROLE_INDUCTION) == -1, "a role out of range, a NULL lab");
     /* the roles of the exported model, measured by the model view */
     uint8_t *model = NULL, *config = NULL, *tok = NULL;
     size_t msize = 0, csize = 0, tsize = 0;

@@ -19,6 +19,8 @@ import { readSafetensors } from './lib/safetensors.mjs';
 import { openPage, trainTabDrawn, servedBrowser } from './lib/browser.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
+const OUT = join(ROOT, 'tests', 'out');
+mkdirSync(OUT, { recursive: true });
 const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
 const work = mkdtempSync(join(tmpdir(), 'attnlab-train-view-'));
 let browser, served;
@@ -113,6 +115,7 @@ test(`served page: the default run grows an induction head by step ${INDUCTION_B
       tail.length === 50 && mean(2) < mean(1) / 2);
   }, INDUCTION_BY, { timeout: HANG_MS, polling: 500 });
   await page.click('#btn-train-pause');
+  await page.waitForFunction(() => /paused/.test(document.getElementById('train-status').textContent));
   // the roles' rows: the first evaluation with a head above 0.5, and the last one's best (the
   // number shown is no other)
   const roles = (await download(page, '[data-train-export="roles:csv"]')).bytes.toString('utf8').trim().split('\n').map((r) => r.split(','));
@@ -131,6 +134,49 @@ test(`served page: the default run grows an induction head by step ${INDUCTION_B
     `repeated copies ${mean(tail, 3)}, first copies ${mean(tail, 2)} after ${rows.length} steps`);
   console.log(`induction score > 0.5 at step ${formed[0]}, the halves' losses parted at step ${rows[parted][0]}; ` +
     `best score ${best(roles[roles.length - 1]).toFixed(3)}; losses ${mean(tail, 2).toFixed(3)} / ${mean(tail, 3).toFixed(3)}`);
+
+  // What a person sees of it (drawn at the frame after the rows came). The loss chart marks that
+  // step: a vertical line from the bottom to the top, named in the legend (read from the chart).
+  const drawn = (f, arg) => page.waitForFunction(f, arg, { timeout: 10000 }).then(() => true, () => false);
+  await drawn(() => window.Chart.getChart(document.getElementById('chart-loss')).data.datasets.some((s) => s.yAxisID === 'mark'));
+  const mark = await page.evaluate(() => {
+    const chart = window.Chart.getChart(document.getElementById('chart-loss'));
+    const d = chart.data.datasets.find((s) => s.yAxisID === 'mark');
+    const legend = chart.legend.legendItems.map((i) => i.text);
+    return d && { xs: d.data.map((p) => p.x), ys: d.data.map((p) => p.y), label: d.label, legend,
+      pixel: chart.scales.x.getPixelForValue(d.data[0].x), area: [chart.chartArea.left, chart.chartArea.right] };
+  });
+  assert.ok(mark, 'no mark on the loss chart');
+  assert.deepEqual(mark.xs, [Number(formed[0]), Number(formed[0])], `the mark is at ${mark.xs}, the roles' rows say step ${formed[0]}`);
+  assert.deepEqual(mark.ys, [0, 1]);
+  assert.ok(mark.legend.includes(`induction score above 0.5 (step ${formed[0]})`), `legend ${mark.legend}`);
+  assert.ok(mark.pixel > mark.area[0] && mark.pixel < mark.area[1], 'the mark is inside the chart');
+  // when it usually comes (the core's measured range), and this run's step
+  assert.match(await page.textContent('#train-jump'), new RegExp(`usually forms between step \\d+ and step \\d+ .*This run: step ${formed[0]},`));
+  // the head panel follows the strongest induction head of the last evaluation
+  const last = roles[roles.length - 1].map(Number);
+  const strongest = roles[0].reduce((b, name, i) => (/induction$/.test(name) && (b < 0 || last[i] > last[b]) ? i : b), -1);
+  const [, sl, sh] = roles[0][strongest].match(/^L(\d+) H(\d+)/).map(Number);
+  const followed = `Layer ${sl}, head ${sh} on the probe (the strongest induction head, followed)`;
+  await drawn((want) => document.getElementById('train-head-title').textContent === want, followed);
+  assert.equal(await page.textContent('#train-head-title'), followed);
+  await page.locator('#train-loss-panel').screenshot({ path: join(OUT, 'train-loss-jump.png') });
+  await page.locator('#train-head-panel').screenshot({ path: join(OUT, 'train-head-followed.png') });
+
+  // Open in the model view: the probe is the prompt (24 random ids, the same 24 again), the
+  // induction head is selected in the grid and shown, the roles panel is on induction.
+  await page.click('#train-open-model');
+  await page.waitForFunction(() => /trained on this page/.test(document.getElementById('model-name').textContent) &&
+    document.querySelectorAll('#tokens .chip').length > 0 && !document.getElementById('view-model').hidden, null, { timeout: 60000 });
+  const probe = await page.evaluate(() => Array.from(window.AttnLabTrainView.view.facts.probe));
+  const ids = await page.$$eval('#tokens .chip', (chips) => chips.map((c) => Number(c.dataset.id)));
+  assert.deepEqual(ids, probe, 'the model view\'s prompt is the probe');
+  assert.deepEqual(ids.slice(0, 24), ids.slice(24), 'the probe repeats');
+  await page.waitForFunction(([l, h]) => document.getElementById('head-title').textContent === `Layer ${l}, head ${h}`, [sl, sh]);
+  assert.deepEqual(await page.$$eval('#chart-heads button.cell.selected', (b) => b.map((x) => [Number(x.dataset.layer), Number(x.dataset.head)])), [[sl, sh]]);
+  assert.equal(await page.inputValue('#role-select'), 'induction');
+  assert.equal(await page.inputValue('#prompt-text'), await page.evaluate(() => window.AttnLabModelView.view.snap.text));
+  await page.locator('#view-model').screenshot({ path: join(OUT, 'train-opened-model.png') });
   assert.deepEqual(problems, []);
   await page.close();
 });
@@ -149,7 +195,7 @@ test('served page: the trained model opens in the model view and downloads as a 
   for (const [name, bytes] of Object.entries(files)) writeFileSync(join(dir, name), bytes);
   assert.match(cli(['inspect', '--model', dir]), /layers 2,[\s\S]*ffn none \(attention-only\)/);
   // opened in the model view: the prompt's attention is the CLI's on the same ids
-  await page.click('#btn-train-open');
+  await page.click('#train-open-model');
   await page.waitForFunction(() => /trained on this page/.test(document.getElementById('model-name').textContent) &&
     document.querySelectorAll('#chart-heads button.cell').length === 4 && !document.getElementById('view-model').hidden);
   const ids = await page.$$eval('#tokens .chip', (chips) => chips.map((c) => Number(c.dataset.id)));

@@ -846,6 +846,21 @@
     tokensPerSecond(ms) { checkNumber('ms', ms); return this.core.fn.al_train_lab_tokens_per_second(this.live(), ms); }
     get tokensDone() { return this.core.fn.al_train_lab_tokens_done(this.live()); }
     get inductionMax() { return this.core.fn.al_train_lab_induction_max(this.live()); }
+    // al_train_lab_strongest_head: the head highest on role at the last evaluation, {layer, head}
+    strongestHead(role) {
+      const lh = this.core.fn.al_train_lab_strongest_head(this.live(), this.role(role));
+      return { layer: Math.floor(lh / this.hparams.n_heads), head: lh % this.hparams.n_heads };
+    }
+    // al_train_lab_role_passed: the step of the first evaluation with some head above threshold on role; -1: none yet
+    rolePassed(role, threshold) {
+      checkNumber('threshold', threshold);
+      return this.core.fn.al_train_lab_role_passed(this.live(), this.role(role), threshold);
+    }
+    role(name) {
+      const r = this.core.abi.enums.lab_role[name];
+      if (r === undefined || name === 'count') throw new AttnLabError(`unknown head role '${name}'`, ARG_ERROR);
+      return r;
+    }
     // al_train_lab_held_out_loss: on text, the held-out loss at the last evaluation (NaN on the repeated task)
     get heldOutLoss() { return this.core.fn.al_train_lab_held_out_loss(this.live()); }
     // al_train_lab_step: up to n more steps; the steps done

@@ -142,7 +142,8 @@
 #define AL_ABI_LIMITS(L)                                                                       \
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
     L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)        \
-    L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)
+    L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)                 \
+    L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO)
 
 #define AL_ABI_FUNCTIONS(F)                                                                    \
     F(al_attn_hparams_fill_default, void, al_attn_hparams *hp)                                 \
@@ -293,6 +294,8 @@
     F(al_train_lab_evals, int64_t, const al_train_lab *lab, int64_t from, float *out, int64_t cap, \
         al_error *err)                                                                         \
     F(al_train_lab_induction_max, float, const al_train_lab *lab)                              \
+    F(al_train_lab_strongest_head, int64_t, const al_train_lab *lab, al_lab_role role)         \
+    F(al_train_lab_role_passed, int64_t, const al_train_lab *lab, al_lab_role role, double threshold) \
     F(al_train_lab_held_out_loss, double, const al_train_lab *lab)                             \
     F(al_train_lab_last_batch, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)    \
     F(al_train_lab_probe, int64_t, const al_train_lab *lab, int32_t *ids, int64_t cap)         \

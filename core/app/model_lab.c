@@ -45,6 +45,9 @@ struct al_model_lab {
     int64_t last_seen;            /* the ids the last draw's repetition penalty saw */
     float *logits;                /* [vocab] the last draw's, for its stages at temperature 0 */
     float *stages;                /* [AL_SAMPLER_STAGES, vocab] of the last step, as drawn */
+    float *ranked;                /* [vocab] what the chart's ids are ranked by: the last draw's
+                                   * probabilities after the repetition penalty (at temperature 1
+                                   * for a greedy draw, whose stages are one-hot) */
     float *attn;                  /* [L, H, C, C] */
     float *chunk_attn;            /* [L, H, CHUNK, C] one forward call's capture */
     int32_t *route_ids;           /* [L, C, top_k] */
@@ -78,7 +81,7 @@ void al_model_lab_free(al_model_lab *lab) {
     al_model_free(lab->model);
     al_tok_stream_free(lab->stream);
     al_tok_free(lab->tok);
-    free(lab->logits), free(lab->stages), free(lab->attn), free(lab->chunk_attn);
+    free(lab->logits), free(lab->stages), free(lab->ranked), free(lab->attn), free(lab->chunk_attn);
     free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
     free(lab->text), free(lab->text_end);
     free(lab);
@@ -157,6 +160,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->text_cap = C * 4 * ((int64_t)longest + 3); /* al_tok_stream_push's most per token */
         lab->logits = malloc((size_t)V * sizeof *lab->logits);
         lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
+        lab->ranked = calloc((size_t)V, sizeof *lab->ranked);
         lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
         lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
         lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
@@ -166,7 +170,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
         lab->text = malloc((size_t)lab->text_cap);
         lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
-        if (!lab->logits || !lab->stages || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
+        if (!lab->logits || !lab->stages || !lab->ranked || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
             !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end)
             st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     }
@@ -236,6 +240,7 @@ static void forget_view(al_model_lab *lab) {
     al_tok_stream_create(lab->tok, &lab->stream, NULL);
     lab->stale = lab->redraw = 0;
     memset(lab->stages, 0, (size_t)(AL_SAMPLER_STAGES * lab->hp.vocab) * sizeof *lab->stages);
+    memset(lab->ranked, 0, (size_t)lab->hp.vocab * sizeof *lab->ranked);
 }
 
 /* Back to no tokens: the generator's too (caches emptied). */
@@ -278,14 +283,27 @@ int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uin
     return got;
 }
 
-/* The stages of a greedy step, as the chart draws them: at temperature 1, from the logits the
- * step drew from (lab->logits) over the ids it saw. */
+/* Greedy's stages [AL_SAMPLER_STAGES, V]: the raw softmax kept, every later stage one-hot on
+ * greedy's choice `best` (temperature 0 leaves nothing else to draw from). */
+static void one_hot_stages(float *stages, int64_t V, int64_t best) {
+    memset(stages + V, 0, (size_t)((AL_SAMPLER_STAGES - 1) * V) * sizeof *stages);
+    for (int64_t s = 1; s < AL_SAMPLER_STAGES; s++) stages[s * V + best] = 1.0f;
+}
+
+/* The stages of a greedy step, as the pending chart showed them before it (al_model_lab_pending
+ * at temperature 0): from the logits the step drew from (lab->logits) over the ids it saw, the
+ * raw softmax and then one-hot on the token drawn; ranked as at temperature 1. */
 static al_status greedy_stages(al_model_lab *lab, al_error *err) {
+    const int64_t V = lab->hp.vocab;
     al_sampler_params shown = lab->last;
     shown.temperature = 1.0;
     lab->redraw = 0;
-    return al_sampler_stages(lab->logits, lab->hp.vocab, al_gen_ids(lab->gen), lab->last_seen, &shown, lab->stages,
-                             AL_SAMPLER_STAGES * lab->hp.vocab, err);
+    al_status st = al_sampler_stages(lab->logits, V, al_gen_ids(lab->gen), lab->last_seen, &shown, lab->stages,
+                                     AL_SAMPLER_STAGES * V, err);
+    if (st != AL_OK) return st;
+    memcpy(lab->ranked, lab->stages + 2 * V, (size_t)V * sizeof *lab->ranked);
+    one_hot_stages(lab->stages, V, al_gen_last(lab->gen));
+    return AL_OK;
 }
 
 int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_error *err) {
@@ -302,14 +320,15 @@ int64_t al_model_lab_step(al_model_lab *lab, const al_sampler_params *p, al_erro
     lab->last = *p;
     lab->last_seen = seen;
     /* 2. The stages as drawn; at temperature 0 (greedy) the sampler leaves none, so they are
-     *    drawn as at temperature 1 from the same logits, the choice marked (now, or when the
-     *    charts come back on). */
+     *    the raw softmax and then one-hot on the choice, as pending showed them (now, or when
+     *    the charts come back on). */
     if (p->temperature == 0.0) {
         memcpy(lab->logits, al_gen_logits(lab->gen), (size_t)V * sizeof *lab->logits);
         lab->redraw = 1;
         if (lab->charts && greedy_stages(lab, err) != AL_OK) return -1;
     } else {
         memcpy(lab->stages, al_gen_stages(lab->gen), (size_t)(AL_SAMPLER_STAGES * V) * sizeof *lab->stages);
+        memcpy(lab->ranked, lab->stages + 2 * V, (size_t)V * sizeof *lab->ranked);
         lab->redraw = 0;
     }
     /* 3. The stop token ends the text (not appended, as the CLI does not print it); any other
@@ -521,7 +540,7 @@ static int64_t rank_ids(const float *p, int64_t V, int64_t count, int32_t *out) 
  * them. Returns how many were written. */
 int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err) {
     if (!lab || !out || count < 1) return al_fail(err, AL_ERR_ARG, "model lab top: NULL argument or count < 1"), -1;
-    const int64_t have = rank_ids(lab->stages + 2 * lab->hp.vocab, lab->hp.vocab, count, out);
+    const int64_t have = rank_ids(lab->ranked, lab->hp.vocab, count, out);
     const int64_t chosen = al_gen_last(lab->gen);
     int in = chosen < 0;
     for (int64_t i = 0; i < have && !in; i++) in = out[i] == chosen;
@@ -554,8 +573,7 @@ int64_t al_model_lab_pending(const al_model_lab *lab, const al_sampler_params *p
     if (p->temperature != 0.0) return al_sampler_stages(logits, V, ids, n, p, stages, cap, err) == AL_OK ? have : -1;
     const int64_t best = al_sample(logits, V, ids, n, p, NULL, stages + 2 * V, cap - 2 * V, err);
     if (best < 0) return -1;
-    memset(stages + V, 0, (size_t)((AL_SAMPLER_STAGES - 1) * V) * sizeof *stages);
-    for (int64_t s = 1; s < AL_SAMPLER_STAGES; s++) stages[s * V + best] = 1.0f;
+    one_hot_stages(stages, V, best);
     return have;
 }
 

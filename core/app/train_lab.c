@@ -346,13 +346,34 @@ int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, in
     return rows;
 }
 
-float al_train_lab_induction_max(const al_train_lab *lab) {
-    if (!lab || !lab->n_evals) return NAN;
+/* The head of evaluation row (its scores, past the step) highest on role: layer · n_heads + head,
+ * the lower on a tie. */
+static int64_t strongest(const al_train_lab *lab, const float *scores, al_lab_role role) {
     const int64_t LH = lab->hp.n_layers * lab->hp.n_heads;
-    const float *row = lab->evals + (lab->n_evals - 1) * eval_width(&lab->hp) + 1;
-    float best = 0.0f;
-    for (int64_t lh = 0; lh < LH; lh++) best = fmaxf(best, row[lh * AL_LAB_ROLES + AL_LAB_ROLE_INDUCTION]);
+    int64_t best = 0;
+    for (int64_t lh = 1; lh < LH; lh++)
+        if (scores[lh * AL_LAB_ROLES + role] > scores[best * AL_LAB_ROLES + role]) best = lh;
     return best;
+}
+
+int64_t al_train_lab_strongest_head(const al_train_lab *lab, al_lab_role role) {
+    if (!lab || !lab->n_evals || role < 0 || role >= AL_LAB_ROLES) return -1;
+    return strongest(lab, lab->evals + (lab->n_evals - 1) * eval_width(&lab->hp) + 1, role);
+}
+
+int64_t al_train_lab_role_passed(const al_train_lab *lab, al_lab_role role, double threshold) {
+    if (!lab || role < 0 || role >= AL_LAB_ROLES) return -1;
+    for (int64_t e = 0; e < lab->n_evals; e++) {
+        const float *row = lab->evals + e * eval_width(&lab->hp);
+        if (row[1 + strongest(lab, row + 1, role) * AL_LAB_ROLES + role] > threshold) return (int64_t)row[0];
+    }
+    return -1;
+}
+
+float al_train_lab_induction_max(const al_train_lab *lab) {
+    const int64_t lh = al_train_lab_strongest_head(lab, AL_LAB_ROLE_INDUCTION);
+    if (lh < 0) return NAN;
+    return lab->evals[(lab->n_evals - 1) * eval_width(&lab->hp) + 1 + lh * AL_LAB_ROLES + AL_LAB_ROLE_INDUCTION];
 }
 
 int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap) {

@@ -8,6 +8,8 @@
 //     onnxruntime-web and TensorFlow.js's WebAssembly backend (tests/bench/peers.mjs);
 //   - a decode step's cost as the cache grows, with the cache and by recomputing without it;
 //   - the page in headless Chromium: control change to painted charts, and load to first chart;
+//     while the Train tab trains, an input (a click, a key on a select or a slider) to the
+//     frame that shows its answer (tests/bench/train_input.mjs);
 //     the layer lab at its largest settings (load, Step, language switch, Pause); the model
 //     view's load, its drawing of a step and its answer to a page.evaluate during Play;
 //   - the model view's head lines over 512 tokens (a recording canvas under Node);
@@ -37,6 +39,7 @@ import { blasLabel, cpuFlags, torchEnv } from './blas.mjs';
 import { llamaCppBench, llamaCppMarkdown, llamaCppTarget } from './llama_cpp.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 import { ROUNDS, median, showRatio, spread } from './stats.mjs';
+import { TARGET_MS as TRAIN_INPUT_MS, showTrainInput, trainInputRun } from './train_input.mjs';
 
 const OUT = join(ROOT, 'tests', 'out');
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -483,6 +486,8 @@ async function main() {
   const headLines = headLinesMs();
   console.error('the Train tab, two minutes…');
   const trainTab = await trainTabRun();
+  console.error('the Train tab: inputs answered while it trains…');
+  const trainInput = await trainInputRun({ quick });
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
@@ -549,6 +554,7 @@ async function main() {
     ['training tokens/s ≥ PyTorch\'s (MiniMind, hidden 128, 4 layers, batch 8 × 128)', training.ratio.tokens && training.ratio.tokens.median, (v) => v >= 1, () => showRatio(training.ratio.tokens, fmt)],
     ['Train tab, default run, headless Chromium: some head\'s induction score > 0.5 within 2 minutes', trainTab.induction_at ? trainTab.induction_at.s : trainTab.induction_max, () => trainTab.induction_at !== null, (v) => (trainTab.induction_at ? `${fmt(v)} s (step ${trainTab.induction_at.steps})` : `not in ${trainTab.seconds} s: highest ${fmt(v)} at step ${trainTab.steps}`)],
     ['Train tab, default run: repeated copies\' loss < half the first copies\' within 2 minutes', trainTab.halves_at ? trainTab.halves_at.s : trainTab.repeated_half / trainTab.first_half, () => trainTab.halves_at !== null, (v) => (trainTab.halves_at ? `${fmt(v)} s (step ${trainTab.halves_at.steps})` : `not in ${trainTab.seconds} s: ratio ${fmt(v)} at step ${trainTab.steps}`)],
+    [`Train tab training, headless Chromium: an input (click, a select's or a slider's key) to the frame showing its answer ≤ ${TRAIN_INPUT_MS} ms (p90)`, trainInput.all.p90, (v) => v <= TRAIN_INPUT_MS, () => showTrainInput(trainInput, fmt)],
     ['Train tab: WebAssembly training tokens/s ≥ 0.2× native (its default preset)', trainLab.wasm_vs_native.median, (v) => v >= 0.2, () => showRatio(trainLab.wasm_vs_native, fmt)],
     ['WebAssembly GEMM ≥ 80% of the measured SIMD128 ceiling (MiniMind-3 prefill shapes, median)', simd.fraction, (v) => v >= 0.8, (v) => `${fmt(100 * v)}% (${fmt(median(simd.gemm.map((g) => g.gflops)))} of ${fmt(simd.peak_gflops)} GFLOP/s)`],
     ...peersTargets(peers, fmt),
@@ -556,7 +562,7 @@ async function main() {
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];

@@ -79,6 +79,18 @@
     });
   }
 
+  // A prompt given as token ids (shown in the prompt box as their text), from the start.
+  function promptIds(ids) {
+    return queue(async () => {
+      const snap = await m.client.request('ids', { ids, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos });
+      P.state.text = $('prompt-text').value = snap.text;
+      return show(snap);
+    }).catch((e) => {
+      modelMessage(P.t.errorPrefix + e.message);
+      throw e;
+    });
+  }
+
   // The head a new model opens on: the strongest of the chosen role (the roles panel says what
   // it does), unless the link named one.
   function openStrongest(info) {
@@ -157,11 +169,20 @@
   // prompt run from the start. The view boots first if it has not yet.
   // A shipped model given as files is that model (its name, examples and link); any other is
   // 'file' in the link, which then asks for the files. A link that asked for them replays its
-  // steps on them.
-  async function openModel(files, name) {
+  // steps on them. opened (the Train tab's): {ids, the prompt as token ids; role and head, the
+  // role shown and the head selected}.
+  async function openModel(files, name, opened = null) {
     if (m.boot) await m.boot();
     const ok = await loadFiles(files, name);
-    if (ok) {
+    if (ok && opened) {
+      $('role-select').value = opened.role;
+      V().renderRoles();
+      P.state.layer = opened.head.layer;
+      P.state.mhead = opened.head.head;
+      P.state.model = 'file';
+      $('model-select').value = '';
+      await promptIds(opened.ids).catch(() => {});
+    } else if (ok) {
       if (!m.awaitingFiles) P.state.gen = 0;
       m.awaitingFiles = false;
       const i = await shippedMatch(m.info);

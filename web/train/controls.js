@@ -1,8 +1,9 @@
 // train/controls.js — the Train tab's controls and events: the preset, the data, the model's
 // shape and learning rate (kept in the URL hash), Start / Pause / Reset, the status line, the
-// role shown and the head clicked, the exports, and the trained model opened in the model view
-// or downloaded as a MiniMind folder's files. The training runs in its own worker
-// (train/worker.js), started the first time the tab is shown.
+// role shown and the head shown (the strongest of that role, followed as it trains, until a
+// head is clicked), the exports, and the trained model opened in the model view (on the probe,
+// its induction head selected) or downloaded as a MiniMind folder's files. The training runs in
+// its own worker (train/worker.js), started the first time the tab is shown.
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
@@ -28,7 +29,6 @@
     made: null,       // the settings the current lab was made with (a JSON string), or null
     running: false,
     done: false,
-    head: { layer: 0, head: 0 },
     wasm: null,
   };
 
@@ -98,9 +98,10 @@
     const rate = p ? Math.round(p.tokensPerSecond) : 0; // tokens/s from the core (al_train_lab_tokens_per_second)
     $('train-status').textContent = f ? t.trainStatus(p ? p.steps : 0, f.config.steps, last ? last[0] : NaN, rate, tr.running, tr.done) : '';
     $('induction-max').textContent = p && Number.isFinite(p.inductionMax) ? p.inductionMax.toFixed(3) : '–';
+    V().renderJump();
     $('btn-train-start').disabled = tr.running || tr.done;
     $('btn-train-pause').disabled = !tr.running;
-    $('btn-train-open').disabled = !f;
+    $('train-open-model').disabled = !f;
     for (const b of document.querySelectorAll('[data-train-file]')) b.disabled = !f;
     tr.last = p;
   }
@@ -114,20 +115,20 @@
     const p = e.progress;
     if (!p) return;
     V().add(p);
+    follow();
     tr.running = p.running;
     tr.done = p.done;
     if (p.error) message(P.t.errorPrefix + p.error);
     renderStatus(p);
-    V().render();
-    // the clicked head's pattern follows the evaluations
-    if (p.evals.length) requestPattern();
   }
 
-  function requestPattern() {
-    return tr.client.request('pattern', tr.head).then((r) => {
-      V().view.pattern = r;
-      V().renderPattern();
-    }).catch((e) => message(P.t.errorPrefix + e.message));
+  // While no head has been clicked, the head shown is the strongest of the chosen role (the
+  // core's, at the last evaluation).
+  function follow() {
+    const v = V().view, best = v.strongest[P.state.trole];
+    if (!v.follow || !best || (best.layer === v.head.layer && best.head === v.head.head)) return;
+    v.head = { ...best };
+    V().schedule({ pattern: true });
   }
 
   // ---------------------------------------------------------------- actions
@@ -149,11 +150,10 @@
         const facts = await tr.client.request('create', { config: c, tokenizer, text });
         tr.made = key;
         tr.done = false;
-        tr.head = { layer: Math.min(tr.head.layer, facts.hparams.n_layers - 1), head: Math.min(tr.head.head, facts.hparams.n_heads - 1) };
         V().reset(facts);
         V().add(facts.progress);
+        follow();
         renderFacts();
-        await requestPattern();
       }
       await tr.client.request('start');
       tr.running = true;
@@ -195,13 +195,16 @@
     }
   }
 
+  // The model as it is now in the model view, its prompt the probe (the repeated random ids the
+  // roles are measured on), the strongest induction head selected.
   async function openInModelView() {
     try {
-      const f = await tr.client.request('files');
+      const v = V().view, f = await tr.client.request('files');
+      const head = v.strongest[v.facts.roleNames.indexOf('induction')] || v.head;
       const models = root.AttnLabModelControls;
       models.showTab('model');
       await models.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
-        P.t.trainedName(tr.last ? tr.last.steps : 0));
+        P.t.trainedName(tr.last ? tr.last.steps : 0), { ids: v.facts.probe, role: 'induction', head });
     } catch (e) {
       message(P.t.errorPrefix + e.message);
     }
@@ -215,21 +218,30 @@
         tr.client.onEvent = onProgress;
         const r = await tr.client.init(tr.wasm);
         tr.defaults = r.defaults;
+        Object.assign(V().view, { jump: r.jump, threshold: r.threshold });
         syncControls();
+        V().renderJump();
       })().catch((e) => message(P.t.errorPrefix + e.message));
     }
+    V().schedule(); // the charts, not drawn while the tab was hidden
     return tr.booted;
   }
 
   function wire() {
     $('train-preset').addEventListener('change', choosePreset);
     for (const id of ['train-data', 'train-layers', 'train-heads', 'train-hidden', 'train-lr']) $(id).addEventListener('change', readControls);
-    $('train-role').addEventListener('change', () => { readControls(); if (V().view.facts) V().renderRoles(); });
+    // a role chosen: its strongest head is shown, and followed
+    $('train-role').addEventListener('change', () => {
+      readControls();
+      V().view.follow = true;
+      follow();
+      V().schedule({ roles: true, pattern: true });
+    });
     $('btn-train-start').addEventListener('click', start);
     $('btn-train-pause').addEventListener('click', pause);
     $('btn-train-reset').addEventListener('click', reset);
     for (const b of document.querySelectorAll('[data-train-file]')) b.addEventListener('click', () => download(b.dataset.trainFile));
-    $('btn-train-open').addEventListener('click', openInModelView);
+    $('train-open-model').addEventListener('click', openInModelView);
     $('chart-roles-grid').addEventListener('click', (e) => {
       const chart = root.Chart.getChart($('chart-roles-grid'));
       const f = V().view.facts;
@@ -237,8 +249,9 @@
       const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
       const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
       if (layer < 0 || head < 0 || layer >= f.hparams.n_layers || head >= f.hparams.n_heads) return;
-      tr.head = { layer, head };
-      requestPattern();
+      V().view.head = { layer, head };
+      V().view.follow = false; // the learner's choice holds until a role is chosen
+      V().schedule({ pattern: true });
     });
     for (const button of document.querySelectorAll('[data-train-export]')) {
       button.addEventListener('click', () => {

@@ -2,7 +2,9 @@
 // loss per step (and, on the repeated task, the loss of the first copies against the repeated
 // ones), each head's role scores against the step as curves, the chosen role of every layer and
 // head as a heatmap at the last evaluation, and one head's attention over the probe. The rows
-// arrive as they are made and are kept here as they came; nothing is computed from them.
+// arrive as they are made and are kept here as they came; nothing is computed from them. While
+// it trains the charts are drawn at most once a frame, each only when what it shows changed, and
+// not at all while the tab is hidden, so a click is answered at once.
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
@@ -13,7 +15,13 @@
     facts: null,      // the lab: hparams, params, probe, probePieces, columns, roleNames, config; probeText
     history: [],      // per step: Float32Array row [columns]
     evals: [],        // per evaluation: Float32Array row [1 + L·H·roles]
-    pattern: null,    // {layer, head, data}
+    patterns: null,   // every head's attention over the probe at the last evaluation [L, H, T, T]
+    head: { layer: 0, head: 0 }, // the head shown over the probe
+    follow: true,     // the head shown is the strongest of the chosen role (until one is clicked)
+    strongest: [],    // per role: the strongest head at the last evaluation, {layer, head}
+    inductionPassed: -1, // the step some head's induction score first passed the threshold; -1
+    jump: null,       // [from, to]: the steps the default run's induction head forms between
+    threshold: NaN,   // al_lab_role_threshold
   };
   const charts = {};
   const images = {};
@@ -27,20 +35,50 @@
     view.facts = facts;
     view.history = [];
     view.evals = [];
-    view.pattern = null;
+    view.patterns = null;
+    view.strongest = [];
+    view.inductionPassed = -1;
+    view.follow = true;
+    if (facts) view.head = { layer: Math.min(view.head.layer, facts.hparams.n_layers - 1), head: Math.min(view.head.head, facts.hparams.n_heads - 1) };
   }
 
-  // Appends a progress message's rows.
+  // Appends a progress message's rows; what changed is drawn at the next frame.
   function add(progress) {
     const f = view.facts;
     if (!f) return;
     const c = f.columns.length, w = 1 + f.hparams.n_layers * f.hparams.n_heads * f.roleNames.length;
     for (let i = 0; i + c <= progress.history.length; i += c) view.history.push(progress.history.subarray(i, i + c));
     for (let i = 0; i + w <= progress.evals.length; i += w) view.evals.push(progress.evals.subarray(i, i + w));
+    if (progress.patterns) view.patterns = progress.patterns, patternSerial++;
+    view.strongest = progress.strongest || view.strongest;
+    view.inductionPassed = progress.inductionPassed;
+    schedule({ loss: progress.history.length > 0, roles: progress.evals.length > 0, pattern: !!progress.patterns });
+  }
+
+  // ---------------------------------------------------------------- drawing, once a frame
+  let patternSerial = 0; // counts the patterns received: what the head's picture was painted from
+  const dirty = { loss: false, roles: false, pattern: false };
+  let frame = 0;
+  function schedule(parts = { loss: true, roles: true, pattern: true }) {
+    for (const k of Object.keys(dirty)) dirty[k] = dirty[k] || !!parts[k];
+    if (!frame) frame = requestAnimationFrame(drawDirty);
+  }
+  // The time each drawing takes is recorded as a User Timing measure 'attnlab:train-draw' (its
+  // detail: what was drawn), for DevTools and the bench.
+  function drawDirty() {
+    frame = 0;
+    if (!view.facts || $('view-train').hidden) return; // drawn when the tab is shown (schedule)
+    const t0 = performance.now(), detail = { ...dirty };
+    if (dirty.loss) renderLoss();
+    if (dirty.roles) renderRoles();
+    if (dirty.pattern) renderPattern();
+    dirty.loss = dirty.roles = dirty.pattern = false;
+    performance.measure('attnlab:train-draw', { start: t0, detail });
   }
 
   const roleIndex = () => Math.min(Math.max(0, P.state.trole), view.facts.roleNames.length - 1);
   const headName = (l, h) => `L${l} H${h}`;
+  const MARK = '#d62728'; // the jump's line on the loss chart
   const COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
   // ---------------------------------------------------------------- loss
@@ -49,20 +87,39 @@
     const col = (name) => f.columns.indexOf(name);
     const series = [['loss', t.trainLossAll, '#1f77b4']];
     if (f.config.data === 'repeat') series.push(['first_half', t.trainLossFirst, '#ff7f0e'], ['repeated_half', t.trainLossRepeated, '#2ca02c']);
+    const datasets = series.map(([name, label, colour]) => ({
+      label, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: 0,
+      data: view.history.map((row, i) => ({ x: i + 1, y: row[col(name)] })),
+    }));
+    // The step the induction score passed the threshold (the core's), as a vertical line on an
+    // axis of its own from the bottom of the chart to the top.
+    const at = view.inductionPassed;
+    if (at >= 0) {
+      datasets.push({
+        label: t.trainJumpMark(view.threshold, at), borderColor: MARK, backgroundColor: MARK, borderWidth: 2, borderDash: [6, 4],
+        pointRadius: 0, yAxisID: 'mark', data: [{ x: at, y: 0 }, { x: at, y: 1 }],
+      });
+    }
     draw('chart-loss', {
       type: 'line',
-      data: {
-        datasets: series.map(([name, label, colour]) => ({
-          label, borderColor: colour, backgroundColor: colour, borderWidth: 1.5, pointRadius: 0,
-          data: view.history.map((row, i) => ({ x: i + 1, y: row[col(name)] })),
-        })),
-      },
+      data: { datasets },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
-        scales: { x: { type: 'linear', title: { display: true, text: t.trainStepAxis } }, y: { title: { display: true, text: t.trainLossAxis } } },
+        scales: {
+          x: { type: 'linear', title: { display: true, text: t.trainStepAxis } },
+          y: { title: { display: true, text: t.trainLossAxis } },
+          mark: { type: 'linear', axis: 'y', position: 'right', display: false, min: 0, max: 1 },
+        },
         plugins: { title: { display: true, text: t.trainLossTitle } },
       },
     });
+  }
+
+  // When the jump usually comes (the default run's, measured by the core's runs), and this run's.
+  function renderJump() {
+    const { t } = P;
+    $('train-jump').textContent = view.jump ? t.trainJump(view.jump[0], view.jump[1], view.threshold,
+      view.facts ? view.inductionPassed : null) : '';
   }
 
   // ---------------------------------------------------------------- roles
@@ -97,20 +154,31 @@
   }
 
   // ---------------------------------------------------------------- one head over the probe
+  // The shown head's pattern: {layer, head, data [T, T]}, or null before the first evaluation.
+  function pattern() {
+    const p = view.patterns, n = view.facts && view.facts.probe.length;
+    if (!p) return null;
+    const { layer, head } = view.head, at = (layer * view.facts.hparams.n_heads + head) * n * n;
+    return { layer, head, data: p.subarray(at, at + n * n) };
+  }
+
   function renderPattern() {
-    const { t } = P, f = view.facts, p = view.pattern;
+    const { t } = P, f = view.facts, p = pattern();
     if (!p) return;
     const n = f.probe.length;
     const names = f.probeText.map((s) => root.AttnLabNextChart.visibleText(s));
-    $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head);
+    $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head) +
+      (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '');
     draw('chart-train-head', H().heatmapConfig({
-      values: p.data, rows: n, cols: n, lo: 0, hi: 1, title: t.trainHeadChartTitle(view.evals.length ? view.evals[view.evals.length - 1][0] : 0),
+      values: p.data, rows: n, cols: n, lo: 0, hi: 1, cellsKey: `${patternSerial} ${p.layer} ${p.head}`, title: t.trainHeadChartTitle(view.evals.length ? view.evals[view.evals.length - 1][0] : 0),
       xLabel: t.keyToken, yLabel: t.queryToken, format: (v) => v.toFixed(3), image: imageFor('chart-train-head'),
       rowNames: names, colNames: names, lang: P.state.lang,
     }, $('tip-train-head')));
   }
 
+  // Everything at once (a new language, a new lab).
   function render() {
+    renderJump();
     if (!view.facts) return;
     renderLoss();
     renderRoles();
@@ -126,7 +194,7 @@
     const note = H_.exportNote({ tokens: f.probe.length, lang: P.state.lang });
     if (chart === 'loss') return H_.titledImage(charts['chart-loss'].canvas, t.trainLossTitle, '');
     if (chart === 'head') {
-      const p = view.pattern;
+      const p = pattern();
       return H_.titledImage(charts['chart-train-head'].canvas, p ? t.trainHeadTitle(p.layer, p.head) : t.trainHeadNone, note);
     }
     const curves = charts['chart-roles-train'].canvas, grid = charts['chart-roles-grid'].canvas;
@@ -152,7 +220,7 @@
         return csvOf([['step', ...names], ...view.evals.map((row) => Array.from(row, String))]);
       },
       head: () => {
-        const p = view.pattern, n = f.probe.length;
+        const p = pattern(), n = f.probe.length;
         const rows = [['query\\key', ...f.probeText.map((s, j) => `${j} ${s}`)]];
         for (let i = 0; i < n; i++) rows.push([`${i} ${f.probeText[i]}`, ...Array.from(p.data.subarray(i * n, (i + 1) * n), String)]);
         return csvOf(rows);
@@ -161,5 +229,5 @@
     return { name: `attnlab-train-${chart}.csv`, url: URL.createObjectURL(new Blob([csv[chart]()], { type: 'text/csv' })) };
   }
 
-  root.AttnLabTrainView = { view, reset, add, render, renderRoles, renderPattern, exportFile, charts };
+  root.AttnLabTrainView = { view, reset, add, schedule, render, renderJump, renderRoles, renderPattern, pattern, exportFile, charts };
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -5,31 +5,44 @@
 //
 // Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}, and while
 // it runs {progress} after each slice.
-//   init     {wasm}                       start the core; the defaults
+//   init     {wasm}                       start the core; the defaults, the role threshold and
+//                                         the steps the default run's jump comes between
 //   create   {config, tokenizer, text}    a new lab (the old one freed); its facts
 //   start    {}                           train until paused or done (progress as it goes)
 //   pause    {}                           stop after the current slice
-//   pattern  {layer, head}                one head's attention over the probe, now
 //   files    {}                           config.json, model.safetensors, tokenizer.json bytes
 // progress: {steps, tokens, ms, history (rows since the last), evals (rows since the last),
-// inductionMax, heldOutLoss (text: at the last evaluation), running, done}.
+// inductionMax, inductionPassed (the step some head's induction score first passed the
+// threshold, -1), strongest (per role, the strongest head at the last evaluation), patterns
+// (when an evaluation came: every head's attention over the probe [L, H, T, T], else null),
+// heldOutLoss (text: at the last evaluation), running, done}. The page answers a click on a
+// head from the patterns it holds: it never waits for a slice to end.
 /* global importScripts */
 (function (self) {
   'use strict';
   if (typeof self.AttnLab === 'undefined') importScripts('../wasm-loader.js', '../attnlab-api.js');
 
-  const SLICE_MS = 120;
+  const SLICE_MS = 100;
   let core = null;
   let lab = null;
   let running = false;
   let sent = { steps: 0, evals: 0 }; // rows already sent
   let trainMs = 0; // time spent training (the speed shown)
   let perStepMs = 50; // measured, to size the slices
+  let threshold = NaN; // al_lab_role_threshold, read at init
 
   function facts(l) {
     const probe = Array.from(l.probe());
     return { hparams: l.hparams, params: l.paramCount, probe, config: l.config, columns: l.columns, roleNames: l.roleNames,
       probePieces: probe.map((id) => Array.from(l.piece(id))) };
+  }
+
+  // Every head's attention over the probe at the last evaluation, [L, H, T, T].
+  function patterns() {
+    const { n_layers: L, n_heads: H } = lab.hparams, T2 = lab.probeLen * lab.probeLen;
+    const out = new Float32Array(L * H * T2);
+    for (let l = 0; l < L; l++) for (let h = 0; h < H; h++) out.set(lab.attention(l, h), (l * H + h) * T2);
+    return out;
   }
 
   function progress() {
@@ -38,10 +51,14 @@
     sent = { steps: lab.stepsDone, evals: sent.evals + evals.length / lab.evalWidth };
     const done = lab.stepsDone >= lab.config.steps;
     return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, tokensPerSecond: lab.tokensPerSecond(trainMs), history, evals,
-      inductionMax: lab.inductionMax, heldOutLoss: lab.heldOutLoss, running: running && !done, done };
+      inductionMax: lab.inductionMax, inductionPassed: lab.rolePassed('induction', threshold),
+      strongest: lab.roleNames.map((r) => lab.strongestHead(r)), patterns: evals.length ? patterns() : null,
+      heldOutLoss: lab.heldOutLoss, running: running && !done, done };
   }
 
-  function post(p) { self.postMessage({ progress: p }, [p.history.buffer, p.evals.buffer]); }
+  // The rows and the patterns are handed over, not copied.
+  const buffers = (p) => [p.history.buffer, p.evals.buffer, ...(p.patterns ? [p.patterns.buffer] : [])];
+  function post(p) { self.postMessage({ progress: p }, buffers(p)); }
 
   // One slice of steps, then the next after any waiting message has been heard.
   function slice() {
@@ -68,7 +85,8 @@
   const ops = {
     async init({ wasm }) {
       core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
-      return { defaults: core.trainDefaults() };
+      threshold = core.roleThreshold();
+      return { defaults: core.trainDefaults(), threshold, jump: [core.limits.AL_TRAIN_JUMP_FROM, core.limits.AL_TRAIN_JUMP_TO] };
     },
     create({ config, tokenizer, text = '' }) {
       running = false;
@@ -93,10 +111,6 @@
       running = false;
       return { running: false };
     },
-    pattern({ layer, head }) {
-      need();
-      return { layer, head, data: lab.attention(layer, head) };
-    },
     files() {
       need();
       return { config: lab.file('config'), model: lab.file('model'), tokenizer: lab.file('tokenizer') };
@@ -112,7 +126,7 @@
     try {
       if (!ops[op]) throw new Error(`unknown request '${op}'`);
       const result = await ops[op](args || {});
-      self.postMessage({ id, ok: true, result });
+      self.postMessage({ id, ok: true, result }, result && result.progress ? buffers(result.progress) : []);
     } catch (e) {
       self.postMessage({ id, ok: false, error: e.message || String(e) });
     }

@@ -414,7 +414,8 @@ int64_t al_model_lab_prompt(al_model_lab *lab, const char *text, size_t len, uin
 int64_t al_model_lab_prompt_ids(al_model_lab *lab, const int32_t *ids, int64_t n, uint64_t seed, al_error *err);
 
 /* One step: the next token drawn by MiniMind's sampler with `p` from the last logits (the
- * stages kept for al_model_lab_stages; at temperature 0 drawn as at temperature 1), appended
+ * stages kept for al_model_lab_stages; at temperature 0 the raw softmax, then one-hot on the
+ * token chosen, as al_model_lab_pending shows them before the step), appended
  * and run through the model. Returns the token; the stop token (llama2.c: BOS, MiniMind: eos)
  * is returned but not appended, and ends the text (unless al_model_lab_set_ignore_eos). -1
  * with *err set: no prompt, the text ended, the context full, bad sampler settings. */
@@ -459,8 +460,9 @@ al_status al_model_lab_thumbs(const al_model_lab *lab, int64_t max_size, float *
  * after temperature, after the repetition penalty, after top-k, after top-p); zeros before a
  * step. */
 al_status al_model_lab_stages(const al_model_lab *lab, float *out, int64_t cap, al_error *err);
-/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (ties
- * by id), the chosen one put last if it is not among them. Returns how many (<= count). */
+/* The ids the next-token chart shows: the `count` most likely after the repetition penalty (at
+ * temperature 1 for a greedy draw; ties by id), the chosen one put last if it is not among them.
+ * Returns how many (<= count). */
 int64_t al_model_lab_top_ids(const al_model_lab *lab, int64_t count, int32_t *out, al_error *err);
 /* The next draw's distributions with the settings `p`, computed without drawing (no random
  * number used: the tokens a seed gives stay the same): stages [AL_SAMPLER_STAGES, vocab] from
@@ -571,11 +573,17 @@ typedef struct {
 /* The Train tab's default into *c: a 2-layer attention-only model (hidden 64, 2 heads of 32,
  * RoPE base 1e6, MiniMind's tokenizer cut to its 292 added and byte tokens) on the repeated
  * task, batch 16 × 64, no accumulation, peak learning rate 1e-3, 3000 steps. Its induction head
- * forms after some 650–750 steps (a score above 0.5 at step 675 with seed 42); at a peak of
+ * forms between steps AL_TRAIN_JUMP_FROM and AL_TRAIN_JUMP_TO (the first evaluation with some
+ * head's induction score above 0.5, al_train_lab_role_passed: 575, 600, 625, 625, 650, 675,
+ * 675 for seeds 1–7 and 675 for the default 42, each run natively with these settings and the
+ * seed changed, al_train_lab_role_passed(lab, AL_LAB_ROLE_INDUCTION, al_lab_role_threshold())
+ * asked every 25 steps); at a peak of
  * 1.5e-3 and above the model learns another circuit that
  * solves the task as well (layer 0 copying the tokens 5 and 6 back, layer 1 matching on the
  * farther copy and reading the nearer), whose induction score stays near 0. */
 void al_train_lab_config_default(al_train_lab_config *c);
+#define AL_TRAIN_JUMP_FROM 575
+#define AL_TRAIN_JUMP_TO 675
 
 /* tokenizer: MiniMind's tokenizer.json (cut to cfg->vocab ids); text: the training text (UTF-8;
  * only for AL_TRAIN_DATA_TEXT), a corpus as `attnlab train --corpus` reads one
@@ -615,6 +623,12 @@ int64_t al_train_lab_evals(const al_train_lab *lab, int64_t from, float *out, in
 int64_t al_train_lab_eval_width(const al_train_lab *lab); /* the evals' row width; -1 if NULL */
 /* The highest induction score of any head at the last evaluation. */
 float al_train_lab_induction_max(const al_train_lab *lab);
+/* The head highest on role at the last evaluation, as layer · n_heads + head (the lower on a
+ * tie); -1 for a NULL lab or a role out of range. */
+int64_t al_train_lab_strongest_head(const al_train_lab *lab, al_lab_role role);
+/* The step of the first evaluation at which some head's score on role is above threshold (the
+ * page's: al_lab_role_threshold); -1 if none has been yet, for a NULL lab or a role out of range. */
+int64_t al_train_lab_role_passed(const al_train_lab *lab, al_lab_role role, double threshold);
 /* The last step's batch [batch, seq] (what the model saw); returns batch · seq, 0 before any
  * step (-1 for a NULL lab). */
 int64_t al_train_lab_last_batch(const al_train_lab *lab, int32_t *ids, int64_t cap);
