@@ -110,11 +110,13 @@
     V(AL_FILE_NONE, none) V(AL_FILE_WEIGHTS, weights) V(AL_FILE_INPUT, input)                  \
     E(demo, al_demo)                                                                           \
     V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
+    V(AL_DEMO_GENERATION, generation)                                                          \
     E(lang, al_lang)                                                                           \
     V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)                                                        \
     E(demo_panel, al_demo_panel)                                                               \
     V(AL_DEMO_PANEL_NONE, none) V(AL_DEMO_PANEL_MASK, mask) V(AL_DEMO_PANEL_ROPE, rope)        \
     V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)        \
+    V(AL_DEMO_PANEL_SAMPLER, sampler)                                                          \
     E(model_file_kind, al_model_file_kind)                                                     \
     V(AL_MODEL_FILE_UNKNOWN, unknown) V(AL_MODEL_FILE_LLAMA2C, llama2c)                        \
     V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \

@@ -1,4 +1,4 @@
-/* cmd_demo.c — `attnlab demo basic|attention [--lang zh|en] [--seed N]`. */
+/* cmd_demo.c — `attnlab demo basic|attention|generation [--lang zh|en] [--seed N]`. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -7,14 +7,15 @@
 
 int cmd_demo(int argc, char **argv) {
     if (argc < 1) {
-        cli_error("demo needs a name: 'basic' or 'attention'");
+        cli_error("demo needs a name: 'basic', 'attention' or 'generation'");
         return EXIT_BAD_INPUT;
     }
     al_demo demo;
     if (!strcmp(argv[0], "basic")) demo = AL_DEMO_BASIC;
     else if (!strcmp(argv[0], "attention")) demo = AL_DEMO_ATTENTION;
+    else if (!strcmp(argv[0], "generation")) demo = AL_DEMO_GENERATION;
     else {
-        cli_error("unknown demo '%s': expected 'basic' or 'attention'", argv[0]);
+        cli_error("unknown demo '%s': expected 'basic', 'attention' or 'generation'", argv[0]);
         return EXIT_BAD_INPUT;
     }
     al_lang lang = AL_LANG_ZH;

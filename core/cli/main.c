@@ -1,4 +1,4 @@
-/* main.c — the attnlab command line: dispatches to `demo` (the tutorial's two scripts, printed
+/* main.c — the attnlab command line: dispatches to `demo` (the tutorial's scripts, printed
  * as PyTorch prints them), `forward` (one attention layer from safetensors weights), `bench`
  * (the core timed), `kv-growth` (the KV cache's size and a step's cost as a sequence grows),
  * `tokenize` (text to token ids and back with a tokenizer file), `train-tokenizer` (a
@@ -12,9 +12,10 @@
 
 static const char USAGE[] =
     "usage:\n"
-    "  attnlab demo basic|attention [--lang zh|en] [--seed N]\n"
-    "      run every example of 02-basic-components-demo.py (basic) or\n"
-    "      03-attention-demo.py (attention) and print what they print;\n"
+    "  attnlab demo basic|attention|generation [--lang zh|en] [--seed N]\n"
+    "      run every example of 02-basic-components-demo.py (basic),\n"
+    "      03-attention-demo.py (attention) or 10-generation-demo.py (generation)\n"
+    "      and print what they print;\n"
     "      --seed N replaces every torch.manual_seed(...) value with N\n"
     "  attnlab forward --weights W.safetensors --input X.safetensors --out Y.safetensors\n"
     "                  [--layer N] [--rope-base B] [--eps E] [--prefill P] [--no-attn-weights]\n"

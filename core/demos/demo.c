@@ -45,8 +45,7 @@ int al_demo_allclose(const float *a, const float *b, int64_t n, float atol) {
 /* Runs one demo into d (whose text the caller has set up). */
 static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
                             al_error *err) {
-    if (demo != AL_DEMO_BASIC && demo != AL_DEMO_ATTENTION)
-        return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
+    if (al_demo_section_count(demo) < 0) return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
     if (lang != AL_LANG_ZH && lang != AL_LANG_EN)
         return al_fail(err, AL_ERR_ARG, "unknown language %d", (int)lang);
     al_rng *rng = al_rng_create(5489); /* the state before any manual_seed; reseeded below */
@@ -54,7 +53,8 @@ static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_ou
     d->count = 0;
     al_status st = AL_OK;
     if (demo == AL_DEMO_BASIC) al_demo_basic(d, lang, seed, rng);
-    else st = al_demo_attention(d, lang, seed, rng, err);
+    else if (demo == AL_DEMO_ATTENTION) st = al_demo_attention(d, lang, seed, rng, err);
+    else if (demo == AL_DEMO_GENERATION) st = al_demo_generation(d, lang, seed, rng, err);
     al_rng_free(rng);
     return st;
 }
@@ -93,6 +93,7 @@ static void append_code(al_text *o, const char *code, int64_t seed) {
 int64_t al_demo_section_count(al_demo demo) {
     if (demo == AL_DEMO_BASIC) return 4;     /* 3 examples and the closing banner */
     if (demo == AL_DEMO_ATTENTION) return 8; /* 7 examples and the closing banner */
+    if (demo == AL_DEMO_GENERATION) return 8; /* 7 examples and the closing banner */
     return -1;
 }
 

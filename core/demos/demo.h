@@ -1,4 +1,4 @@
-/* demo.h — shared pieces of the two tutorial demos (demo_basic.c, demo_attention.c): the
+/* demo.h — shared pieces of the tutorial demos (demo_basic.c, demo_attention.c, ...): the
  * writer they print into (the text and where each section of it begins), the bilingual string
  * picker, Python's printing of booleans, the torch.allclose test the scripts print, and the
  * scripts' code for each example (demo_code.c). */
@@ -45,5 +45,7 @@ const char *al_demo_code(al_demo demo, al_lang lang, int section);
 void al_demo_basic(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng);
 al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,
                             al_error *err);
+al_status al_demo_generation(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,
+                             al_error *err);
 
 #endif

@@ -70,7 +70,7 @@ static void softmax_into(float *out, const float *v, int64_t n) {
 }
 
 /* MiniMind's repetition penalty on v [vocab] for every id seen, once each (torch.unique):
- * positive logits divided by r, negative ones multiplied. */
+ * positive logits divided by r, negative ones multiplied (ids checked by the caller). */
 static void penalise(float *v, const int32_t *seen, int64_t n_seen, double penalty) {
     if (penalty == 1.0) return;
     const float r = (float)penalty;
@@ -81,6 +81,14 @@ static void penalise(float *v, const int32_t *seen, int64_t n_seen, double penal
         float *x = &v[seen[i]];
         *x = *x > 0.0f ? *x / r : *x * r;
     }
+}
+
+al_status al_sampler_penalise(float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                              double penalty, al_error *err) {
+    const al_sampler_params p = {1.0, 0, 1.0, penalty};
+    al_status st = check(logits, vocab, seen, n_seen, &p, err);
+    if (st == AL_OK) penalise(logits, seen, n_seen, penalty);
+    return st;
 }
 
 static void one_hot(float *out, int64_t n, int64_t at) {

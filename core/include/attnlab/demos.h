@@ -1,4 +1,4 @@
-/* attnlab/demos.h — the two tutorial scripts, printed as they print. Part of attnlab.h. */
+/* attnlab/demos.h — the tutorial's demo scripts, printed as they print. Part of attnlab.h. */
 #ifndef ATTNLAB_DEMOS_H
 #define ATTNLAB_DEMOS_H
 
@@ -9,11 +9,12 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------------------------
- * The tutorial demos: every example of 02-basic-components-demo.py (AL_DEMO_BASIC) and
- * 03-attention-demo.py (AL_DEMO_ATTENTION), printed as those scripts print them.
+ * The tutorial demos: every example of 02-basic-components-demo.py (AL_DEMO_BASIC),
+ * 03-attention-demo.py (AL_DEMO_ATTENTION) and 10-generation-demo.py (AL_DEMO_GENERATION),
+ * printed as those scripts print them. The values follow the tutorial's chapters.
  * ------------------------------------------------------------------------------------------ */
 
-typedef enum { AL_DEMO_BASIC = 0, AL_DEMO_ATTENTION = 1 } al_demo;
+typedef enum { AL_DEMO_BASIC = 0, AL_DEMO_ATTENTION = 1, AL_DEMO_GENERATION = 4 } al_demo;
 typedef enum { AL_LANG_ZH = 0, AL_LANG_EN = 1 } al_lang;
 
 /* seed < 0: each torch.manual_seed(...) keeps the script's value; else all use `seed`.
@@ -35,7 +36,8 @@ typedef enum {
     AL_DEMO_PANEL_ROPE,     /* RoPE: angles, one pair's rotation, the relative-distance curve */
     AL_DEMO_PANEL_ATTN,     /* attention weights: every head and the GQA map */
     AL_DEMO_PANEL_KV,       /* the KV cache's growth */
-    AL_DEMO_PANEL_CHECKS    /* the live checks */
+    AL_DEMO_PANEL_CHECKS,   /* the live checks */
+    AL_DEMO_PANEL_SAMPLER   /* the sampler's stages (the model view's next-token chart) */
 } al_demo_panel;
 
 /* One section, as byte ranges (offset, length) of the text al_demo_sections fills: the demo's
