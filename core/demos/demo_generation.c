@@ -7,6 +7,7 @@
 #include "attnlab/demos.h"
 #include "attnlab/model.h"
 #include "demos/demo.h"
+#include "torch/softmax.h"
 
 #include <math.h>
 #include <string.h>
@@ -140,7 +141,9 @@ static al_status example_temperature(al_demo_out *d, al_lang lang, const float l
                                 err);
         if (s != AL_OK) return s;
         const float *p = st + TEMPERED * VOCAB;
-        /* -(p * (p + 1e-20).log()).sum(), every step in float32, the sum in PyTorch's order */
+        /* -(p * (p + 1e-20).log()).sum(), every step in float32, the sum in PyTorch's order;
+         * logf may differ from PyTorch's SLEEF log by an ulp (in 2.5% of such rows), which
+         * changed no printed entropy in 20000 rows tried */
         float terms[VOCAB], top1 = p[0];
         for (int i = 0; i < VOCAB; i++) {
             terms[i] = p[i] * logf(p[i] + 1e-20f);
@@ -193,7 +196,7 @@ static al_status example_top_k(al_demo_out *d, al_lang lang, const float logits[
                         "\n\nThe masked tokens' probabilities become 0; the %d kept tokens' probabilities are renormalized (they sum to 1)\n"),
                    K);
     al_text_printf(o, L("验证：非 top-%d 的 logits 已设为 -inf\n\n",
-                        "Check: the logits outside the top %d are set to -inf\n\n"),
+                        "Check: the logits outside the top-%d are set to -inf\n\n"),
                    K);
     return AL_OK;
 }
@@ -208,15 +211,18 @@ static al_status example_top_p(al_demo_out *d, al_lang lang, const float logits[
     float st[AL_SAMPLER_STAGES * VOCAB];
     al_status s = stages_of(st, logits, NULL, 0, (al_sampler_params){1.0, 0, 0.6, 1.0}, err);
     if (s != AL_OK) return s;
-    const float *probs = st + RAW * VOCAB, *probs_topp = st + TOP_P * VOCAB;
+    const float *probs_topp = st + TOP_P * VOCAB;
     int32_t order[VOCAB], kept_ids[VOCAB];
-    float sorted_probs[VOCAB], cumulative[VOCAB], kept_probs[VOCAB];
+    float sorted_logits[VOCAB], sorted_probs[VOCAB], cumulative[VOCAB], kept_probs[VOCAB];
     int mask[VOCAB], n_kept = 0;
     order_by_logit(order, logits);
+    /* F.softmax(sorted_logits): the same distribution as the stage's, summed in sorted order
+     * (which can change a last bit) */
+    for (int i = 0; i < VOCAB; i++) sorted_logits[i] = logits[order[i]];
+    al_softmax_torch_f32(sorted_probs, sorted_logits, VOCAB);
     /* torch.cumsum accumulates a float32 row in double, each partial sum rounded to float. */
     double sum = 0.0;
     for (int i = 0; i < VOCAB; i++) {
-        sorted_probs[i] = probs[order[i]];
         cumulative[i] = (float)(sum += sorted_probs[i]);
         mask[i] = !(probs_topp[order[i]] > 0.0f); /* the sampler's top-p stage: out is 0 */
         if (!mask[i]) kept_ids[n_kept] = order[i], kept_probs[n_kept++] = sorted_probs[i];

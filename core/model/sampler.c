@@ -9,6 +9,7 @@
  * out (al_sampler_stages) for the page to draw. */
 #include "attnlab/model.h"
 #include "base/internal.h"
+#include "torch/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,13 +61,9 @@ static int by_value_desc(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Softmax of v [n] into out, in double for the sums (-inf entries get 0). */
+/* Softmax of v [n] into out (-inf entries get 0), as F.softmax computes it, bit for bit. */
 static void softmax_into(float *out, const float *v, int64_t n) {
-    float max = -INFINITY;
-    for (int64_t i = 0; i < n; i++) max = v[i] > max ? v[i] : max;
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; i++) sum += out[i] = v[i] == -INFINITY ? 0.0f : expf(v[i] - max);
-    for (int64_t i = 0; i < n; i++) out[i] = (float)(out[i] / sum);
+    al_softmax_torch_f32(out, v, n);
 }
 
 /* MiniMind's repetition penalty on v [vocab] for every id seen, once each (torch.unique):
