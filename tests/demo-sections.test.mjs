@@ -12,14 +12,15 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
-import { OUT, examples, excerpts, pack, script, source, unpack } from '../tools/gen/gen_demo_code.mjs';
+import { OUT, SCRIPTS, examples, excerpts, pack, script, source, unpack } from '../tools/gen/gen_demo_code.mjs';
 
 const core = await loadCore();
 const DEMOS = join(ROOT, 'tests', 'fixtures', 'demo');
+// The demos whose scripts the walkthrough shows (tools/gen/gen_demo_code.mjs's SCRIPTS).
 const cases = readdirSync(DEMOS).filter((f) => f.endsWith('.txt')).map((file) => {
   const [demo, lang, seed] = file.split('.');
   return { file, demo, lang, seed: seed === 'default' ? -1 : Number(seed) };
-});
+}).filter((c) => c.demo in SCRIPTS);
 
 // The script with every torch.manual_seed(<n>) given the seed, as `attnlab demo --seed` runs it.
 const seeded = (text, seed) => (seed < 0 ? text : text.replace(/torch\.manual_seed\(\d+\)/g, `torch.manual_seed(${seed})`));
