@@ -27,7 +27,7 @@ const cases = readdirSync(DEMOS).filter((f) => f.endsWith('.txt')).map((file) =>
 const seeded = (text, seed) => (seed < 0 ? text : text.replace(/torch\.manual_seed\(\d+\)/g, `torch.manual_seed(${seed})`));
 
 // The demos whose scripts' code is not shipped, by fixture name and ABI name.
-const CODELESS = { 'mlp-moe': 'mlp_moe', block: 'block' };
+const CODELESS = { 'mlp-moe': 'mlp_moe', block: 'block', generation: 'generation' };
 
 for (const c of cases.filter((x) => CODELESS[x.demo])) {
   test(`sections of ${c.demo} ${c.lang} seed ${c.seed}: PyTorch's output in order, its titles, no code`, () => {

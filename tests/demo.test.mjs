@@ -89,7 +89,7 @@ test('the decode cost is stated as O(n) per step, not O(1)', () => {
 
 const BAD = [
   [['demo'], /demo needs a name/],
-  [['demo', 'nope'], /unknown demo 'nope': expected 'basic', 'attention', 'mlp-moe' or 'block'/],
+  [['demo', 'nope'], /unknown demo 'nope': expected 'basic', 'attention', 'mlp-moe', 'block' or 'generation'/],
   [['demo', 'mlp_moe'], /unknown demo 'mlp_moe'/],
   [['demo', 'block', '--seed', 'x'], /--seed expects/],
   [['demo', 'mlp-moe', '--lang', 'de'], /--lang expects/],

@@ -459,6 +459,9 @@ static void test_whole_model(void) {
     EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, 10, NULL), AL_ERR_CAPACITY);
     EXPECT(al_sampler_stages(logits, 32, NULL, 0, &sp, stages, AL_SAMPLER_STAGES * 32, NULL), AL_OK);
     CHECK(al_sample(logits, 32, NULL, 0, &sp, NULL, stages, AL_SAMPLER_STAGES * 32, NULL) == -1, "no generator");
+    const int32_t seen_bad[1] = {32};
+    EXPECT(al_sampler_penalise(logits, 32, seen_bad, 1, 1.2, NULL), AL_ERR_ARG);
+    EXPECT(al_sampler_penalise(logits, 32, NULL, 0, 0.0, NULL), AL_ERR_ARG);
 
     al_rng *draw = al_rng_create(1);
     const float weights[3] = {0.5f, -1.0f, 2.0f};

@@ -73,6 +73,19 @@ int main(void) {
     CHECK(al_sample(logits, V, three, 1, &greedy, NULL, stages, AL_SAMPLER_STAGES * V, &err) == 0,
           "greedy after penalising id 3 (3 / 100 < 2)");
 
+    /* The penalty stage alone: the same logits as the stages' penalised row is the softmax of
+     * (seen 0, 1 twice, 5: 2 / 2, -1 · 2, -2 · 2); a seen id outside the vocabulary changes
+     * nothing. */
+    float alone[V];
+    memcpy(alone, logits, sizeof alone);
+    CHECK(al_sampler_penalise(alone, V, seen, 4, 2.0, &err) == AL_OK, "%s", err.msg);
+    const float penalised_logits[V] = {1.0f, -2.0f, 0.5f, 3.0f, 0.5f, -4.0f};
+    CHECK(!memcmp(alone, penalised_logits, sizeof alone), "al_sampler_penalise: %g %g %g %g %g %g",
+          (double)alone[0], (double)alone[1], (double)alone[2], (double)alone[3], (double)alone[4], (double)alone[5]);
+    const int32_t past_end[2] = {0, V};
+    CHECK(al_sampler_penalise(alone, V, past_end, 2, 2.0, &err) == AL_ERR_ARG && alone[0] == 1.0f,
+          "a seen id outside the vocabulary: refused, nothing changed");
+
     /* Draws: the frequencies of 20000 draws within 0.01 of the final distribution; the same
      * seed gives the same draws. */
     al_sampler_params mild = {1.0, 0, 1.0, 1.0};

@@ -111,6 +111,7 @@
     E(demo, al_demo)                                                                           \
     V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
     V(AL_DEMO_MLP_MOE, mlp_moe) V(AL_DEMO_BLOCK, block)                                        \
+    V(AL_DEMO_GENERATION, generation)                                                          \
     E(lang, al_lang)                                                                           \
     V(AL_LANG_ZH, zh) V(AL_LANG_EN, en)                                                        \
     E(demo_panel, al_demo_panel)                                                               \
@@ -118,6 +119,7 @@
     V(AL_DEMO_PANEL_ATTN, attn) V(AL_DEMO_PANEL_KV, kv) V(AL_DEMO_PANEL_CHECKS, checks)        \
     V(AL_DEMO_PANEL_TEXT, text)                                                                \
     V(AL_DEMO_PANEL_FFN, ffn) V(AL_DEMO_PANEL_BLOCK, block)                                    \
+    V(AL_DEMO_PANEL_SAMPLER, sampler)                                                          \
     E(model_file_kind, al_model_file_kind)                                                     \
     V(AL_MODEL_FILE_UNKNOWN, unknown) V(AL_MODEL_FILE_LLAMA2C, llama2c)                        \
     V(AL_MODEL_FILE_SAFETENSORS, safetensors) V(AL_MODEL_FILE_PTH, pth)                        \

@@ -1,4 +1,4 @@
-/* cmd_demo.c — `attnlab demo basic|attention|mlp-moe|block [--lang zh|en] [--seed N]`. */
+/* cmd_demo.c — `attnlab demo basic|attention|mlp-moe|block|generation [--lang zh|en] [--seed N]`. */
 #include "cli/cli.h"
 
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 int cmd_demo(int argc, char **argv) {
     if (argc < 1) {
-        cli_error("demo needs a name: 'basic', 'attention', 'mlp-moe' or 'block'");
+        cli_error("demo needs a name: 'basic', 'attention', 'mlp-moe', 'block' or 'generation'");
         return EXIT_BAD_INPUT;
     }
     al_demo demo;
@@ -15,8 +15,9 @@ int cmd_demo(int argc, char **argv) {
     else if (!strcmp(argv[0], "attention")) demo = AL_DEMO_ATTENTION;
     else if (!strcmp(argv[0], "mlp-moe")) demo = AL_DEMO_MLP_MOE;
     else if (!strcmp(argv[0], "block")) demo = AL_DEMO_BLOCK;
+    else if (!strcmp(argv[0], "generation")) demo = AL_DEMO_GENERATION;
     else {
-        cli_error("unknown demo '%s': expected 'basic', 'attention', 'mlp-moe' or 'block'", argv[0]);
+        cli_error("unknown demo '%s': expected 'basic', 'attention', 'mlp-moe', 'block' or 'generation'", argv[0]);
         return EXIT_BAD_INPUT;
     }
     al_lang lang = AL_LANG_ZH;

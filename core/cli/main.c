@@ -13,10 +13,11 @@
 
 static const char USAGE[] =
     "usage:\n"
-    "  attnlab demo basic|attention|mlp-moe|block [--lang zh|en] [--seed N]\n"
+    "  attnlab demo basic|attention|mlp-moe|block|generation [--lang zh|en] [--seed N]\n"
     "      run every example of 02-basic-components-demo.py (basic),\n"
-    "      03-attention-demo.py (attention), 04-mlp-moe-demo.py (mlp-moe) or\n"
-    "      05-transformer-block-demo.py (block) and print what they print;\n"
+    "      03-attention-demo.py (attention), 04-mlp-moe-demo.py (mlp-moe),\n"
+    "      05-transformer-block-demo.py (block) or 10-generation-demo.py (generation)\n"
+    "      and print what they print;\n"
     "      --seed N replaces every torch.manual_seed(...) value with N\n"
     "  attnlab forward --weights W.safetensors --input X.safetensors --out Y.safetensors\n"
     "                  [--layer N] [--rope-base B] [--eps E] [--prefill P] [--no-attn-weights]\n"

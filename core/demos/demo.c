@@ -90,8 +90,7 @@ float al_demo_silu(float x) { return x / (1.0f + expf(-x)); }
 /* Runs one demo into d (whose text the caller has set up). */
 static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
                             al_error *err) {
-    if (al_demo_section_count(demo) < 0)
-        return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
+    if (al_demo_section_count(demo) < 0) return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
     if (lang != AL_LANG_ZH && lang != AL_LANG_EN)
         return al_fail(err, AL_ERR_ARG, "unknown language %d", (int)lang);
     al_rng *rng = al_rng_create(5489); /* the state before any manual_seed; reseeded below */
@@ -101,7 +100,8 @@ static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_ou
     if (demo == AL_DEMO_BASIC) al_demo_basic(d, lang, seed, rng);
     else if (demo == AL_DEMO_ATTENTION) st = al_demo_attention(d, lang, seed, rng, err);
     else if (demo == AL_DEMO_MLP_MOE) st = al_demo_mlp_moe(d, lang, seed, rng, err);
-    else st = al_demo_block(d, lang, seed, rng, err);
+    else if (demo == AL_DEMO_BLOCK) st = al_demo_block(d, lang, seed, rng, err);
+    else st = al_demo_generation(d, lang, seed, rng, err);
     al_rng_free(rng);
     return st;
 }
@@ -140,7 +140,7 @@ static void append_code(al_text *o, const char *code, int64_t seed) {
 int64_t al_demo_section_count(al_demo demo) {
     if (demo == AL_DEMO_BASIC) return 4;     /* 3 examples and the closing banner */
     if (demo == AL_DEMO_ATTENTION) return 8; /* 7 examples and the closing banner */
-    if (demo == AL_DEMO_MLP_MOE || demo == AL_DEMO_BLOCK) return 8; /* the same */
+    if (demo == AL_DEMO_MLP_MOE || demo == AL_DEMO_BLOCK || demo == AL_DEMO_GENERATION) return 8; /* the same */
     return -1;
 }
 

@@ -1,5 +1,5 @@
 /* demo.h — shared pieces of the tutorial demos (demo_basic.c, demo_attention.c,
- * demo_mlp_moe.c, demo_block.c): the
+ * demo_mlp_moe.c, demo_block.c, demo_generation.c): the
  * writer they print into (the text and where each section of it begins), the bilingual string
  * picker, Python's printing of booleans, the torch.allclose test the scripts print, and the
  * scripts' code for each example (demo_code.c). */
@@ -65,5 +65,7 @@ al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *
                             al_error *err);
 al_status al_demo_mlp_moe(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng, al_error *err);
 al_status al_demo_block(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng, al_error *err);
+al_status al_demo_generation(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,
+                             al_error *err);
 
 #endif

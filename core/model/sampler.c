@@ -9,6 +9,7 @@
  * out (al_sampler_stages) for the page to draw. */
 #include "attnlab/model.h"
 #include "base/internal.h"
+#include "torch/softmax.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -60,17 +61,13 @@ static int by_value_desc(const void *a, const void *b) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
-/* Softmax of v [n] into out, in double for the sums (-inf entries get 0). */
+/* Softmax of v [n] into out (-inf entries get 0), as F.softmax computes it, bit for bit. */
 static void softmax_into(float *out, const float *v, int64_t n) {
-    float max = -INFINITY;
-    for (int64_t i = 0; i < n; i++) max = v[i] > max ? v[i] : max;
-    double sum = 0.0;
-    for (int64_t i = 0; i < n; i++) sum += out[i] = v[i] == -INFINITY ? 0.0f : expf(v[i] - max);
-    for (int64_t i = 0; i < n; i++) out[i] = (float)(out[i] / sum);
+    al_softmax_torch_f32(out, v, n);
 }
 
 /* MiniMind's repetition penalty on v [vocab] for every id seen, once each (torch.unique):
- * positive logits divided by r, negative ones multiplied. */
+ * positive logits divided by r, negative ones multiplied (ids checked by the caller). */
 static void penalise(float *v, const int32_t *seen, int64_t n_seen, double penalty) {
     if (penalty == 1.0) return;
     const float r = (float)penalty;
@@ -81,6 +78,14 @@ static void penalise(float *v, const int32_t *seen, int64_t n_seen, double penal
         float *x = &v[seen[i]];
         *x = *x > 0.0f ? *x / r : *x * r;
     }
+}
+
+al_status al_sampler_penalise(float *logits, int64_t vocab, const int32_t *seen, int64_t n_seen,
+                              double penalty, al_error *err) {
+    const al_sampler_params p = {1.0, 0, 1.0, penalty};
+    al_status st = check(logits, vocab, seen, n_seen, &p, err);
+    if (st == AL_OK) penalise(logits, seen, n_seen, penalty);
+    return st;
 }
 
 static void one_hot(float *out, int64_t n, int64_t at) {

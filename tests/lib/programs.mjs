@@ -10,6 +10,7 @@ export const PROGRAMS = {
   // The two long arithmetic sweeps allocate next to nothing and take minutes under valgrind.
   test_pow: { args: ['tests/fixtures/pow/pow_golden.txt'], valgrind: null },
   test_trig: { args: ['tests/fixtures/trig/trig_golden.txt'], valgrind: null },
+  test_softmax: { args: ['tests/fixtures/softmax/softmax_golden.txt'] },
   test_fuzz_replay: { args: ['tests/malformed/fuzz', 'tests/fuzz/seeds'] },
   test_fuzz_tokenizer: { args: ['tests/fuzz/seeds_tokenizer'] },
   // A sweep too: under valgrind 1000 random values per sweep instead of the full count.

@@ -1,4 +1,4 @@
-/* attnlab/demos.h — the tutorial scripts, printed as they print. Part of attnlab.h. */
+/* attnlab/demos.h — the tutorial's demo scripts, printed as they print. Part of attnlab.h. */
 #ifndef ATTNLAB_DEMOS_H
 #define ATTNLAB_DEMOS_H
 
@@ -10,17 +10,19 @@ extern "C" {
 
 /* ------------------------------------------------------------------------------------------
  * The tutorial demos: every example of 02-basic-components-demo.py (AL_DEMO_BASIC),
- * 03-attention-demo.py (AL_DEMO_ATTENTION), 04-mlp-moe-demo.py (AL_DEMO_MLP_MOE) and
- * 05-transformer-block-demo.py (AL_DEMO_BLOCK), printed as those scripts print them (04 and
- * 05 with their wrong lines corrected). The code excerpts of the sections are those of 02 and
- * 03; 04's and 05's are the tutorial's and not shipped (al_demo_sections gives them empty).
+ * 03-attention-demo.py (AL_DEMO_ATTENTION), 04-mlp-moe-demo.py (AL_DEMO_MLP_MOE),
+ * 05-transformer-block-demo.py (AL_DEMO_BLOCK) and 10-generation-demo.py (AL_DEMO_GENERATION),
+ * printed as those scripts print them (04, 05 and 10 with their wrong lines corrected). The code
+ * excerpts of the sections are those of 02 and 03; 04's, 05's and 10's are the tutorial's and
+ * not shipped (al_demo_sections gives them empty).
  * ------------------------------------------------------------------------------------------ */
 
 typedef enum {
     AL_DEMO_BASIC = 0,
     AL_DEMO_ATTENTION = 1,
-    AL_DEMO_MLP_MOE = 2, /* 04-mlp-moe-demo.py */
-    AL_DEMO_BLOCK = 3    /* 05-transformer-block-demo.py */
+    AL_DEMO_MLP_MOE = 2,   /* 04-mlp-moe-demo.py */
+    AL_DEMO_BLOCK = 3,     /* 05-transformer-block-demo.py */
+    AL_DEMO_GENERATION = 4 /* 10-generation-demo.py */
 } al_demo;
 typedef enum { AL_LANG_ZH = 0, AL_LANG_EN = 1 } al_lang;
 
@@ -46,7 +48,8 @@ typedef enum {
     AL_DEMO_PANEL_CHECKS,   /* the live checks */
     AL_DEMO_PANEL_TEXT,     /* no chart draws it (the embedding, RMSNorm): the listing is all */
     AL_DEMO_PANEL_FFN,      /* the feed-forward network: SwiGLU, MoE routing */
-    AL_DEMO_PANEL_BLOCK     /* the block and the whole model: norms, residuals, head, loss */
+    AL_DEMO_PANEL_BLOCK,    /* the block and the whole model: norms, residuals, head, loss */
+    AL_DEMO_PANEL_SAMPLER   /* the sampler's stages (the model view's next-token chart) */
 } al_demo_panel;
 
 /* One section, as byte ranges (offset, length) of the text al_demo_sections fills: the demo's

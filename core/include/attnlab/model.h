@@ -396,6 +396,13 @@ al_sampler_params al_sampler_params_default(void); /* MiniMind's: 0.85, 50, 0.85
 /* The same defaults written into *p (for bindings, which cannot take a struct by value). */
 void al_sampler_params_fill_default(al_sampler_params *p);
 
+/* The repetition penalty stage alone, in place on logits [vocab]: every id seen, once each,
+ * positive logits divided by `penalty`, negative ones multiplied. AL_ERR_ARG (nothing changed)
+ * for a penalty outside (0, 100] or a seen id outside the vocabulary. */
+al_status al_sampler_penalise(float *logits /* [vocab] */, int64_t vocab,
+                              const int32_t *seen /* [n_seen] */, int64_t n_seen, double penalty,
+                              al_error *err);
+
 /* The distribution at each stage, for drawing: stages [AL_SAMPLER_STAGES, vocab] = the
  * softmax of the raw logits, after temperature, after the repetition penalty, after top-k,
  * after top-p. When a finite logit divided by the temperature is not finite (T of 1e-38 or
