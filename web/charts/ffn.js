@@ -16,14 +16,14 @@
       type: 'scatter',
       data: {
         datasets: [
-          { label: d.t.siluCurve, data: pts(d.line.x, d.line.silu), showLine: true, pointRadius: 0, borderColor: SILU, backgroundColor: SILU, borderWidth: 2 },
-          { label: d.t.reluCurve, data: pts(d.line.x, d.line.relu), showLine: true, pointRadius: 0, borderColor: RELU, backgroundColor: RELU, borderDash: [6, 3], borderWidth: 2 },
-          { label: d.t.siluPoints, data: pts(d.points.x, d.points.silu), showLine: false, pointRadius: 4, borderColor: SILU, backgroundColor: '#fff', borderWidth: 2 },
+          { label: d.t.siluCurve, data: pts(d.line.x, d.line.silu), showLine: true, pointRadius: 0, pointStyle: 'line', borderColor: SILU, backgroundColor: SILU, borderWidth: 2 },
+          { label: d.t.reluCurve, data: pts(d.line.x, d.line.relu), showLine: true, pointRadius: 0, pointStyle: 'line', borderColor: RELU, backgroundColor: RELU, borderDash: [6, 3], borderWidth: 2 },
+          { label: d.t.siluPoints, data: pts(d.points.x, d.points.silu), showLine: false, pointRadius: 4, pointStyle: 'circle', borderColor: SILU, backgroundColor: '#fff', borderWidth: 2 },
         ],
       },
       options: {
         animation: false, responsive: true, maintainAspectRatio: false,
-        plugins: { title: { display: true, text: d.t.curvesTitle }, legend: { labels: { boxHeight: 2 } },
+        plugins: { title: { display: true, text: d.t.curvesTitle }, legend: { labels: { usePointStyle: true } },
           tooltip: { callbacks: { label: (c) => `${c.dataset.label}: x = ${c.raw.x}, ${c.raw.y.toPrecision(4)}` } } },
         scales: {
           x: { type: 'linear', min: -3, max: 3, title: { display: true, text: d.t.curveX }, ticks: { stepSize: 1 } },

@@ -97,8 +97,10 @@
       $('walk-callout-note').textContent = note;
       $('walk-callout-prev').disabled = state.walk === 0;
       $('walk-callout-next').disabled = state.walk === steps.length - 1;
-      // (the chart's own box in the panel: a grid of two charts is not broken up)
-      let before = figure || panel.querySelector('h2').nextElementSibling;
+      // (the chart's own box in the panel: a grid of two charts is not broken up; at the top,
+      // under the panel's heading and the line naming its chapter)
+      let before = figure;
+      if (!before) for (before = panel.querySelector('h2').nextElementSibling; before.matches('.chapter, #walk-callout');) before = before.nextElementSibling;
       while (before.parentElement !== panel) before = before.parentElement;
       if (before.previousElementSibling !== callout) before.before(callout);
       $('walk-callout-code').textContent = shipped ? t.walkToCode : t.walkToNumbers;
