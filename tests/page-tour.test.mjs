@@ -6,10 +6,12 @@
 //     above the tour's card; the card is in the window and says the step's text; nothing
 //     scrolls sideways; Back goes back, Enter on Next goes on, Esc closes and gives the focus
 //     back to "Start here";
-//   the walkthrough: each example is titled by its script and number ("02 · 1/3 · …"), says
-//     what to notice, outlines only the panel it is about (none for the embedding and RMSNorm,
-//     which no chart draws) and brings it into view with its note, and its listings wrap
-//     (nothing scrolls sideways, on a phone either).
+//   the walkthrough: each example of chapters 02 to 05 is titled by its chapter and number
+//     ("02 · 1/3 · …"), names its chapter and script, says what to notice, outlines only the
+//     panel it is about (none for the embedding and RMSNorm, which no chart draws) and brings it
+//     into view with its note (and the chart that draws the example, where one does, whole in
+//     the window beside the note), and its listings wrap (nothing scrolls sideways, on a phone
+//     either); the chapters whose code is not shipped show no code listing.
 // Screenshots of the window at each step are saved under tests/out/ for people to look at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -37,13 +39,25 @@ const TOUR = [
   ['open', 'train', 'train-out-panel'], ['diagonal', 'model', 'head-panel'], ['mask', 'layer', 'mask-panel'],
   ['rope', 'layer', 'rope-panel'], ['gqa', 'layer', 'attn-panel'], ['kv', 'layer', 'kv-panel'],
 ];
-// The walkthrough's examples: the script and number each is titled by, and the panel it is
-// about (null: none outlined, the walkthrough's own listing is the example).
+// The walkthrough's examples: the chapter and number each is titled by, the panel it is about
+// (null: none outlined, the walkthrough's own listing is the example) and the chart in it that
+// draws the example (null: none of its own).
 const WALK = [
   ['02 · 1/3', null], ['02 · 2/3', null], ['02 · 3/3', 'rope-panel'],
   ['03 · 1/7', 'attn-panel'], ['03 · 2/7', 'attn-panel'], ['03 · 3/7', 'rope-panel'], ['03 · 4/7', 'mask-panel'],
   ['03 · 5/7', 'attn-panel'], ['03 · 6/7', 'kv-panel'], ['03 · 7/7', 'verify-panel'],
+  ['04 · 1/7', 'ffn-panel'], ['04 · 2/7', 'ffn-panel', 'chart-ffn-curves'], ['04 · 3/7', 'ffn-panel', 'chart-ffn-router'],
+  ['04 · 4/7', 'ffn-panel'], ['04 · 5/7', 'ffn-panel'], ['04 · 6/7', 'ffn-panel', 'chart-ffn-renorm'],
+  ['04 · 7/7', 'ffn-panel', 'chart-ffn-load'],
+  ['05 · 1/7', 'block-panel'], ['05 · 2/7', 'block-panel', 'chart-block-stream'], ['05 · 3/7', 'block-panel'],
+  ['05 · 4/7', 'block-panel'], ['05 · 5/7', 'block-panel'], ['05 · 6/7', 'block-panel', 'chart-block-labels'],
+  ['05 · 7/7', 'block-panel'],
 ];
+// Each chapter's demo (the ABI's name) and script.
+const CHAPTERS = {
+  '02': ['basic', '02-basic-components-demo.py'], '03': ['attention', '03-attention-demo.py'],
+  '04': ['mlp_moe', '04-mlp-moe-demo.py'], '05': ['block', '05-transformer-block-demo.py'],
+};
 
 // What the window shows now: each view's computed display and box, the outlined panels, the
 // boxes of the named elements, the tour's card, and the document's width against the window's.
@@ -158,22 +172,31 @@ async function followWalkthrough(page, lang, shots) {
   // back to the first example by moving (the page opens at the top, not at the walkthrough)
   if (await page.$eval('#walk-prev', (b) => b.disabled)) await page.click('#walk-next');
   while (!(await page.$eval('#walk-prev', (b) => b.disabled))) await page.click('#walk-prev');
-  for (const [i, [label, panel]] of WALK.entries()) {
+  for (const [i, [label, panel, figure]] of WALK.entries()) {
     if (i > 0) await page.click((await page.isVisible('#walk-callout-next')) ? '#walk-callout-next' : '#walk-next');
-    const s = await screenState(page, { panel: `#${panel || 'walk-panel'}`, callout: '#walk-callout', title: '#walk-title' });
+    const s = await screenState(page, { panel: `#${panel || 'walk-panel'}`, callout: '#walk-callout', title: '#walk-title', figure: `#${figure || 'none'}` });
     const at = (w) => `example ${label}: ${w}`;
     bad.push(...viewWrongs(s, 'layer').map(at));
     const info = await page.evaluate(() => ({
       title: document.getElementById('walk-title').textContent, note: document.getElementById('walk-note').textContent,
+      chapter: document.getElementById('walk-chapter').textContent,
       callout: document.getElementById('walk-callout-note').textContent,
+      codeShown: document.getElementById('walk-code').getClientRects().length > 0,
       sideways: ['walk-code', 'walk-text'].filter((id) => { const e = document.getElementById(id); return e.scrollWidth > e.clientWidth; }),
     }));
     if (!info.title.startsWith(`${label} · `)) bad.push(at(`titled "${info.title}"`));
-    const [demo, n] = [label.startsWith('02') ? 'basic' : 'attention', Number(label.split(' · ')[1].split('/')[0])];
+    const [chapter, count] = label.split(' · ');
+    const [demo, script] = CHAPTERS[chapter], n = Number(count.split('/')[0]);
+    if (info.chapter !== t.chapter(chapter, script)) bad.push(at(`the chapter is named "${info.chapter}"`));
+    if (info.codeShown !== ['02', '03'].includes(chapter)) bad.push(at(`the code listing is ${info.codeShown ? 'shown' : 'not shown'}`));
     if (info.note !== t.walkNotes[demo][n - 1]) bad.push(at(`the note says "${info.note}"`));
     if (s.highlighted.join() !== (panel || '')) bad.push(at(`outlined: [${s.highlighted}], not ${panel ? '#' + panel : 'none'}`));
-    const { panel: p, callout, title } = s.boxes;
-    if (!p || p.top < 0 || p.top >= s.innerHeight) bad.push(at(`#${panel || 'walk-panel'} starts out of view: ${px(p)}`));
+    const { panel: p, callout, title, figure: f } = s.boxes;
+    if (figure) {
+      // the example's chart whole in the window, under its note
+      if (!f || f.top < 0 || f.bottom > s.innerHeight) bad.push(at(`#${figure} is not all in view: ${px(f)} of ${s.innerHeight}`));
+      else if (callout && callout.bottom > f.top + 1) bad.push(at(`the note ${px(callout)} is not above #${figure} ${px(f)}`));
+    } else if (!p || p.top < 0 || p.top >= s.innerHeight) bad.push(at(`#${panel || 'walk-panel'} starts out of view: ${px(p)}`));
     if (panel) {
       if (!callout || callout.top < 0 || callout.bottom > s.innerHeight) bad.push(at(`the note in #${panel} is not in view: ${px(callout)}`));
       else if (info.callout !== info.note) bad.push(at(`the note in the panel says "${info.callout}"`));
@@ -185,7 +208,7 @@ async function followWalkthrough(page, lang, shots) {
     if (info.sideways.length) bad.push(at(`listings that scroll sideways: ${info.sideways.join(', ')}`));
     if (shots) await shot(page, join(OUT, `${shots}-${lang}-${String(i + 1).padStart(2, '0')}.png`));
     // axe, with the note in a panel
-    if (label === '03 · 4/7') bad.push(...(await audit(page)).map(at));
+    if (['03 · 4/7', '04 · 3/7', '05 · 6/7'].includes(label)) bad.push(...(await audit(page)).map(at));
   }
   return bad;
 }
@@ -215,7 +238,7 @@ for (const [label, name, base] of PAGES) {
       await page.close();
     });
 
-    test(`${name}, ${viewport.width}×${viewport.height}: the walkthrough's examples are titled by script and number, each brings its panel into view, outlined alone, and its listings wrap`, async () => {
+    test(`${name}, ${viewport.width}×${viewport.height}: the walkthrough's examples (chapters 02 to 05) are titled by chapter and number, each brings its panel (and its chart) into view, outlined alone, and its listings wrap`, async () => {
       mkdirSync(OUT, { recursive: true });
       const { page, problems } = await openPage(browser.context, `${base()}#tab=layer&lang=en`, viewport);
       const found = [];

@@ -6,9 +6,16 @@
  * panel (the closing banner neither), a seed replaces the
  * script's torch.manual_seed values in the code as it does in the run; and the size query,
  * the capacity checks and bad arguments. tests/demo-sections.test.mjs checks the code excerpts
- * against the scripts themselves. */
+ * against the scripts themselves.
+ * Also the numbers the page's charts of chapters 04 and 05 draw (al_demo_ffn_curves,
+ * al_demo_router, al_demo_expert_load, al_demo_block_stream, al_demo_shifted_labels) against
+ * what PyTorch printed for every seed of tests/fixtures/demo/: each value, rounded as the script
+ * rounds it, is the printed one. */
 #include "attnlab.h"
 #include "check.h"
+#include "read_file.h"
+
+#include <math.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +127,182 @@ static void check_demo(al_demo demo, al_lang lang, int64_t seed) {
     free(run), free(text), free(s);
 }
 
+
+/* ---- the charts' numbers against the fixtures ------------------------------------------- */
+
+static const char *const SEEDS[] = {"default", "0", "1", "7", "1234", "2024", "99999"};
+
+/* The text just after `needle`, searching from `from`; NULL (and a failed check) if absent. */
+static const char *after(const char *from, const char *needle, const char *what) {
+    const char *at = from ? strstr(from, needle) : NULL;
+    CHECK(at != NULL, "%s: no \"%s\" in the fixture", what, needle);
+    return at ? at + strlen(needle) : NULL;
+}
+
+/* Reads Python's list "[a, b, ...]" (or "[[a, b, ...]]") at s into v[n]; the count read. */
+static int read_list(const char *s, double *v, int n) {
+    if (!s) return 0;
+    while (*s == '[') s++;
+    int i = 0;
+    for (; i < n; i++) {
+        char *end;
+        v[i] = strtod(s, &end);
+        if (end == s) break;
+        s = end;
+        while (*s == ',' || *s == ' ') s++;
+    }
+    return i;
+}
+
+/* v written with `decimals` decimals (as Python's round or "%.Nf" prints it) reads as printed. */
+static int same(double v, int decimals, double printed) {
+    char text[64];
+    snprintf(text, sizeof text, "%.*f", decimals, v);
+    return strtod(text, NULL) == printed;
+}
+
+static void check_ffn_figures(const char *seed_name, int64_t seed) {
+    enum { T = AL_DEMO_MOE_TOKENS, E = AL_DEMO_MOE_EXPERTS, K = AL_DEMO_MOE_TOP_K };
+    char path[128], what[64];
+    snprintf(path, sizeof path, "tests/fixtures/demo/mlp-moe.zh.%s.txt", seed_name);
+    snprintf(what, sizeof what, "mlp-moe seed %s", seed_name);
+    size_t size;
+    char *text = (char *)read_file(path, &size);
+    if (!text) return;
+    text = realloc(text, size + 1);
+    text[size] = '\0';
+    al_error err = {0};
+
+    /* Example 2: the curves at -3 .. 3 (7 points: the whole numbers) */
+    float curves[3 * 7];
+    CHECK(al_demo_ffn_curves(curves, 7, 3 * 7, &err) == AL_OK, "%s: curves: %s", what, err.msg);
+    double x[7], silu[7], relu[7];
+    CHECK(read_list(after(text, "输入值:    ", what), x, 7) == 7 &&
+          read_list(after(text, "SiLU(x):   ", what), silu, 7) == 7 &&
+          read_list(after(text, "ReLU(x):   ", what), relu, 7) == 7, "%s: the curves' lines", what);
+    for (int i = 0; i < 7; i++)
+        CHECK(curves[i] == x[i] && same(curves[7 + i], 4, silu[i]) && same(curves[14 + i], 4, relu[i]),
+              "%s: curve point %d: x %g silu %.6f relu %g, printed %g %g %g", what, i, curves[i], curves[7 + i],
+              curves[14 + i], x[i], silu[i], relu[i]);
+
+    /* Examples 3 and 6: the router's softmax (3 decimals), the chosen experts, the
+     * renormalised weights of tokens 0 to 2 (4 decimals) */
+    float router[3 * T * E];
+    CHECK(al_demo_router(seed, router, 3 * T * E, &err) == AL_OK, "%s: router: %s", what, err.msg);
+    const char *at = after(text, "（softmax 后）:\n", what);
+    for (int t = 0; t < T && at; t++) {
+        char label[32];
+        snprintf(label, sizeof label, "token %d: ", t);
+        double p[E], ids[K];
+        at = after(at, label, what);
+        CHECK(read_list(at, p, E) == E, "%s: token %d's scores", what, t);
+        const char *chosen = at ? after(at, "→ 选中专家 ", what) : NULL;
+        CHECK(read_list(chosen, ids, K) == K, "%s: token %d's experts", what, t);
+        int count = 0;
+        for (int e = 0; e < E; e++) {
+            CHECK(same(router[t * E + e], 3, p[e]), "%s: token %d expert %d: %.6f, printed %.3f", what, t, e,
+                  router[t * E + e], p[e]);
+            const int picked = e == (int)ids[0] || e == (int)ids[1];
+            CHECK(router[T * E + t * E + e] == (picked ? 1.0f : 0.0f), "%s: token %d expert %d chosen %g", what, t, e,
+                  router[T * E + t * E + e]);
+            CHECK(picked == (router[2 * T * E + t * E + e] > 0.0f), "%s: token %d expert %d weight %g", what, t, e,
+                  router[2 * T * E + t * E + e]);
+            count += picked;
+        }
+        CHECK(count == K, "%s: token %d: %d experts chosen", what, t, count);
+    }
+    at = after(text, "归一化后（除以权重和）:\n", what);
+    for (int t = 0; t < 3 && at; t++) {
+        double ids[K], w[K];
+        at = after(at, "选中专家 ", what);
+        CHECK(read_list(at, ids, K) == K && read_list(after(at, "权重 ", what), w, K) == K, "%s: token %d", what, t);
+        for (int j = 0; j < K; j++)
+            CHECK(same(router[2 * T * E + t * E + (int)ids[j]], 4, w[j]), "%s: token %d expert %d renormalised %.6f, printed %g",
+                  what, t, (int)ids[j], router[2 * T * E + t * E + (int)ids[j]], w[j]);
+    }
+
+    /* Example 7: f_i and P_i (4 decimals), 1/num_experts, the loss (6 decimals) */
+    float load[4 * E];
+    CHECK(al_demo_expert_load(seed, load, 4 * E, &err) == AL_OK, "%s: load: %s", what, err.msg);
+    double f[E], pm[E];
+    CHECK(read_list(after(text, "f_i（load）: ", what), f, E) == E && read_list(after(text, "P_i: ", what), pm, E) == E,
+          "%s: the load lines", what);
+    const char *aux_at = after(after(text, "* aux_loss_coef\n", what), "\n  = ", what);
+    const double aux = aux_at ? strtod(aux_at, NULL) : NAN;
+    for (int e = 0; e < E; e++)
+        CHECK(same(load[e], 4, f[e]) && same(load[E + e], 4, pm[e]) && same(load[2 * E + e], 2, 0.25) &&
+              same(load[3 * E + e], 6, aux), "%s: expert %d: f %.6f P %.6f ideal %g aux %.8f, printed %g %g %g", what, e,
+              load[e], load[E + e], load[2 * E + e], load[3 * E + e], f[e], pm[e], aux);
+    free(text);
+}
+
+static void check_block_figures(const char *seed_name, int64_t seed) {
+    enum { P = AL_DEMO_BLOCK_POINTS, S = AL_DEMO_LOSS_SEQ };
+    char path[128], what[64];
+    snprintf(path, sizeof path, "tests/fixtures/demo/block.zh.%s.txt", seed_name);
+    snprintf(what, sizeof what, "block seed %s", seed_name);
+    size_t size;
+    char *text = (char *)read_file(path, &size);
+    if (!text) return;
+    text = realloc(text, size + 1);
+    text[size] = '\0';
+    al_error err = {0};
+
+    /* Example 2: the input's norm and the norms after 6 pre-norm and 6 post-norm blocks */
+    float stream[2 * P];
+    CHECK(al_demo_block_stream(seed, stream, 2 * P, &err) == AL_OK, "%s: stream: %s", what, err.msg);
+    const char *in = after(text, "输入 x 范数: ", what);
+    const char *pre = after(text, "Pre-Norm 堆叠 6 层后输出范数: ", what);
+    const char *post = after(text, "Post-Norm 堆叠 6 层后输出范数: ", what);
+    if (in && pre && post) {
+        const double x = strtod(in, NULL);
+        CHECK(same(stream[0], 4, x) && same(stream[P], 4, x), "%s: depth 0: %.6f %.6f, printed %g", what, stream[0],
+              stream[P], x);
+        CHECK(same(stream[P - 1], 4, strtod(pre, NULL)) && same(stream[2 * P - 1], 4, strtod(post, NULL)),
+              "%s: depth 6: %.6f %.6f, printed %s", what, stream[P - 1], stream[2 * P - 1], pre);
+    }
+
+    /* Example 6: input_ids, labels, the shift, each position's loss and their mean */
+    float lab[5 * S];
+    CHECK(al_demo_shifted_labels(seed, lab, 5 * S, &err) == AL_OK, "%s: labels: %s", what, err.msg);
+    double ids[S], labels[S];
+    CHECK(read_list(after(text, "input_ids: ", what), ids, S) == S && read_list(after(text, "labels:    ", what), labels, S) == S,
+          "%s: the ids' lines", what);
+    const char *loss_at = after(after(text, "示例 6", what), "loss: ", what);
+    const double loss = loss_at ? strtod(loss_at, NULL) : NAN;
+    double sum = 0.0;
+    int counted = 0;
+    for (int t = 0; t < S; t++) {
+        const double target = t + 1 < S ? labels[t + 1] : -100.0;
+        CHECK(lab[t] == ids[t] && lab[S + t] == labels[t] && lab[2 * S + t] == target,
+              "%s: position %d: id %g label %g target %g, printed %g %g", what, t, lab[t], lab[S + t], lab[2 * S + t],
+              ids[t], labels[t]);
+        CHECK((target == -100.0) == (lab[3 * S + t] == 0.0f) && same(lab[4 * S + t], 4, loss),
+              "%s: position %d: loss %g, mean %.6f, printed %g", what, t, lab[3 * S + t], lab[4 * S + t], loss);
+        if (target != -100.0) sum += lab[3 * S + t], counted++;
+    }
+    CHECK(counted == S - 2 && fabs(sum / counted - loss) <= 5.001e-5, "%s: the positions' mean loss %.6f, printed %g", what,
+          counted ? sum / counted : NAN, loss);
+    free(text);
+}
+
+/* Bad arguments to the charts' functions: a refused count, no buffer, too small a buffer. */
+static void check_figure_refusals(void) {
+    al_error err = {0};
+    float out[40];
+    CHECK(al_demo_ffn_curves(out, 1, 40, &err) == AL_ERR_ARG && strstr(err.msg, "n 1"), "curves of 1 point: %s", err.msg);
+    CHECK(al_demo_ffn_curves(out, AL_DEMO_CURVE_MAX + 1, 40, &err) == AL_ERR_ARG, "too many curve points");
+    CHECK(al_demo_ffn_curves(out, 14, 41, &err) == AL_ERR_CAPACITY, "curves: a short buffer accepted");
+    CHECK(al_demo_ffn_curves(NULL, 7, 21, &err) == AL_ERR_ARG, "curves: NULL accepted");
+    CHECK(al_demo_router(-1, out, 40, &err) == AL_ERR_CAPACITY && strstr(err.msg, "72"), "router: %s", err.msg);
+    CHECK(al_demo_expert_load(-1, out, 15, &err) == AL_ERR_CAPACITY, "load: a short buffer accepted");
+    CHECK(al_demo_block_stream(-1, NULL, 14, &err) == AL_ERR_ARG, "stream: NULL accepted");
+    CHECK(al_demo_shifted_labels(-1, out, 24, &err) == AL_ERR_CAPACITY, "labels: a short buffer accepted");
+    /* the curve's points run from -3 to 3 evenly, ends included */
+    CHECK(al_demo_ffn_curves(out, 13, 39, &err) == AL_OK && out[0] == -3.0f && out[12] == 3.0f && out[6] == 0.0f &&
+          out[1] == -2.5f, "curves of 13 points: %g %g %g %g", out[0], out[1], out[6], out[12]);
+}
+
 int main(void) {
     const al_demo demos[] = {AL_DEMO_BASIC, AL_DEMO_ATTENTION, AL_DEMO_MLP_MOE, AL_DEMO_BLOCK, AL_DEMO_GENERATION};
     for (size_t d = 0; d < sizeof demos / sizeof demos[0]; d++)
@@ -127,6 +310,12 @@ int main(void) {
             check_demo(demos[d], (al_lang)lang, -1);
             check_demo(demos[d], (al_lang)lang, 7);
         }
+    for (size_t i = 0; i < sizeof SEEDS / sizeof *SEEDS; i++) {
+        const int64_t seed = strcmp(SEEDS[i], "default") ? strtoll(SEEDS[i], NULL, 10) : -1;
+        check_ffn_figures(SEEDS[i], seed);
+        check_block_figures(SEEDS[i], seed);
+    }
+    check_figure_refusals();
 
     al_error err = {0};
     al_demo_section s[8];

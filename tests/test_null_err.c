@@ -738,6 +738,18 @@ static void test_demos(void) {
     CHECK(text && al_demo_sections(AL_DEMO_BASIC, AL_LANG_EN, -1, sections, 16, text, len + 1, NULL) == len,
           "sections fill failed");
     free(text);
+    /* the charts' numbers of chapters 04 and 05: refused, then given */
+    float out[72];
+    EXPECT(al_demo_ffn_curves(out, 1, 72, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_ffn_curves(out, 7, 21, NULL), AL_OK);
+    EXPECT(al_demo_router(-1, NULL, 72, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_router(-1, out, 72, NULL), AL_OK);
+    EXPECT(al_demo_expert_load(7, out, 15, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_expert_load(7, out, 16, NULL), AL_OK);
+    EXPECT(al_demo_block_stream(7, out, 13, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_block_stream(7, out, 14, NULL), AL_OK);
+    EXPECT(al_demo_shifted_labels(0, NULL, 25, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_shifted_labels(0, out, 25, NULL), AL_OK);
 }
 
 /* The experiments on a small model of zeroed weights, and the lab's and the trainer's ablation,

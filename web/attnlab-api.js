@@ -297,6 +297,33 @@
       });
     }
 
+    // --- the numbers the charts of chapters 04 and 05 draw, for a seed (demos.h), each from
+    // the run that prints them; rows cut from the one array the core fills, named as there.
+    // al_demo_ffn_curves: {x, silu, relu} at n points of [-3, 3]
+    demoFfnCurves(n) {
+      checkInt('points', n, 2, this.limits.AL_DEMO_CURVE_MAX);
+      const out = this.array('al_demo_ffn_curves', 'out', { n }, 'f32');
+      return { x: out.slice(0, n), silu: out.slice(n, 2 * n), relu: out.slice(2 * n) };
+    }
+    // Runs `name` (a chart's function of demos.h) for seed: its rows, each `width` long.
+    demoRows(name, seed, names) {
+      checkInt('seed', seed, -1, 2 ** 32 - 1);
+      const out = this.array(name, 'out', { seed }, 'f32');
+      const width = out.length / names.length;
+      return Object.fromEntries(names.map((row, i) => [row, out.slice(i * width, (i + 1) * width)]));
+    }
+    // al_demo_router: {scores, chosen, weights} [tokens, experts] and the sizes
+    demoRouter(seed) {
+      return { ...this.demoRows('al_demo_router', seed, ['scores', 'chosen', 'weights']),
+        tokens: this.limits.AL_DEMO_MOE_TOKENS, experts: this.limits.AL_DEMO_MOE_EXPERTS, topK: this.limits.AL_DEMO_MOE_TOP_K };
+    }
+    // al_demo_expert_load: {load, prob, ideal, aux} [experts] (aux: the loss in every column)
+    demoExpertLoad(seed) { return this.demoRows('al_demo_expert_load', seed, ['load', 'prob', 'ideal', 'aux']); }
+    // al_demo_block_stream: {pre, post} [depth + 1]
+    demoBlockStream(seed) { return this.demoRows('al_demo_block_stream', seed, ['pre', 'post']); }
+    // al_demo_shifted_labels: {ids, labels, targets, nll, loss} [positions] (-100: none)
+    demoShiftedLabels(seed) { return this.demoRows('al_demo_shifted_labels', seed, ['ids', 'labels', 'targets', 'nll', 'loss']); }
+
     // --- al_kv_growth: the cache's bytes and each step's FLOPs over a prefill and decode steps
     // layer: {hidden, heads, kvHeads, headDim, ropeBase, eps}. Returns al_kv_growth_row's
     // [{len, bytes, bytes_mha, bytes_mqa, flops_cached, flops_uncached}], one row after the

@@ -273,6 +273,16 @@
         ctx.lineWidth = 2;
         ctx.strokeRect(left + 1, top + rowH * opts.highlightRow + 1, width - 2, Math.max(2, rowH - 2));
       }
+      // cells outlined one by one (m.outlineCells: their indices, row by row)
+      if (opts.outlineCells && opts.outlineCells.length) {
+        const rowH = height / opts.rows, colW = width / opts.cols;
+        ctx.strokeStyle = OUTLINE;
+        ctx.lineWidth = 3;
+        for (const i of opts.outlineCells) {
+          const r = Math.floor(i / opts.cols), c = i % opts.cols;
+          ctx.strokeRect(left + colW * c + 2, top + rowH * r + 2, Math.max(2, colW - 4), Math.max(2, rowH - 4));
+        }
+      }
       ctx.restore();
     },
     // The tokens (or indices) on both axes, the values in small grids and the colour bar; what
@@ -298,7 +308,7 @@
   // unit, title, xLabel, yLabel, rowNames, colNames (what row or column i stands for, a token;
   // indices without), format(v) for the tooltip, cellText(v) for the values written in small
   // grids, legend ([{value, text}]: swatches in place of the colour bar), highlightRow (outlined,
-  // with its key under the title), lang, image: the canvas to paint the cells into (one per
+  // with its key under the title), outlineCells (indices of cells outlined), lang, image: the canvas to paint the cells into (one per
   // chart, reused), cellsKey: what the cells come from (optional; unchanged: not repainted)}.
   // `tooltip` is a DOM element to position on hover.
   // The image also carries the matrix it shows (image.cells), which the hover and the labels
@@ -363,7 +373,7 @@
           tooltip: { enabled: false },
           title: { display: !!m.title, text: m.title },
           subtitle: { display: outlined, text: t.newestRow, color: KEY_COLOUR, font: { size: LABEL_PX }, padding: { bottom: 4 } },
-          matrixImage: { image, rows: m.rows, highlightRow: outlined ? m.highlightRow : -1 },
+          matrixImage: { image, rows: m.rows, cols: m.cols, highlightRow: outlined ? m.highlightRow : -1, outlineCells: m.outlineCells || null },
         },
         onHover(event, _els, chart) {
           if (!tooltip) return;

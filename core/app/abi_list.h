@@ -145,7 +145,9 @@
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
     L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)        \
     L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)                 \
-    L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO)
+    L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO)                                                  \
+    L(AL_DEMO_MOE_TOKENS) L(AL_DEMO_MOE_EXPERTS) L(AL_DEMO_MOE_TOP_K) L(AL_DEMO_BLOCK_DEPTH)  \
+    L(AL_DEMO_BLOCK_POINTS) L(AL_DEMO_LOSS_SEQ) L(AL_DEMO_CURVE_MAX)
 
 #define AL_ABI_FUNCTIONS(F)                                                                    \
     F(al_attn_hparams_fill_default, void, al_attn_hparams *hp)                                 \
@@ -166,6 +168,11 @@
     F(al_demo_section_count, int64_t, al_demo demo)                                            \
     F(al_demo_sections, int64_t, al_demo demo, al_lang lang, int64_t seed,                     \
         al_demo_section *sections, int64_t max_sections, char *text, int64_t cap, al_error *err)   \
+    F(al_demo_ffn_curves, al_status, float *out, int64_t n, int64_t cap, al_error *err)        \
+    F(al_demo_router, al_status, int64_t seed, float *out, int64_t cap, al_error *err)         \
+    F(al_demo_expert_load, al_status, int64_t seed, float *out, int64_t cap, al_error *err)    \
+    F(al_demo_block_stream, al_status, int64_t seed, float *out, int64_t cap, al_error *err)   \
+    F(al_demo_shifted_labels, al_status, int64_t seed, float *out, int64_t cap, al_error *err) \
     F(al_session_create, al_status, const al_session_config *cfg, al_session **out, al_error *err) \
     F(al_session_free, void, al_session *s)                                                    \
     F(al_session_prefill, al_status, al_session *s, al_error *err)                             \
@@ -323,6 +330,11 @@
     A(al_gqa_kv_choices, out, "result")                                                        \
     A(al_kv_growth, rows, "result")                                                            \
     A(al_demo_run, buf, "result")                                                              \
+    A(al_demo_ffn_curves, out, "3 n")                                                          \
+    A(al_demo_router, out, "3 AL_DEMO_MOE_TOKENS AL_DEMO_MOE_EXPERTS")                         \
+    A(al_demo_expert_load, out, "4 AL_DEMO_MOE_EXPERTS")                                       \
+    A(al_demo_block_stream, out, "2 AL_DEMO_BLOCK_POINTS")                                     \
+    A(al_demo_shifted_labels, out, "5 AL_DEMO_LOSS_SEQ")                                       \
     A(al_abi_json, buf, "result")                                                              \
     A(al_model_lab_ids, out, "al_model_lab_len")                                               \
     A(al_model_lab_token_text, out, "result")                                                  \

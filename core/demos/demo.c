@@ -87,8 +87,7 @@ void al_demo_linear(float *y, const float *x, const float *w, int64_t n, int64_t
 
 float al_demo_silu(float x) { return x / (1.0f + expf(-x)); }
 
-/* Runs one demo into d (whose text the caller has set up). */
-static al_status demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
+al_status al_demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d,
                             al_error *err) {
     if (al_demo_section_count(demo) < 0) return al_fail(err, AL_ERR_ARG, "unknown demo %d", (int)demo);
     if (lang != AL_LANG_ZH && lang != AL_LANG_EN)
@@ -110,9 +109,9 @@ int64_t al_demo_run(al_demo demo, al_lang lang, int64_t seed, char *buf, int64_t
                     al_error *err) {
     if (cap < 0 || (!buf && cap > 0))
         return al_fail(err, AL_ERR_ARG, "demo: a NULL buffer or a negative capacity"), -1;
-    al_demo_out d;
+    al_demo_out d = {.fig = NULL};
     al_text_init(&d.text, buf, (size_t)cap);
-    return demo_write(demo, lang, seed, &d, err) == AL_OK ? (int64_t)d.text.len : -1;
+    return al_demo_write(demo, lang, seed, &d, err) == AL_OK ? (int64_t)d.text.len : -1;
 }
 
 /* Appends a script excerpt as the demo runs it: with seed >= 0, the value of every
@@ -157,9 +156,9 @@ int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_secti
     }
 
     /* 1. The printed text, its sections recorded as it is written. */
-    al_demo_out d;
+    al_demo_out d = {.fig = NULL};
     al_text_init(&d.text, text, (size_t)cap);
-    if (demo_write(demo, lang, seed, &d, err) != AL_OK) return -1;
+    if (al_demo_write(demo, lang, seed, &d, err) != AL_OK) return -1;
     if (d.count != count) { /* a demo and al_demo_section_count disagree: a bug, not an input */
         al_fail(err, AL_ERR_CONFIG, "demo %d has %d sections, %lld expected", (int)demo, d.count,
                 (long long)count);

@@ -1,8 +1,9 @@
 /* demo.h — shared pieces of the tutorial demos (demo_basic.c, demo_attention.c,
  * demo_mlp_moe.c, demo_block.c, demo_generation.c): the
- * writer they print into (the text and where each section of it begins), the bilingual string
- * picker, Python's printing of booleans, the torch.allclose test the scripts print, and the
- * scripts' code for each example (demo_code.c). */
+ * writer they print into (the text and where each section of it begins, and the numbers the
+ * page's charts draw, kept as they are printed), the bilingual string picker, Python's
+ * printing of booleans, the torch.allclose test the scripts print, and the scripts' code for
+ * each example (demo_code.c). */
 #ifndef ATTNLAB_DEMO_H
 #define ATTNLAB_DEMO_H
 
@@ -16,10 +17,30 @@
 /* Sections of the longer demo: its 7 examples and the closing banner. */
 #define AL_DEMO_MAX_SECTIONS 8
 
+/* The numbers of chapters 04 and 05 that the page's charts draw (demo_figures.c), kept by the
+ * examples that print them, from the same values. */
+typedef struct {
+    /* 04, examples 3 and 6: the router's softmax, each token's top-k experts (torch.topk's
+     * order), and their weights renormalised (example 6's sorted top-k, ids beside them) */
+    float router[AL_DEMO_MOE_TOKENS * AL_DEMO_MOE_EXPERTS];
+    int64_t chosen[AL_DEMO_MOE_TOKENS * AL_DEMO_MOE_TOP_K];
+    int64_t renorm_ids[AL_DEMO_MOE_TOKENS * AL_DEMO_MOE_TOP_K];
+    float renorm[AL_DEMO_MOE_TOKENS * AL_DEMO_MOE_TOP_K];
+    /* 04, example 7: f_i, P_i and the auxiliary loss */
+    float load[AL_DEMO_MOE_EXPERTS], prob_mean[AL_DEMO_MOE_EXPERTS], aux_loss;
+    /* 05, example 2: the norm of the stream after 0 .. depth pre-norm and post-norm blocks */
+    float pre_norm[AL_DEMO_BLOCK_POINTS], post_norm[AL_DEMO_BLOCK_POINTS];
+    /* 05, example 6: input_ids, labels, −log p of each position's shifted target (0 where it
+     * has none) and the loss */
+    int64_t ids[AL_DEMO_LOSS_SEQ], labels[AL_DEMO_LOSS_SEQ];
+    float nll[AL_DEMO_LOSS_SEQ], loss;
+} al_demo_figures;
+
 /* What a demo prints into: the text, and where each section begins in it. Offsets are counted
  * whether or not the text fits its buffer (al_text keeps the full length). */
 typedef struct {
     al_text text;
+    al_demo_figures *fig; /* NULL, or what the charts draw, filled as the demo runs */
     int count; /* sections begun */
     struct {
         size_t start; /* the header's first "=" */
@@ -59,6 +80,9 @@ float al_demo_silu(float x);
 /* The code of section `section` (0-based) of the script in language `lang`, verbatim; "" for
  * the closing banner or a section the script does not have. */
 const char *al_demo_code(al_demo demo, al_lang lang, int section);
+
+/* Runs one demo into d (whose text and fig the caller has set up). */
+al_status al_demo_write(al_demo demo, al_lang lang, int64_t seed, al_demo_out *d, al_error *err);
 
 void al_demo_basic(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng);
 al_status al_demo_attention(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng,

@@ -299,8 +299,10 @@ static void block_backward(const block_w *w, block_w *gw, const block_acts *A, f
 /* F.cross_entropy(logits [rows, vocab], targets, ignore_index=-100), mean over the targets:
  * log_softmax per row (x − max − log Σ exp(x − max)), then nll_loss's cascade sum of −logp at
  * the targets (a row at index 0 carried to the top level first), divided by their count.
- * dlogits (may be NULL) receives the gradient of the loss. */
-static float cross_entropy(const float *logits, const int64_t *targets, int64_t rows, float *dlogits) {
+ * dlogits (may be NULL) receives the gradient of the loss; nll [rows] (may be NULL) each row's
+ * −logp at its target (0 for an ignored one). */
+static float cross_entropy(const float *logits, const int64_t *targets, int64_t rows, float *dlogits,
+                           float *nll) {
     float logp[MAX_N * VOCAB], partial[8] = {0};
     int64_t count = 0;
     for (int64_t r = 0; r < rows; r++) {
@@ -310,6 +312,7 @@ static float cross_entropy(const float *logits, const int64_t *targets, int64_t 
         for (int j = 0; j < VOCAB; j++) e[j] = expf(z[j] - max);
         const float log_sum = logf(vec_reduce_sum(e, VOCAB));
         for (int j = 0; j < VOCAB; j++) logp[r * VOCAB + j] = z[j] - max - log_sum;
+        if (nll) nll[r] = targets[r] == IGNORE ? 0.0f : -logp[r * VOCAB + targets[r]];
         if (targets[r] == IGNORE) continue;
         count++;
         partial[0] -= logp[r * VOCAB + targets[r]];
@@ -334,17 +337,22 @@ static float cross_entropy(const float *logits, const int64_t *targets, int64_t 
 
 /* F.cross_entropy(logits[..., :-1, :], labels[..., 1:], ignore_index=-100) for logits
  * [batch, seq, vocab]; dlogits [batch, seq, vocab] (may be NULL) its gradient, 0 at the last
- * position of each sequence. */
+ * position of each sequence; nll [batch, seq] (may be NULL) each position's −logp of the label
+ * it predicts (cross_entropy's), 0 where it is ignored and at the last position. */
 static float shifted_loss(const float *logits, const int64_t *labels, int64_t batch, int64_t seq,
-                          float *dlogits) {
-    float shifted[MAX_N * VOCAB], dshifted[MAX_N * VOCAB];
+                          float *dlogits, float *nll) {
+    float shifted[MAX_N * VOCAB], dshifted[MAX_N * VOCAB], row_nll[MAX_N];
     int64_t targets[MAX_N];
     for (int64_t b = 0; b < batch; b++)
         for (int64_t t = 0; t + 1 < seq; t++) {
             memcpy(shifted + (b * (seq - 1) + t) * VOCAB, logits + (b * seq + t) * VOCAB, VOCAB * sizeof(float));
             targets[b * (seq - 1) + t] = labels[b * seq + t + 1];
         }
-    const float loss = cross_entropy(shifted, targets, batch * (seq - 1), dlogits ? dshifted : NULL);
+    const float loss = cross_entropy(shifted, targets, batch * (seq - 1), dlogits ? dshifted : NULL,
+                                     nll ? row_nll : NULL);
+    if (nll)
+        for (int64_t b = 0; b < batch; b++)
+            for (int64_t t = 0; t < seq; t++) nll[b * seq + t] = t + 1 < seq ? row_nll[b * (seq - 1) + t] : 0.0f;
     if (dlogits) {
         memset(dlogits, 0, (size_t)(batch * seq * VOCAB) * sizeof(float));
         for (int64_t b = 0; b < batch; b++)
@@ -377,7 +385,7 @@ static float lm_forward(const model_w *m, block_acts *acts, float *logits, const
         al_demo_linear(logits + b * rows * VOCAB, hidden + (b * seq + seq - rows) * HIDDEN, m->embed, rows,
                        HIDDEN, VOCAB);
     if (!labels) return 0.0f;
-    return shifted_loss(logits, labels, batch, seq, NULL);
+    return shifted_loss(logits, labels, batch, seq, NULL, NULL);
 }
 
 /* Example 1: one pre-norm block on [2, 5, 16], and its steps one by one. */
@@ -425,9 +433,16 @@ static void example_pre_post(al_demo_out *d, al_lang lang, al_rng *rng, block_ac
     al_rng_randn(rng, x, N * HIDDEN);
     memcpy(pre_out, x, sizeof x);
     memcpy(post_out, x, sizeof x);
-    for (int i = 0; i < DEPTH; i++) {
-        block_forward(&pre, scratch, pre_out, pre_out, B, S, 0);
-        block_forward(&post, scratch, post_out, post_out, B, S, 1);
+    _Static_assert((int)DEPTH == (int)AL_DEMO_BLOCK_DEPTH, "the stream chart's depth is this example's");
+    for (int i = 0; i <= DEPTH; i++) {
+        if (i > 0) {
+            block_forward(&pre, scratch, pre_out, pre_out, B, S, 0);
+            block_forward(&post, scratch, post_out, post_out, B, S, 1);
+        }
+        if (d->fig) { /* the norm of the stream after i blocks, for the chart */
+            d->fig->pre_norm[i] = al_norm2_f32(pre_out, N * HIDDEN);
+            d->fig->post_norm[i] = al_norm2_f32(post_out, N * HIDDEN);
+        }
     }
     al_text_printf(o, L("\n输入 x 范数: %.4f\n", "\nNorm of the input x: %.4f\n"), (double)al_norm2_f32(x, N * HIDDEN));
     al_text_printf(o, L("Pre-Norm 堆叠 %d 层后输出范数: %.4f\n", "Output norm after %d pre-norm blocks: %.4f\n"),
@@ -579,7 +594,15 @@ static void example_loss(al_demo_out *d, al_lang lang, al_rng *rng, const model_
      * that meets label 1 (-100), and position 1 predicts token 2. */
     al_text_printf(o, "  %s\n", L("对应关系：位置 0→预测 token1(prompt,-100,忽略), 位置 1→预测 token2, 位置 2→预测 token3, 位置 3→预测 token4",
                                   "Pairs: position 0→predicts token1 (prompt, -100, ignored), position 1→predicts token2, position 2→predicts token3, position 3→predicts token4"));
-    const float manual = shifted_loss(logits, labels, 1, S, NULL); /* F.cross_entropy by hand */
+    float nll[S];
+    const float manual = shifted_loss(logits, labels, 1, S, NULL, nll); /* F.cross_entropy by hand */
+    if (d->fig) {
+        _Static_assert((int)S == (int)AL_DEMO_LOSS_SEQ, "the loss chart's positions are this example's");
+        memcpy(d->fig->ids, ids, sizeof ids);
+        memcpy(d->fig->labels, labels, sizeof labels);
+        memcpy(d->fig->nll, nll, sizeof nll);
+        d->fig->loss = loss;
+    }
     al_text_printf(o, L("\n手动计算 loss: %.4f\n", "\nLoss computed by hand: %.4f\n"), (double)manual);
     al_text_printf(o, L("模型返回 loss: %.4f\n", "Loss the model returns: %.4f\n"), (double)loss);
     al_text_printf(o, L("验证一致？%s\n", "Check: do they agree? %s\n"), al_demo_bool(al_demo_allclose(&manual, &loss, 1, 1e-8f)));
@@ -619,7 +642,7 @@ static void example_full(al_demo_out *d, al_lang lang, al_rng *rng, const model_
     al_snprintf(comment, sizeof comment, "  # [batch, seq, vocab=%d]", VOCAB);
     al_demo_shape(o, "  4. lm_head: → ", l_shape, 3, comment);
     float dlogits[N * VOCAB];
-    const float loss = shifted_loss(logits, labels, B, S, dlogits);
+    const float loss = shifted_loss(logits, labels, B, S, dlogits, NULL);
     al_text_printf(o, L("  5. 错位 + 交叉熵: logits ", "  5. shift + cross-entropy: logits "));
     al_text_size(o, sl_shape, 3);
     al_text_printf(o, " vs labels ");

@@ -18,6 +18,8 @@
 #include <string.h>
 
 enum { HIDDEN = 16, INTER = 32, N_EXPERTS = 4, TOP_K = 2, MAX_TOKENS = 10 };
+_Static_assert((int)N_EXPERTS == (int)AL_DEMO_MOE_EXPERTS && (int)TOP_K == (int)AL_DEMO_MOE_TOP_K,
+               "the charts' sizes (demos.h) are the script's");
 static const double AUX_LOSS_COEF = 0.01; /* MoEFFN's aux_loss_coef; multiplied as a float32 */
 
 /* The script's SwiGLUFFN: down(silu(gate(x)) · up(x)), nn.Linear layout [out, in]. */
@@ -191,6 +193,11 @@ static void example_routing(al_demo_out *d, al_lang lang, const moe_ffn *moe, al
     int64_t ids[N * TOP_K];
     al_rng_randn(rng, x, N * HIDDEN);
     moe_route(moe, scores, ids, weights, x, N);
+    if (d->fig) {
+        _Static_assert((int)N == (int)AL_DEMO_MOE_TOKENS, "the router chart's tokens are this example's");
+        memcpy(d->fig->router, scores, sizeof d->fig->router);
+        memcpy(d->fig->chosen, ids, sizeof d->fig->chosen);
+    }
 
     const int64_t scores_shape[2] = {N, N_EXPERTS};
     al_text_printf(o, L("\n配置：num_experts=%d, top-k=%d\n", "\nConfiguration: num_experts=%d, top-k=%d\n"),
@@ -294,6 +301,10 @@ static void example_renormalise(al_demo_out *d, al_lang lang, const float *score
         sums[t] = al_sum_f32(normed + t * TOP_K, TOP_K);
         ones[t] = 1.0f;
     }
+    if (d->fig) {
+        memcpy(d->fig->renorm_ids, ids, sizeof d->fig->renorm_ids);
+        memcpy(d->fig->renorm, normed, sizeof d->fig->renorm);
+    }
     for (int pass = 0; pass < 2; pass++) {
         const float *w = pass ? normed : raw;
         if (pass) al_text_printf(o, "\n%s\n", L("归一化后（除以权重和）:", "After (divided by their sum):"));
@@ -331,6 +342,11 @@ static void example_aux_loss(al_demo_out *d, al_lang lang, moe_ffn *moe, const f
     column_means(load, one_hot, N * TOP_K, N_EXPERTS);
     column_means(prob_mean, scores, N, N_EXPERTS);
     for (int e = 0; e < N_EXPERTS; e++) product[e] = load[e] * prob_mean[e];
+    if (d->fig) {
+        memcpy(d->fig->load, load, sizeof load);
+        memcpy(d->fig->prob_mean, prob_mean, sizeof prob_mean);
+        d->fig->aux_loss = moe->aux_loss;
+    }
 
     al_text_printf(o, "\n%s", L("每个专家被选中的频率 f_i（load）: ", "How often each expert is chosen, f_i (load): "));
     al_demo_py_rounded(o, load, N_EXPERTS, 4);

@@ -1,6 +1,7 @@
-// page/render.js — the core's results to the page: the four charts (each drawn by its module in
-// charts/ from the data the core returns here), every head's thumbnail, the GQA map, the live
-// checks and the status line; and each chart's PNG / CSV export. Nothing here computes a number.
+// page/render.js — the core's results to the page: the four charts of the layer (each drawn by
+// its module in charts/ from the data the core returns here), every head's thumbnail, the GQA
+// map, the live checks, the charts of chapters 04 and 05 and the status line; and each layer
+// chart's PNG / CSV export. Nothing here computes a number.
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
@@ -96,8 +97,26 @@
     });
 
     renderChecks(cells);
+    renderChapters();
     renderStatus();
     P.writeHash();
+  }
+
+  // Chapters 04 and 05's charts: the numbers the core keeps as the demos print them for the
+  // page's seed (the same seed the walkthrough's sections are run for), drawn once per seed and
+  // language.
+  function renderChapters() {
+    const { core, state, t } = P;
+    const key = `${state.seed}|${state.lang}`;
+    const F = root.AttnLabFfnChart, B = root.AttnLabBlockChart;
+    drawIfChanged('chart-ffn-curves', key, () => F.curvesConfig({ line: core.demoFfnCurves(61), points: core.demoFfnCurves(7), t }));
+    let router = null;
+    const routerOf = () => (router ||= core.demoRouter(state.seed));
+    drawIfChanged('chart-ffn-router', key, () => F.routerConfig({ router: routerOf(), which: 'scores', t, lang: state.lang, image: imageFor('chart-ffn-router'), cellsKey: `${state.seed}` }, $('tip-ffn-router')));
+    drawIfChanged('chart-ffn-renorm', key, () => F.routerConfig({ router: routerOf(), which: 'weights', t, lang: state.lang, image: imageFor('chart-ffn-renorm'), cellsKey: `${state.seed}` }, $('tip-ffn-renorm')));
+    drawIfChanged('chart-ffn-load', key, () => F.loadConfig({ load: core.demoExpertLoad(state.seed), t }));
+    drawIfChanged('chart-block-stream', key, () => B.streamConfig({ stream: core.demoBlockStream(state.seed), t }));
+    drawIfChanged('chart-block-labels', key, () => B.labelsConfig({ labels: core.demoShiftedLabels(state.seed), t }));
   }
 
   // Every head's weights as small images (plain canvases: Chart.js axes would cost more than

@@ -1,32 +1,53 @@
-// page/walkthrough.js — the walkthrough: every example of both tutorial scripts, one at a time,
-// as the core gives them (core.demoSections): its title, its code in the script and what it
-// prints for the page's seed and language, and the panel of the page it belongs to (chosen by
-// the core), outlined and brought into view with a note on what to notice in it.
+// page/walkthrough.js — the walkthrough: every example of the tutorial's chapters, one at a time,
+// as the core gives them (core.demoSections): its title, its code in the script (chapters 02 and
+// 03; the later chapters' code is the tutorial's and not shipped, so the chapter and its script
+// are named instead), what it prints for the page's seed and language, and the panel of the
+// page it belongs to (chosen by the core), outlined and brought into view with a note on what
+// to notice in it, beside the chart that draws the example where the panel has one.
+// The chapters are the core's demos (its al_demo enum, in order); the markup says where each
+// goes: a panel names the al_demo_panel it is (data-demo-panel), a chart the examples it draws
+// (data-demo-example="demo:number"). A chapter added to the core is added here by its row in
+// SCRIPTS, its panel's markup and its notes (i18n.js).
 (function (root) {
   'use strict';
   const P = root.AttnLabPage;
   const $ = P.$;
 
-  // The element of each panel the core names (al_demo_panel); 'text' is an example no chart
-  // draws (the embedding, RMSNorm): the walkthrough's own listing is its panel, none outlined.
-  const PANEL_IDS = {
-    mask: 'mask-panel', rope: 'rope-panel', attn: 'attn-panel', kv: 'kv-panel', checks: 'verify-panel', text: 'walk-panel',
+  // The tutorial script each demo reproduces; its chapter is the number it starts with.
+  const SCRIPTS = {
+    basic: '02-basic-components-demo.py',
+    attention: '03-attention-demo.py',
+    mlp_moe: '04-mlp-moe-demo.py',
+    block: '05-transformer-block-demo.py',
+    generation: '10-generation-demo.py',
   };
-  // The tutorial script each demo reproduces, by the number it starts with
-  // (02-basic-components-demo.py, 03-attention-demo.py).
-  const SCRIPT = { basic: '02', attention: '03' };
+  const chapterOf = (demo) => SCRIPTS[demo].slice(0, 2);
+  // The command line's name of a demo (the ABI's mlp_moe is `attnlab demo mlp-moe`).
+  const cliName = (demo) => demo.replace(/_/g, '-');
+
+  // The element of the layer view that is the panel the core names ('text': an example no
+  // chart draws, the embedding or RMSNorm: the walkthrough's own listing is its panel).
+  const panelOf = (name) => document.querySelector(`#layer-main [data-demo-panel="${name}"]`);
+  // The chart that draws an example, if its panel has one.
+  const figureOf = (step) => document.querySelector(`#layer-main [data-demo-example="${step.demo}:${step.n}"]`);
+
   let steps = []; // [{demo, title, code, numbers, panel, n (its number in the script), of}]
 
-  // Asks the core for both demos' sections in the page's language and seed; the closing
-  // banners (panel 'none') are not steps.
+  // The demos of the core, in the order of their chapters.
+  const demos = () => Object.entries(P.core.abi.enums.demo).sort((a, b) => a[1] - b[1]).map(([name]) => name);
+
+  // Asks the core for every demo's sections in the page's language and seed; the closing
+  // banners (panel 'none') are not steps. Also names each chapter's script where the page
+  // shows that chapter's charts.
   function build() {
     const { core, state, t } = P;
     try {
       steps = [];
-      for (const demo of ['basic', 'attention']) {
+      for (const demo of demos()) {
+        if (!SCRIPTS[demo]) throw new Error(`the walkthrough has no script for the demo '${demo}'`);
         const own = core.demoSections(demo, state.lang, state.seed).filter((s) => s.panel !== 'none');
         for (const [i, s] of own.entries()) {
-          if (!(s.panel in PANEL_IDS)) throw new Error(`the walkthrough has no panel '${s.panel}'`);
+          if (!panelOf(s.panel)) throw new Error(`the walkthrough has no panel '${s.panel}'`);
           steps.push({ demo, ...s, n: i + 1, of: own.length });
         }
       }
@@ -34,29 +55,41 @@
       P.showMessage(t.errorPrefix + e.message, true);
       return;
     }
+    for (const el of document.querySelectorAll('[data-chapter]')) el.textContent = t.chapter(chapterOf(el.dataset.chapter), SCRIPTS[el.dataset.chapter]);
     if (state.walk >= steps.length) state.walk = 0;
     show();
   }
 
-  // The example's title by script and number ("03 · 4/7 · …").
-  const titleOf = (step) => `${SCRIPT[step.demo]} · ${step.n}/${step.of} · ${step.title}`;
+  // The example's title by chapter and number ("04 · 2/7 · …").
+  const titleOf = (step) => `${chapterOf(step.demo)} · ${step.n}/${step.of} · ${step.title}`;
 
-  // Shows the current example; scroll: its panel is brought into view (a move, not a redraw).
+  // Shows the current example; scroll: its panel (and its chart) brought into view (a move,
+  // not a redraw).
   function show(scroll = false) {
     const { state, t } = P;
     const step = steps[state.walk];
     if (!step) return;
     const title = titleOf(step);
     const note = (t.walkNotes[step.demo] || [])[step.n - 1] || '';
+    const script = SCRIPTS[step.demo];
+    $('walk-chapter').textContent = t.chapter(chapterOf(step.demo), script);
     $('walk-title').textContent = title;
     $('walk-note').textContent = note;
-    $('walk-command').textContent = `attnlab demo ${step.demo} --seed ${state.seed} --lang ${state.lang}`;
+    $('walk-command').textContent = `attnlab demo ${cliName(step.demo)} --seed ${state.seed} --lang ${state.lang}`;
+    // The code where it is shipped; else the script named, for the reader to open beside it.
+    const shipped = step.code !== '';
     $('walk-code').textContent = step.code;
+    $('walk-code').hidden = !shipped;
+    $('walk-code-title').hidden = !shipped;
+    $('walk-no-code').hidden = shipped;
+    $('walk-no-code').textContent = shipped ? '' : t.walkNoCode(script);
     $('walk-text').textContent = step.numbers;
-    const panel = $(PANEL_IDS[step.panel]);
+    const panel = panelOf(step.panel);
     const own = step.panel === 'text';
+    const figure = own ? null : figureOf(step);
     for (const p of document.querySelectorAll('#layer-main .panel')) p.classList.toggle('highlight', !own && p === panel);
-    // The note also stands at the top of the outlined panel, with the way on, where the eye is.
+    // The note also stands in the outlined panel, with the way on, where the eye is: above the
+    // example's chart, or at the top of the panel.
     const callout = $('walk-callout');
     callout.hidden = own;
     if (!own) {
@@ -64,12 +97,17 @@
       $('walk-callout-note').textContent = note;
       $('walk-callout-prev').disabled = state.walk === 0;
       $('walk-callout-next').disabled = state.walk === steps.length - 1;
-      const heading = panel.querySelector('h2');
-      if (heading.nextElementSibling !== callout) heading.after(callout);
+      // (the chart's own box in the panel: a grid of two charts is not broken up; at the top,
+      // under the panel's heading and the line naming its chapter)
+      let before = figure;
+      if (!before) for (before = panel.querySelector('h2').nextElementSibling; before.matches('.chapter, #walk-callout');) before = before.nextElementSibling;
+      while (before.parentElement !== panel) before = before.parentElement;
+      if (before.previousElementSibling !== callout) before.before(callout);
+      $('walk-callout-code').textContent = shipped ? t.walkToCode : t.walkToNumbers;
     }
     $('walk-prev').disabled = state.walk === 0;
     $('walk-next').disabled = state.walk === steps.length - 1;
-    if (scroll) P.bringIntoView(panel, own ? null : callout);
+    if (scroll) P.bringIntoView(panel, own ? null : figure || callout);
   }
 
   // The previous (-1) or next (+1) example, its panel brought into view. A button of the note
@@ -89,7 +127,8 @@
   // The listing of the example shown, from its panel's note.
   function toCode() {
     P.bringIntoView($('walk-panel'));
-    $('walk-code').focus({ preventScroll: true });
+    $('walk-text').focus({ preventScroll: true });
+    if (!$('walk-code').hidden) $('walk-code').focus({ preventScroll: true });
   }
 
   root.AttnLabWalkthrough = { build, move, toCode };

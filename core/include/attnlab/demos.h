@@ -84,6 +84,53 @@ int64_t al_demo_section_count(al_demo demo);
 int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_section *sections,
                          int64_t max_sections, char *text, int64_t cap, al_error *err);
 
+
+/* ------------------------------------------------------------------------------------------
+ * The numbers the page's charts of chapters 04 and 05 draw, for a seed (as al_demo_run's:
+ * < 0 keeps the scripts' own), taken from the same run that prints them: a chart of an
+ * example shows exactly the numbers that example prints (at full precision where it rounds).
+ * Each fills out[cap] (cap >= the shape given) and returns AL_OK, or a status with *err set:
+ * a NULL out (AL_ERR_ARG), too small a cap (AL_ERR_CAPACITY).
+ * ------------------------------------------------------------------------------------------ */
+
+/* The sizes of the examples the charts draw: 04's router (6 tokens, 4 experts, top-2), 05's
+ * stacks of 6 blocks and its 5-token loss; the most points of a curve. */
+enum {
+    AL_DEMO_MOE_TOKENS = 6,
+    AL_DEMO_MOE_EXPERTS = 4,
+    AL_DEMO_MOE_TOP_K = 2,
+    AL_DEMO_BLOCK_DEPTH = 6,
+    AL_DEMO_BLOCK_POINTS = AL_DEMO_BLOCK_DEPTH + 1, /* the stream before and after each block */
+    AL_DEMO_LOSS_SEQ = 5,
+    AL_DEMO_CURVE_MAX = 1001
+};
+
+/* 04, example 2: out [3, n]: x at n evenly spaced points of [-3, 3] (both ends included),
+ * F.silu(x) and F.relu(x) there; n in [2, AL_DEMO_CURVE_MAX]. With n = 6k + 1 the whole
+ * numbers the example prints are among the points. */
+al_status al_demo_ffn_curves(float *out, int64_t n, int64_t cap, al_error *err);
+
+/* 04, examples 3 and 6: out [3, AL_DEMO_MOE_TOKENS, AL_DEMO_MOE_EXPERTS]: the router's
+ * softmax for each token over the experts; 1 where the token's top-k chose the expert, else 0;
+ * the chosen experts' weights renormalised to sum 1 (0 elsewhere). */
+al_status al_demo_router(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 04, example 7: out [4, AL_DEMO_MOE_EXPERTS]: each expert's load f_i (the share of top-k
+ * choices that went to it), its mean routing probability P_i, the balanced share 1/num_experts,
+ * and the load-balancing loss (the same value in every column). */
+al_status al_demo_expert_load(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 05, example 2: out [2, AL_DEMO_BLOCK_POINTS]: the norm of the residual stream (all of
+ * the batch) after 0, 1, .. AL_DEMO_BLOCK_DEPTH pre-norm blocks, then post-norm blocks. */
+al_status al_demo_block_stream(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 05, example 6: out [5, AL_DEMO_LOSS_SEQ], one column per position t: input_ids[t],
+ * labels[t] (-100: ignored), the label position t is trained to predict after the shift
+ * (labels[t + 1]; -100 where that label is ignored and at the last position, which predicts
+ * nothing), −log p of that label (0 where there is none), and the loss, their mean (the same
+ * value in every column). */
+al_status al_demo_shifted_labels(int64_t seed, float *out, int64_t cap, al_error *err);
+
 #ifdef __cplusplus
 }
 #endif
