@@ -358,6 +358,12 @@ static void test_ahead(const uint8_t *model, size_t msize, const uint8_t *tok, s
     const int64_t n_text = al_model_lab_ids_text(a, ahead, 12, text, sizeof text, &err);
     CHECK(n_text >= 0 && al_model_lab_ids_text(a, ahead, 12, NULL, 0, &err) == n_text, "ids text: %s", err.msg);
     const int64_t before = al_model_lab_token_text(a, -1, want, sizeof want, &err);
+    /* the lens after the draws ahead fills the caches the lab's next step starts from empty */
+    const int64_t L1 = al_model_lab_hparams(a)->n_layers + 1;
+    int32_t *top = malloc((size_t)(L1 * len) * sizeof(int32_t));
+    float *prob = malloc((size_t)(L1 * len) * sizeof(float));
+    CHECK(al_model_lab_lens(a, top, prob, L1 * len, &err) == AL_OK, "lens: %s", err.msg);
+    free(top), free(prob);
     for (int i = 0; i < 12; i++) {
         const int64_t id = al_model_lab_step(a, &p, &err);
         CHECK(id == ahead[i], "step %d draws %lld, ahead said %d", i, (long long)id, (int)ahead[i]);

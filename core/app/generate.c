@@ -173,6 +173,9 @@ al_status al_gen_forward(al_generator *g, al_error *err) {
     if (!g) return al_fail(err, AL_ERR_ARG, "generator: NULL argument");
     if (g->done == g->n) return AL_OK;
     const int64_t past = g->done, count = g->n - g->done;
+    /* From the first token, from empty caches: whatever ran the model since (an experiment of
+     * the lab's, another generator over the same model) is not ours to build on. */
+    if (past == 0) al_model_reset(g->model);
     al_status st = g->forward ? g->forward(g->forward_user, g->ids + past, past, count, g->logits, err)
                               : al_model_forward(g->model, g->ids + past, count, g->logits, 1, g->vocab, NULL, 0, err);
     if (st != AL_OK) {

@@ -332,7 +332,8 @@ void al_gen_set_forward(al_generator *g, al_gen_forward_fn fn, void *user);
 int64_t al_gen_prompt(al_generator *g, const int32_t *ids, int64_t n, uint64_t seed, al_error *err);
 
 /* The tokens not yet through the model (the prompt, or the last drawn) run now; nothing if none.
- * On failure the generator is back to no prompt. */
+ * With none through it yet, the model's caches are emptied first (another caller may have used
+ * them since). On failure the generator is back to no prompt. */
 al_status al_gen_forward(al_generator *g, al_error *err);
 
 /* One step: the pending tokens through the model, the next token drawn (the stages kept for
