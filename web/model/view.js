@@ -135,11 +135,13 @@
       grid.dataset.shape = `${L}x${Hn}|${P.state.lang}`;
     }
     const size = s.thumbs.size, scale = P.state.log ? 'log' : 'linear';
+    const off = new Set((s.off || []).map(([l, h]) => `${l}.${h}`)); // the heads switched off (Experiments)
     for (const b of grid.querySelectorAll('button.cell')) {
       const l = Number(b.dataset.layer), h = Number(b.dataset.head);
       const offset = (l * Hn + h) * size * size;
       H().paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
       b.classList.toggle('selected', l === s.layer && h === s.head);
+      b.classList.toggle('off', off.has(`${l}.${h}`));
     }
     H().gridColourBar(grid, 'heads-bar', { lo: 0, hi: 1, scale, lang: P.state.lang }); // the thumbnails' one bar
   }
