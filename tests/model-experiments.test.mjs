@@ -10,12 +10,13 @@
 //     window, the heatmaps' axes carrying the tokens (read back from the charts), a screenshot;
 //   - the link round-trips (heads off, the patch's prompts and tokens), a head switched off by
 //     keyboard, heads the model does not have and prompts of different lengths said on the page;
-//   - axe-core finds nothing in the panel drawn, in both languages.
+//   - axe-core finds nothing in the panel drawn, in both languages, served and from file://.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { ROOT, run } from './lib/run.mjs';
 import { readSafetensors } from './lib/safetensors.mjs';
 import { openPage, servedBrowser } from './lib/browser.mjs';
@@ -233,8 +234,8 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   await page.close();
 });
 
-test('axe finds no violations in the panel drawn, in English and in Chinese', async () => {
-  const { page, problems } = await openPage(browser.context, served + hash({ text: FIXTURE.clean_text, off: '2.6' }), SIZES.desktop);
+for (const [label, base] of [['served page', () => served], ['dist/attnlab.html from file://', () => pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href]]) test(`${label}: axe finds no violations in the panel drawn, in English and in Chinese`, async () => {
+  const { page, problems } = await openPage(browser.context, base() + hash({ text: FIXTURE.clean_text, off: '2.6' }), SIZES.desktop);
   await panelDrawn(page);
   let found = '';
   for (const lang of ['en', 'zh']) {
