@@ -330,6 +330,74 @@ static void test_experiments(const uint8_t *model, size_t msize, const uint8_t *
     al_model_lab_free(a), al_model_lab_free(b), al_model_lab_free(c);
 }
 
+/* What heads switched off change: the draws ahead are the lab's own next steps (the lab's text
+ * unchanged by them), with every head on those of a lab with none off; the prompt's loss with
+ * every head on is the plain lab's; the text of ids is the chips' text; a token named by its
+ * piece or its text; a patch map's share of the metric. */
+static void test_ahead(const uint8_t *model, size_t msize, const uint8_t *tok, size_t tsize) {
+    al_model_lab *a = make(model, msize, tok, tsize, 48), *b = make(model, msize, tok, tsize, 48);
+    if (!a || !b) return;
+    al_error err = {0};
+    const int64_t V = al_model_lab_hparams(a)->vocab;
+    const al_sampler_params p = {0.9, 20, 0.8, 1.1};
+    const int32_t off[] = {2, 6, 1, 3};
+    float *pa = malloc((size_t)V * sizeof(float)), *pb = malloc((size_t)V * sizeof(float));
+    int32_t ahead[12], other[12];
+    for (int k = 0; k < 2; k++) {
+        al_model_lab *lab = k ? b : a;
+        CHECK(al_model_lab_prompt(lab, "Lily saw a", 10, 5, &err) > 0, "prompt: %s", err.msg);
+        CHECK(al_model_lab_step(lab, &p, &err) >= 0, "step: %s", err.msg);
+    }
+    CHECK(al_model_lab_set_ablation(a, off, 2, &err) == AL_OK, "ablate: %s", err.msg);
+    /* 1. Every head on: b's draws and distribution, bit for bit; a's own are other ones. */
+    const int64_t len = al_model_lab_len(a);
+    CHECK(al_model_lab_ahead(a, &p, 1, ahead, 12, pa, V, &err) == 12, "ahead, every head on: %s", err.msg);
+    CHECK(al_model_lab_ahead(b, &p, 0, other, 12, pb, V, &err) == 12, "ahead of b: %s", err.msg);
+    CHECK(!memcmp(ahead, other, sizeof ahead) && !memcmp(pa, pb, (size_t)V * sizeof(float)),
+          "ahead with every head on is not the draws of a lab with none off");
+    CHECK(al_model_lab_ablation(a, NULL, 0) == 2 && al_model_lab_len(a) == len, "ahead moved the lab");
+    /* 2. As set: the next 12 steps of a, the text they add that of the ids. */
+    CHECK(al_model_lab_ahead(a, &p, 0, ahead, 12, pa, V, &err) == 12, "ahead: %s", err.msg);
+    char text[512], want[512];
+    const int64_t n_text = al_model_lab_ids_text(a, ahead, 12, text, sizeof text, &err);
+    CHECK(n_text >= 0 && al_model_lab_ids_text(a, ahead, 12, NULL, 0, &err) == n_text, "ids text: %s", err.msg);
+    const int64_t before = al_model_lab_token_text(a, -1, want, sizeof want, &err);
+    /* the lens after the draws ahead fills the caches the lab's next step starts from empty */
+    const int64_t L1 = al_model_lab_hparams(a)->n_layers + 1;
+    int32_t *top = malloc((size_t)(L1 * len) * sizeof(int32_t));
+    float *prob = malloc((size_t)(L1 * len) * sizeof(float));
+    CHECK(al_model_lab_lens(a, top, prob, L1 * len, &err) == AL_OK, "lens: %s", err.msg);
+    free(top), free(prob);
+    for (int i = 0; i < 12; i++) {
+        const int64_t id = al_model_lab_step(a, &p, &err);
+        CHECK(id == ahead[i], "step %d draws %lld, ahead said %d", i, (long long)id, (int)ahead[i]);
+    }
+    CHECK(al_model_lab_token_text(a, -1, want, sizeof want, &err) == before + n_text && !strcmp(want + before, text),
+          "the text of the ids ahead \"%s\" is not the text the steps wrote \"%s\"", text, want + before);
+    /* 3. The prompt's loss: every head on is b's; as set, another. */
+    const double all = al_model_lab_prompt_loss(a, 1, &err), plain = al_model_lab_prompt_loss(b, 0, &err);
+    const double ablated = al_model_lab_prompt_loss(a, 0, &err);
+    CHECK(all > 0 && all == plain && ablated > 0 && ablated != all, "loss: every head %g, plain %g, ablated %g", all,
+          plain, ablated);
+    CHECK(al_model_lab_prompt(b, "", 0, 0, &err) == 1 && al_model_lab_prompt_loss(b, 0, &err) == -1.0 &&
+          strstr(err.msg, "a loss needs 2"), "loss of one token: %s", err.msg);
+    /* 4. Tokens by name; a text of two is refused, naming it. */
+    const int64_t lily = al_model_lab_token_id(a, " Lily", 5, &err);
+    CHECK(lily >= 0 && al_model_lab_token_id(a, "Lily", 4, &err) == lily, "Lily: %lld (%s)", (long long)lily, err.msg);
+    CHECK(al_model_lab_token_id(a, "Lily had", 8, &err) == -1 && strstr(err.msg, "\"Lily had\" is 2 tokens"),
+          "two tokens: %s", err.msg);
+    /* 5. A map's share: the clean metric is 1, the corrupted 0; equal metrics leave it raw. */
+    const float map[3] = {2.0f, -1.0f, 0.5f};
+    float share[3];
+    CHECK(al_patch_recovered(map, 3, 2.0f, -1.0f, share, 3, &err) == 1 && share[0] == 1.0f && share[1] == 0.0f &&
+          share[2] == 0.5f, "share: %g %g %g", share[0], share[1], share[2]);
+    CHECK(al_patch_recovered(map, 3, 0.75f, 0.75f, share, 3, &err) == 0 && share[0] == 2.0f && share[2] == 0.5f,
+          "equal metrics: the raw map");
+    CHECK(al_patch_recovered(map, 3, 1.0f, 0.0f, share, 2, &err) == -1 && err.status == AL_ERR_CAPACITY, "share cap");
+    free(pa), free(pb);
+    al_model_lab_free(a), al_model_lab_free(b);
+}
+
 int main(int argc, char **argv) {
     const char *model_path = argc > 1 ? argv[1] : "models/stories260K/stories260K.bin";
     const char *tok_path = argc > 2 ? argv[2] : "models/stories260K/tok512.bin";
@@ -344,6 +412,7 @@ int main(int argc, char **argv) {
         test_roles(model, msize, tok, tsize);
         test_refusals(model, msize, tok, tsize);
         test_experiments(model, msize, tok, tsize);
+        test_ahead(model, msize, tok, tsize);
     }
     free(model), free(tok);
     CHECK_DONE();

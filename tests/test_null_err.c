@@ -783,6 +783,15 @@ static void test_experiments(void) {
     EXPECT(al_model_lab_dla(NULL, 1, out, 9, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_patch(NULL, ids, other, 3, 4, 5, out, 16, NULL), AL_ERR_ARG);
     CHECK(al_model_lab_encode(NULL, "a", 1, top, 9, NULL) == -1, "encode");
+    const al_sampler_params sp = al_sampler_params_default();
+    CHECK(al_model_lab_ahead(NULL, &sp, 0, top, 9, out, 9, NULL) == -1, "ahead");
+    CHECK(al_model_lab_prompt_loss(NULL, 1, NULL) == -1.0, "prompt loss");
+    CHECK(al_model_lab_ids_text(NULL, top, 1, NULL, 0, NULL) == -1, "ids text");
+    CHECK(al_model_lab_token_id(NULL, "a", 1, NULL) == -1, "token id");
+    CHECK(al_patch_recovered(NULL, 3, 1.0f, 0.0f, out, 9, NULL) == -1, "patch share");
+    CHECK(al_patch_recovered(out, 3, 1.0f, NAN, out, 9, NULL) == -1, "patch share of NaN");
+    CHECK(al_gen_copy(NULL, NULL, NULL) == AL_ERR_ARG, "generator copy");
+    CHECK(al_tok_stream_copy(NULL, NULL, NULL) == AL_ERR_ARG, "decoder copy");
 }
 
 /* GGUF: a MiniMind of 262 tokens with a tokenizer.bin of 262 (the 259 standard tokens and 3). */

@@ -364,6 +364,22 @@
       });
     }
 
+    // --- al_patch_recovered: a patching map as the share of the metric it recovers (1 the
+    // clean run, 0 the corrupted one); {values, recovered} (recovered false: the two metrics
+    // are equal, nothing to recover, values is the raw map)
+    patchRecovered(map, clean, corrupt) {
+      checkFloats('map', map, map.length);
+      checkNumber('clean', clean);
+      checkNumber('corrupt', corrupt);
+      const n = map.length;
+      return this.withAllocs([4 * n, 4 * n], (pm, po) => this.withError((err) => {
+        this.floatsTo(pm, map);
+        const r = this.fn.al_patch_recovered(pm, n, clean, corrupt, po, n, err);
+        if (r < 0) this.throwIf(this.readStruct(err, 'error').status || this.status.arg, err);
+        return { values: this.floatsFrom(po, n), recovered: r === 1 };
+      }));
+    }
+
     // --- al_kv_cache_bytes_for -------------------------------------------------------------
     kvCacheBytes(batch, len, kvHeads, headDim) {
       for (const [k, v] of Object.entries({ batch, len, kvHeads, headDim })) checkInt(k, v, 0, 2 ** 31);
@@ -843,6 +859,97 @@
     // al_model_lab_resid_norms: [n_layers + 1, len]
     residNorms() {
       return this.array('al_model_lab_resid_norms', 'out', {}, 'f32');
+    }
+    // --- the experiments ------------------------------------------------------------------
+    // al_model_lab_set_ablation: heads [[layer, head], …] switched off from now on (none: every
+    // head on); the tokens so far run again at once
+    setAblation(heads) {
+      if (!Array.isArray(heads)) throw new AttnLabError('heads must be an array of [layer, head]', ARG_ERROR);
+      const flat = [];
+      for (const h of heads) {
+        if (!Array.isArray(h) || h.length !== 2) throw new AttnLabError('each head must be [layer, head]', ARG_ERROR);
+        for (const v of h) checkInt('layer or head', v, 0, 2 ** 31 - 1);
+        flat.push(h[0], h[1]);
+      }
+      const c = this.core;
+      c.withAllocs([4 * flat.length], (p) => c.withError((err) => {
+        c.m.HEAP32.set(flat, p >> 2);
+        c.throwIf(c.fn.al_model_lab_set_ablation(this.live(), p, heads.length, err), err);
+      }));
+    }
+    // al_model_lab_ablation: the heads off, [[layer, head], …]
+    ablation() {
+      const flat = this.array('al_model_lab_ablation', 'heads', {}, 'i32');
+      return Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
+    }
+    // al_model_lab_lens: {top, prob} [n_layers + 1, len]
+    lens() {
+      const c = this.core, n = c.countOf('al_model_lab_lens', 'top', { ...this.hparams, lab: this.live() });
+      return c.withAllocs([4 * n, 4 * n], (pt, pp) => c.withError((err) => {
+        c.throwIf(c.fn.al_model_lab_lens(this.live(), pt, pp, n, err), err);
+        return { top: c.m.HEAP32.slice(pt >> 2, (pt >> 2) + n), prob: c.floatsFrom(pp, n) };
+      }));
+    }
+    // al_model_lab_dla: the direct attribution of token `target`, [dla rows, len] (the heads
+    // [n_layers · n_heads], the embedding, each block's FFN)
+    dla(target) {
+      checkInt('target', target, 0, this.hparams.vocab - 1);
+      return this.array('al_model_lab_dla', 'out', { target }, 'f32');
+    }
+    // Runs fn(ptr, length) with text's UTF-8 bytes in the module.
+    withText(text, fn) {
+      if (typeof text !== 'string') throw new AttnLabError('the text must be a string', ARG_ERROR);
+      const bytes = new TextEncoder().encode(text), c = this.core;
+      return c.withAllocs([bytes.length + 1], (p) => { c.m.HEAPU8.set(bytes, p); return fn(p, bytes.length); });
+    }
+    // al_model_lab_encode: text to ids as a prompt is encoded
+    encode(text) {
+      return this.withText(text, (p, len) => this.array('al_model_lab_encode', 'ids', { text: p, len }, 'i32'));
+    }
+    // al_model_lab_token_id: the token a text names (its piece, or the one token it encodes to)
+    tokenId(text) {
+      return this.withText(text, (p, len) => this.count((err) => this.core.fn.al_model_lab_token_id(this.live(), p, len, err)));
+    }
+    // Runs fn(ptr) with ids in the module, each checked against the vocabulary.
+    withIds(ids, fn) {
+      if (!Array.isArray(ids) && !(ids instanceof Int32Array)) throw new AttnLabError('ids must be an array', ARG_ERROR);
+      for (const id of ids) checkInt('token id', id, 0, this.hparams.vocab - 1);
+      const c = this.core;
+      return c.withAllocs([4 * Math.max(1, ids.length)], (p) => { c.m.HEAP32.set(ids, p >> 2); return fn(p); });
+    }
+    // al_model_lab_patch: clean ids patched into corrupt ids of the same count, the metric
+    // logit(answer) − logit(wrong): the heads' map [n_layers, n_heads], the stream's
+    // [n_layers, n], then the clean and the corrupted metric
+    patch(clean, corrupt, answer, wrong) {
+      checkInt('answer', answer, 0, this.hparams.vocab - 1);
+      checkInt('wrong', wrong, 0, this.hparams.vocab - 1);
+      return this.withIds(clean, (pc) => this.withIds(corrupt, (pk) => this.array('al_model_lab_patch', 'out',
+        { clean: pc, corrupt: pk, n: clean.length, answer, wrong }, 'f32')));
+    }
+    // al_model_lab_ahead: the next `count` draws with these sampler settings, made without
+    // moving the lab, and the next token's distribution: {ids, probs [vocab]}; allHeads: every
+    // head on for the call
+    ahead(params = {}, allHeads = false, count = 20) {
+      checkInt('count', count, 0, this.context);
+      const c = this.core, values = this.samplerParams(params), V = this.hparams.vocab;
+      return c.withAllocs([c.sizeOf('sampler_params'), 4 * Math.max(1, count), 4 * V], (ps, pi, pp) => {
+        c.writeStruct(ps, 'sampler_params', values);
+        const got = this.count((err) => c.fn.al_model_lab_ahead(this.live(), ps, allHeads ? 1 : 0, pi, count, pp, V, err));
+        return { ids: c.m.HEAP32.slice(pi >> 2, (pi >> 2) + got), probs: c.floatsFrom(pp, V) };
+      });
+    }
+    // al_model_lab_ids_text: the text ids write after the tokens so far
+    idsText(ids) {
+      return this.withIds(ids, (p) => new TextDecoder().decode(this.array('al_model_lab_ids_text', 'out', { ids: p, n: ids.length }, 'char')));
+    }
+    // al_model_lab_prompt_loss: the mean loss over the prompt; allHeads: every head on
+    promptLoss(allHeads = false) {
+      const c = this.core;
+      return c.withError((err) => {
+        const loss = c.fn.al_model_lab_prompt_loss(this.live(), allHeads ? 1 : 0, err);
+        if (loss < 0) c.throwIf(c.readStruct(err, 'error').status || c.status.arg, err);
+        return loss;
+      });
     }
     // al_model_lab_kv: one row after the prompt and after each step
     kv() { return this.array('al_model_lab_kv', 'rows', {}, 'kv_growth_row'); }

@@ -239,20 +239,21 @@
   // Each cell's value written in it, in black or white as its colour needs, when the grid is
   // small and every value fits its cell; returns how many were written.
   function drawCellValues(ctx, area, c) {
-    if (c.rows > VALUES_UP_TO || c.cols > VALUES_UP_TO || !c.rows || !c.cols) return 0;
+    const most = c.valuesUpTo || VALUES_UP_TO;
+    if (c.rows > most || c.cols > most || !c.rows || !c.cols) return 0;
     const w = area.width / c.cols, h = area.height / c.rows;
     const px = Math.min(12, Math.floor(h * 0.45));
     if (px < 8) return 0;
-    const text = (v) => (c.cellText ? c.cellText(v) : Number.isFinite(v) ? v.toFixed(2) : '');
+    const text = (v, i) => (c.cellText ? c.cellText(v, i) : Number.isFinite(v) ? v.toFixed(2) : '');
     ctx.font = font(px);
-    for (let i = 0; i < c.rows * c.cols; i++) if (ctx.measureText(text(c.values[i])).width + 4 > w) return 0;
+    for (let i = 0; i < c.rows * c.cols; i++) if (ctx.measureText(text(c.values[i], i)).width + 4 > w) return 0;
     ctx.textAlign = 'center';
     ctx.textBaseline = 'middle';
     for (let r = 0; r < c.rows; r++) {
       for (let j = 0; j < c.cols; j++) {
         const v = c.values[r * c.cols + j];
         ctx.fillStyle = textColourOn(colourOf(v, c.lo, c.hi, c.scale));
-        ctx.fillText(text(v), area.left + (j + 0.5) * w, area.top + (r + 0.5) * h);
+        ctx.fillText(text(v, r * c.cols + j), area.left + (j + 0.5) * w, area.top + (r + 0.5) * h);
       }
     }
     return c.rows * c.cols;
@@ -306,8 +307,9 @@
 
   // A Chart.js config for a heatmap. m: {values, rows, cols, lo, hi, scale ('linear' or 'log'),
   // unit, title, xLabel, yLabel, rowNames, colNames (what row or column i stands for, a token;
-  // indices without), format(v) for the tooltip, cellText(v) for the values written in small
-  // grids, legend ([{value, text}]: swatches in place of the colour bar), highlightRow (outlined,
+  // indices without), format(v, i) for the tooltip, cellText(v, i) for the values written in
+  // small grids (i: the cell's index), valuesUpTo (the most rows and columns that get them,
+  // VALUES_UP_TO unless given), legend ([{value, text}]: swatches in place of the colour bar), highlightRow (outlined,
   // with its key under the title), outlineCells (indices of cells outlined), lang, image: the canvas to paint the cells into (one per
   // chart, reused), cellsKey: what the cells come from (optional; unchanged: not repainted)}.
   // `tooltip` is a DOM element to position on hover.
@@ -386,7 +388,7 @@
           }
           tooltip.hidden = false;
           const named = (names, i) => (names ? ` ${JSON.stringify(names[i])}` : '');
-          tooltip.textContent = `${c.yLabel} ${y}${named(c.rowNames, y)}, ${c.xLabel} ${x}${named(c.colNames, x)}: ${c.format(c.values[y * c.cols + x])}`;
+          tooltip.textContent = `${c.yLabel} ${y}${named(c.rowNames, y)}, ${c.xLabel} ${x}${named(c.colNames, x)}: ${c.format(c.values[y * c.cols + x], y * c.cols + x)}`;
           // right of the pointer, or left of it where it would pass the chart's right edge
           const right = event.x + 12 + tooltip.offsetWidth > chart.width;
           tooltip.style.left = `${right ? Math.max(0, event.x - 12 - tooltip.offsetWidth) : event.x + 12}px`;

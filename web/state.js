@@ -39,6 +39,15 @@
     mhead: [0, 0, 255, 'int'],
     log: [0, 0, 1, 'int'],
     eos: [0, 0, 1, 'int'], // 1: generation goes on past the end token (generate --ignore-eos)
+    // the Experiments panel: the heads switched off ("layer.head,…"), the token whose
+    // attribution is shown (-1: the most likely next one), the two prompts of a patch and its
+    // answer and wrong token ('' : the model's suggested pair)
+    off: ['', '', '', 'heads'],
+    dla: [-1, -1, 1048575, 'int'],
+    clean: ['', '', '', 'text'],
+    corrupt: ['', '', '', 'text'],
+    answer: ['', '', '', 'text'],
+    wrong: ['', '', '', 'text'],
     // the Train tab (tab=train): the preset, the data (0 the repeated task, 1 the built-in
     // sample, 2 pasted text), the shape and learning rate, the role the heatmap shows
     tpreset: [0, 0, 3, 'int'],
@@ -50,10 +59,11 @@
     trole: [3, 0, 3, 'int'],
   };
   const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];
+  const HEADS = /^[0-9]{1,3}\.[0-9]{1,3}(,[0-9]{1,3}\.[0-9]{1,3}){0,255}$/;
   const MAX_TEXT = 400; // characters of prompt text a hash may carry
   const MAX_TOKENS = 1024; // prompt + steps: the heatmaps' largest size
   const MAX_HEAD_WIDTH = 1024; // heads × head_dim (16 × 64, 8 × 128; MiniMind-3: 8 × 96)
-  const MAX_HASH = 4096;   // longer hashes are ignored whole (a prompt of 400 characters, %-encoded, fits)
+  const MAX_HASH = 8192;   // longer hashes are ignored whole (a prompt of 400 characters and a patch's two, %-encoded, fit)
 
   function defaults() {
     const s = {};
@@ -68,6 +78,8 @@
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
     if (kind === 'tab') return raw === 'model' || raw === 'layer' || raw === 'train' ? [raw, true] : ['model', false];
     if (kind === 'model' && raw === 'file') return ['file', true];
+    // heads as "layer.head" pairs (the model's range is the core's to check)
+    if (kind === 'heads') return raw === '' || HEADS.test(raw) ? [raw, true] : ['', false];
     if (kind === 'model') kind = 'int';
     if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
@@ -162,7 +174,11 @@
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 
-  const api = { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };
+  // The off field's heads: "1.3,2.0" ↔ [[1, 3], [2, 0]].
+  const headsOf = (text) => (text ? text.split(',').map((p) => p.split('.').map(Number)) : []);
+  const headsText = (heads) => heads.map(([l, h]) => `${l}.${h}`).join(',');
+
+  const api = { headsOf, headsText, FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };
   if (typeof module === 'object' && module.exports) module.exports = api;
   else root.AttnLabState = api;
 })(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -288,6 +288,15 @@
     F(al_model_lab_patch, al_status, al_model_lab *lab, const int32_t *clean,                  \
         const int32_t *corrupt, int64_t n, int32_t answer, int32_t wrong, float *out,          \
         int64_t cap, al_error *err)                                                            \
+    F(al_model_lab_ahead, int64_t, al_model_lab *lab, const al_sampler_params *p, int all_heads, \
+        int32_t *ids, int64_t count, float *probs, int64_t cap, al_error *err)                 \
+    F(al_model_lab_prompt_loss, double, al_model_lab *lab, int all_heads, al_error *err)       \
+    F(al_model_lab_ids_text, int64_t, const al_model_lab *lab, const int32_t *ids, int64_t n,  \
+        char *out, int64_t cap, al_error *err)                                                 \
+    F(al_model_lab_token_id, int64_t, const al_model_lab *lab, const char *text, size_t len,   \
+        al_error *err)                                                                         \
+    F(al_patch_recovered, int64_t, const float *map, int64_t n, float clean, float corrupt,    \
+        float *out, int64_t cap, al_error *err)                                                \
     F(al_train_lab_config_default, void, al_train_lab_config *c)                               \
     F(al_train_lab_create, al_status, const al_train_lab_config *cfg, const uint8_t *tokenizer,    \
         size_t tokenizer_size, const char *text, size_t text_len, al_train_lab **out,          \
@@ -362,6 +371,10 @@
     A(al_model_lab_dla, out, "al_model_lab_dla_rows al_model_lab_len")                         \
     A(al_model_lab_encode, ids, "result")                                                      \
     A(al_model_lab_patch, out, "al_model_lab_patch_size")                                      \
+    A(al_model_lab_ahead, ids, "count")                                                        \
+    A(al_model_lab_ahead, probs, "vocab")                                                      \
+    A(al_model_lab_ids_text, out, "result")                                                    \
+    A(al_patch_recovered, out, "n")                                                            \
     A(al_train_lab_history, out, "result AL_TRAIN_COLUMNS")                                    \
     A(al_train_lab_evals, out, "result al_train_lab_eval_width")                               \
     A(al_train_lab_last_batch, ids, "result")                                                  \

@@ -119,6 +119,27 @@ void al_gen_reset(al_generator *g) {
     g->last = -1;
 }
 
+al_status al_gen_copy(al_generator *into, const al_generator *from, al_error *err) {
+    if (!into || !from) return al_fail(err, AL_ERR_ARG, "generator: NULL argument");
+    if (into->model != from->model)
+        return al_fail(err, AL_ERR_ARG, "generator copy: the two generators run different models");
+    al_rng *rng = al_rng_clone(from->rng);
+    if (!rng) return al_fail(err, AL_ERR_NOMEM, "generator: out of memory");
+    /* The tokens, the options and the random numbers as they stand; the caches emptied, every
+     * token pending (the next forward runs them: the same numbers as a cached pass). */
+    al_model_reset(into->model);
+    al_rng_free(into->rng);
+    into->rng = rng;
+    into->opt = from->opt;
+    into->stop_token = from->stop_token;
+    memcpy(into->ids, from->ids, (size_t)from->n * sizeof *into->ids);
+    memcpy(into->logits, from->logits, (size_t)from->vocab * sizeof *into->logits);
+    memcpy(into->stages, from->stages, (size_t)(AL_SAMPLER_STAGES * from->vocab) * sizeof *into->stages);
+    into->n = from->n, into->n_prompt = from->n_prompt, into->done = 0;
+    into->ended = from->ended, into->last = from->last;
+    return AL_OK;
+}
+
 void al_gen_rewind(al_generator *g) {
     if (!g) return;
     al_model_reset(g->model);
@@ -152,6 +173,9 @@ al_status al_gen_forward(al_generator *g, al_error *err) {
     if (!g) return al_fail(err, AL_ERR_ARG, "generator: NULL argument");
     if (g->done == g->n) return AL_OK;
     const int64_t past = g->done, count = g->n - g->done;
+    /* From the first token, from empty caches: whatever ran the model since (an experiment of
+     * the lab's, another generator over the same model) is not ours to build on. */
+    if (past == 0) al_model_reset(g->model);
     al_status st = g->forward ? g->forward(g->forward_user, g->ids + past, past, count, g->logits, err)
                               : al_model_forward(g->model, g->ids + past, count, g->logits, 1, g->vocab, NULL, 0, err);
     if (st != AL_OK) {

@@ -20,6 +20,7 @@
  */
 #include "attnlab/app.h"
 #include "base/internal.h"
+#include "base/text.h"
 #include "io/zip.h"
 #include "app/head_roles.h"
 #include "app/thumb.h"
@@ -34,6 +35,7 @@ struct al_model_lab {
     al_model *model;
     al_tokenizer *tok;
     al_generator *gen;            /* the tokens: over model and tok */
+    al_generator *ahead;          /* the draws to come, made without moving gen (al_model_lab_ahead) */
     al_tok_stream *stream;
     al_model_file_kind kind;
     al_model_hparams hp;
@@ -48,6 +50,8 @@ struct al_model_lab {
     float *ranked;                /* [vocab] what the chart's ids are ranked by: the last draw's
                                    * probabilities after the repetition penalty (at temperature 1
                                    * for a greedy draw, whose stages are one-hot) */
+    float *scratch;               /* [AL_SAMPLER_STAGES, vocab] al_model_lab_ahead's stages */
+    int32_t *heads_off;           /* [L · H, 2] the heads off, kept while every head is on */
     float *attn;                  /* [L, H, C, C] */
     float *chunk_attn;            /* [L, H, CHUNK, C] one forward call's capture */
     int32_t *route_ids;           /* [L, C, top_k] */
@@ -67,10 +71,12 @@ static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n
 int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
     const int64_t L = hp->n_layers, H = hp->n_heads, k = hp->n_experts ? hp->top_k : 0;
-    /* the stores, then the logits and stages of the lab and of its generator */
+    /* the stores, then the logits and stages of the lab and of its two generators, the scratch
+     * stages; the ids of both generators, each token's text end, the heads off */
     const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
-                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + 2 * (1 + AL_SAMPLER_STAGES) * hp->vocab;
-    return (int64_t)sizeof(float) * floats + context * (int64_t)(sizeof(int32_t) + sizeof(int64_t));
+                           (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + (4 + 4 * AL_SAMPLER_STAGES) * hp->vocab;
+    return (int64_t)sizeof(float) * floats + context * (int64_t)(2 * sizeof(int32_t) + sizeof(int64_t)) +
+           2 * L * H * (int64_t)sizeof(int32_t);
 }
 
 /* ---- create, free ------------------------------------------------------------------------ */
@@ -78,10 +84,12 @@ int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
 void al_model_lab_free(al_model_lab *lab) {
     if (!lab) return;
     al_gen_free(lab->gen);
+    al_gen_free(lab->ahead);
     al_model_free(lab->model);
     al_tok_stream_free(lab->stream);
     al_tok_free(lab->tok);
-    free(lab->logits), free(lab->stages), free(lab->ranked), free(lab->attn), free(lab->chunk_attn);
+    free(lab->logits), free(lab->stages), free(lab->ranked), free(lab->scratch), free(lab->heads_off), free(lab->attn),
+        free(lab->chunk_attn);
     free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
     free(lab->text), free(lab->text_end);
     free(lab);
@@ -145,6 +153,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
     if (st == AL_OK) {
         const al_gen_options opt = al_gen_options_default();
         st = al_gen_create(lab->model, lab->tok, lab->kind, &opt, &lab->gen, err);
+        if (st == AL_OK) st = al_gen_create(lab->model, lab->tok, lab->kind, &opt, &lab->ahead, err);
     }
     if (st == AL_OK) {
         al_gen_set_forward(lab->gen, lab_forward, lab);
@@ -161,6 +170,8 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->logits = malloc((size_t)V * sizeof *lab->logits);
         lab->stages = calloc((size_t)(AL_SAMPLER_STAGES * V), sizeof *lab->stages);
         lab->ranked = calloc((size_t)V, sizeof *lab->ranked);
+        lab->scratch = malloc((size_t)(AL_SAMPLER_STAGES * V) * sizeof *lab->scratch);
+        lab->heads_off = malloc((size_t)(2 * L * H) * sizeof *lab->heads_off);
         lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
         lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
         lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
@@ -170,7 +181,7 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
         lab->text = malloc((size_t)lab->text_cap);
         lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
-        if (!lab->logits || !lab->stages || !lab->ranked || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
+        if (!lab->logits || !lab->stages || !lab->ranked || !lab->scratch || !lab->heads_off || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
             !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end)
             st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     }
@@ -716,4 +727,134 @@ al_status al_model_lab_patch(al_model_lab *lab, const int32_t *clean, const int3
     /* The caches are empty now: the next step runs the tokens so far again. */
     al_gen_rewind(lab->gen);
     return st;
+}
+
+/* ---- what heads switched off change ------------------------------------------------------- */
+
+/* Every head on for one experiment (all_heads 1; the heads off kept in heads_off, *n_off of
+ * them), or as set (0); heads_back puts them back. */
+static al_status heads_all_on(al_model_lab *lab, int all_heads, int64_t *n_off, al_error *err) {
+    *n_off = 0;
+    if (!all_heads) return AL_OK;
+    *n_off = al_model_ablation(lab->model, lab->heads_off, lab->hp.n_layers * lab->hp.n_heads);
+    return al_model_set_ablation(lab->model, NULL, 0, err);
+}
+static void heads_back(al_model_lab *lab, int all_heads, int64_t n_off) {
+    if (all_heads) al_model_set_ablation(lab->model, lab->heads_off, n_off, NULL); /* they were accepted before */
+}
+
+int64_t al_model_lab_ahead(al_model_lab *lab, const al_sampler_params *p, int all_heads, int32_t *ids, int64_t count,
+                           float *probs, int64_t cap, al_error *err) {
+    if (!lab || !p || !probs || (!ids && count > 0)) return al_fail(err, AL_ERR_ARG, "model lab ahead: NULL argument"), -1;
+    if (count < 0 || count > lab->context)
+        return al_fail(err, AL_ERR_ARG, "model lab ahead: %lld draws; 0 up to the context, %lld", (long long)count,
+                       (long long)lab->context), -1;
+    const int64_t V = lab->hp.vocab;
+    if (check_cap("ahead probabilities", V, cap, err) != AL_OK) return -1;
+    memset(probs, 0, (size_t)V * sizeof *probs);
+    if (al_gen_finished(lab->gen) != AL_GEN_GOING) return 0; /* no draw to come */
+    /* 1. The second generator in the first's state, with these settings (refused: bad ones). */
+    al_gen_options opt = al_gen_get_options(lab->gen);
+    opt.sampler = *p;
+    int64_t n_off = 0, got = 0;
+    al_status st = al_gen_copy(lab->ahead, lab->gen, err);
+    if (st == AL_OK) st = al_gen_set_options(lab->ahead, &opt, err);
+    if (st == AL_OK) st = heads_all_on(lab, all_heads, &n_off, err);
+    /* 2. The tokens so far through the model: the next token's distribution, the raw stage. */
+    if (st == AL_OK) st = al_gen_forward(lab->ahead, err);
+    if (st == AL_OK) {
+        const al_sampler_params raw = {1.0, 0, 1.0, 1.0};
+        st = al_sampler_stages(al_gen_logits(lab->ahead), V, al_gen_ids(lab->ahead), al_gen_len(lab->ahead), &raw,
+                               lab->scratch, AL_SAMPLER_STAGES * V, err);
+        if (st == AL_OK) memcpy(probs, lab->scratch, (size_t)V * sizeof *probs);
+    }
+    /* 3. The draws, as the lab's steps would make them. */
+    while (st == AL_OK && got < count && al_gen_finished(lab->ahead) == AL_GEN_GOING) {
+        const int64_t id = al_gen_step(lab->ahead, err);
+        if (id < 0) st = err ? err->status : AL_ERR_ARG;
+        else ids[got++] = (int32_t)id;
+    }
+    heads_back(lab, all_heads, n_off);
+    al_gen_reset(lab->ahead);
+    al_gen_rewind(lab->gen); /* the caches held the second generator's tokens */
+    return st == AL_OK ? got : -1;
+}
+
+double al_model_lab_prompt_loss(al_model_lab *lab, int all_heads, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab loss: NULL argument"), -1.0;
+    const int64_t n = al_gen_prompt_len(lab->gen);
+    if (n < 2)
+        return al_fail(err, AL_ERR_ARG, "the prompt has %lld token%s: a loss needs 2 (each token after the first is "
+                       "predicted from those before it)", (long long)n, n == 1 ? "" : "s"), -1.0;
+    int64_t n_off = 0, count = 0;
+    double sum = 0.0;
+    al_status st = heads_all_on(lab, all_heads, &n_off, err);
+    if (st == AL_OK) st = al_model_nll(lab->model, al_gen_ids(lab->gen), n, &sum, &count, err);
+    heads_back(lab, all_heads, n_off);
+    al_gen_rewind(lab->gen);
+    return st == AL_OK ? sum / (double)count : -1.0;
+}
+
+int64_t al_model_lab_ids_text(const al_model_lab *lab, const int32_t *ids, int64_t n, char *out, int64_t cap,
+                              al_error *err) {
+    if (!lab || (!ids && n > 0) || (!out && cap > 0) || n < 0 || cap < 0)
+        return al_fail(err, AL_ERR_ARG, "model lab text: NULL argument"), -1;
+    /* A decoder in the state of the lab's (the last token, any bytes of a character held), and
+     * room for the most one token writes (al_tok_stream_push's bound). */
+    const int64_t most = lab->text_cap / lab->context;
+    al_tok_stream *s = NULL;
+    char *piece = malloc((size_t)most);
+    al_status st = piece ? al_tok_stream_create(lab->tok, &s, err) : al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
+    if (st == AL_OK && lab->stream) st = al_tok_stream_copy(s, lab->stream, err);
+    int64_t len = 0;
+    for (int64_t i = 0; st == AL_OK && i < n; i++) {
+        const int64_t k = al_tok_stream_push(s, ids[i], piece, most, err);
+        if (k < 0) {
+            st = err ? err->status : AL_ERR_ARG;
+            break;
+        }
+        if (len < cap - 1) memcpy(out + len, piece, (size_t)(k < cap - 1 - len ? k : cap - 1 - len));
+        len += k;
+    }
+    if (cap > 0) out[len < cap - 1 ? len : cap - 1] = '\0';
+    al_tok_stream_free(s);
+    free(piece);
+    return st == AL_OK ? len : -1;
+}
+
+int64_t al_model_lab_token_id(const al_model_lab *lab, const char *text, size_t len, al_error *err) {
+    if (!lab || (!text && len > 0)) return al_fail(err, AL_ERR_ARG, "model lab token: NULL argument"), -1;
+    if (!len) return al_fail(err, AL_ERR_ARG, "no text: name a token"), -1;
+    /* 1. The piece itself, as the page shows tokens (llama2.c's " Lily"). */
+    for (int32_t id = 0; id < lab->hp.vocab; id++) {
+        size_t n = 0;
+        const char *piece = al_tok_piece(lab->tok, id, &n);
+        if (piece && n == len && !memcmp(piece, text, len)) return id;
+    }
+    /* 2. Else what the text encodes to, without BOS (llama2.c's "Lily" is " Lily"). */
+    const int64_t n = al_tok_encode(lab->tok, text, len, 0, 0, NULL, 0, err);
+    if (n < 0) return -1;
+    char shown[64 + 4];
+    if (n != 1)
+        return al_fail(err, AL_ERR_ARG, "\"%s\" is %lld tokens, not one", al_show_bytes(shown, 64, (const uint8_t *)text,
+                       len, 0, "0123456789abcdef"), (long long)n), -1;
+    int32_t id = -1;
+    return al_tok_encode(lab->tok, text, len, 0, 0, &id, 1, err) == 1 ? id : -1;
+}
+
+int64_t al_patch_recovered(const float *map, int64_t n, float clean, float corrupt, float *out, int64_t cap,
+                           al_error *err) {
+    if (n < 0 || ((!map || !out) && n > 0)) return al_fail(err, AL_ERR_ARG, "patch share: NULL argument"), -1;
+    if (cap < n) return al_fail(err, AL_ERR_CAPACITY, "patch share: %lld values, room for %lld", (long long)n, (long long)cap), -1;
+    if (!isfinite(clean) || !isfinite(corrupt))
+        return al_fail(err, AL_ERR_NONFINITE, "patch share: the metrics are %g (clean) and %g (corrupted)", (double)clean,
+                       (double)corrupt), -1;
+    const double gap = (double)clean - (double)corrupt;
+    const double scale = fmax(1.0, fmax(fabs((double)clean), fabs((double)corrupt)));
+    if (fabs(gap) <= 1e-6 * scale) { /* nothing to recover: the raw map */
+        if (out != map && n > 0) memmove(out, map, (size_t)n * sizeof *out);
+        return 0;
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = (float)(((double)map[i] - (double)corrupt) / gap);
+    return 1;
 }

@@ -375,6 +375,13 @@ static int64_t stream_step(al_tok_stream *s, int32_t id, int final, char *out, i
     return (int64_t)need;
 }
 
+al_status al_tok_stream_copy(al_tok_stream *into, const al_tok_stream *from, al_error *err) {
+    if (!into || !from) return al_fail(err, AL_ERR_ARG, "al_tok_stream_copy: NULL decoder");
+    if (into->t != from->t) return al_fail(err, AL_ERR_ARG, "al_tok_stream_copy: the decoders read different tokenizers");
+    *into = *from;
+    return AL_OK;
+}
+
 int64_t al_tok_stream_push(al_tok_stream *s, int32_t id, char *out, int64_t cap, al_error *err) {
     return stream_step(s, id, 0, out, cap, err);
 }

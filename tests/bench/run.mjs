@@ -16,6 +16,10 @@
 //   - the tokenizers: 100 KB encoded and 1 MB trained, as their C tests print it and through
 //     the CLI with the process included;
 //   - sizes of the .wasm, its JS glue and the page;
+//   - the model view's Experiments panel: a head switched off → every chart redrawn (stories260K
+//     at 64 tokens); `attnlab patch` from each block up against a whole forward per patch
+//     (--full-forward), alternated, on stories260K (32 tokens) and a MiniMind-3-shaped model
+//     (64 tokens);
 //   - whole models: stories260K's greedy generation (against llama2.c's run.c when
 //     LLAMA2C_RUN_C names its source file), and a MiniMind-3-shaped model's prefill and decode
 //     against the PyTorch reference model (tests/bench/torch_model_bench.py) and against the
@@ -196,6 +200,36 @@ async function pageTimings() {
       await page.click('#btn-gen-play');
       await page.close();
     }
+    // The Experiments panel: a head switched off (its toggle clicked) until the frame that shows
+    // every chart redrawn for it (the snapshot's 'attnlab:draw', then a frame rendered), on
+    // stories260K at 64 tokens; each click toggles a head, with the panel idle before it.
+    {
+      const { page } = await openPage(browser.context, `${base}#lang=en&temp=0&gen=50&text=${encodeURIComponent(text)}`);
+      await modelViewDrawn(page);
+      await page.waitForFunction(() => window.AttnLabModelView.view.snap.len === 64 && window.AttnLabExperiments.state.exp &&
+        window.AttnLabExperiments.state.inFlight === 0);
+      out.model.ablate = await page.evaluate(async (n) => {
+        const pause = (ms) => new Promise((r) => setTimeout(r, ms));
+        const painted = () => new Promise((r) => requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => r(performance.now());
+          channel.port2.postMessage(0);
+        }));
+        const times = [];
+        for (let i = 0; i < n; i++) {
+          while (window.AttnLabExperiments.state.inFlight) await pause(5);
+          await new Promise((r) => requestAnimationFrame(r));
+          performance.clearMeasures('attnlab:draw');
+          const b = document.querySelector(`#exp-heads button[data-layer="${i % 5}"][data-head="${(3 * Math.floor(i / 2)) % 8}"]`);
+          const t0 = performance.now();
+          b.click();
+          while (!performance.getEntriesByName('attnlab:draw').length) await pause(1);
+          times.push((await painted()) - t0);
+        }
+        return times;
+      }, quick ? 6 : 24);
+      await page.close();
+    }
     // The layer lab at its largest settings, run as its page test runs it (tests/lib/browser.mjs):
     // load to the last decode step, a Step, the median of three language switches, Pause.
     const largest = [];
@@ -315,6 +349,45 @@ function minimind3Model() {
     ['bound_over_decode', (a) => a.bandwidth_bound_tokens_per_s / a.decode_tokens_per_s],
   ], ['prefill_ms', 'prefill_tokens_per_s', 'decode_ms', 'decode_tokens_per_s', 'read_gb_per_s', 'bandwidth_bound_tokens_per_s', 'fma_peak_gflops', 'compute_bound_prefill_tokens_per_s']);
   return { work, ...r };
+}
+
+// `attnlab patch`: each patch from its block up (the default) against a whole forward per patch
+// (--full-forward, as hooks do), alternated in the same run, on stories260K with 32 tokens and on
+// a MiniMind-3-shaped model with 64 tokens (MiniMind-3's shape from `attnlab train` after one
+// step: near its random start; written to a temporary folder). The times are the CLI's own
+// (its stderr: the patches alone, the model's loading left out).
+function patchBench() {
+  const dir = mkdtempSync(join(tmpdir(), 'attnlab-patch-bench-'));
+  try {
+    const ids = (n, at) => Array.from({ length: n }, (_, i) => (i === at ? 42 : 100 + ((i * 37 + 11) % 400))).join(' ');
+    const one = (model, n, full) => {
+      const r = spawnSync(CLI, ['patch', '--model', model, '--clean', ids(n, -1), '--corrupt', ids(n, Math.floor(n / 3)),
+        '--answer', '5', '--wrong', '6', '--out', join(dir, 'patch.safetensors'), ...(full ? ['--full-forward'] : [])], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`patch: ${r.stderr.trim()}`);
+      const m = r.stderr.match(/(\d+) patches .* in ([\d.]+) ms, (\d+) blocks run/);
+      return { patches: Number(m[1]), ms: Number(m[2]), blocks: Number(m[3]) };
+    };
+    const compare = (model, n, rounds) => {
+      const block = [], whole = [], ratio = [];
+      let last;
+      for (let r = 0; r < rounds; r++) {
+        const a = one(model, n, false), b = one(model, n, true);
+        block.push(a.ms), whole.push(b.ms), ratio.push(b.ms / a.ms);
+        last = { patches: a.patches, blocks: a.blocks, blocks_full: b.blocks };
+      }
+      return { tokens: n, ...last, block_ms: median(block), full_ms: median(whole), speedup: spread(ratio), rounds };
+    };
+    const stories = compare(join(STORIES, 'stories260K.bin'), 32, ROUNDS);
+    const mm3 = join(dir, 'minimind-3');
+    const t = spawnSync(CLI, ['train', '--corpus', join(ROOT, 'models', 'minimind-fortunes', 'train-sample.txt'), '--out', mm3,
+      '--tokenizer', join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), '--hidden', '768', '--layers', '8', '--heads', '8',
+      '--kv-heads', '4', '--steps', '1', '--batch', '1', '--seq', '16'], { encoding: 'utf8' });
+    if (t.status !== 0) throw new Error(`train (the MiniMind-3-shaped model): ${t.stderr.trim()}`);
+    // a whole forward of a 64-token prompt per patch, 576 patches a side: two rounds (one quick)
+    return { stories, minimind3: compare(mm3, 64, quick ? 1 : 2) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 // Training: MiniMind's step (forward with labels, backward, clipping, AdamW) on the same small
@@ -474,6 +547,8 @@ async function main() {
   console.error('whole models…');
   const stories = { ...storiesRounds(), wasm_tokens_per_s: storiesWasm(core) };
   const mm3model = minimind3Model();
+  console.error('attnlab patch, from each block and a whole forward each…');
+  const patching = patchBench();
   console.error('training…');
   const training = trainBench();
   const trainLab = trainLabBench(core);
@@ -536,6 +611,7 @@ async function main() {
     ['model view: load → first attention ≤ 500 ms, file:// (median)', median(page.model.load.file), (v) => v <= 500, (v) => `${fmt(v)} ms`],
     ['model view: a step drawn during Play ≤ 16 ms at 128 tokens (median)', median(page.model.step[128]), (v) => v <= 16, (v) => `${fmt(v)} ms`],
     ['model view: a step drawn during Play ≤ 50 ms at 512 tokens (median)', median(page.model.step[512]), (v) => v <= 50, (v) => `${fmt(v)} ms`],
+    ['model view: a head switched off in the Experiments panel → every chart redrawn ≤ 50 ms, stories260K at 64 tokens (median)', median(page.model.ablate), (v) => v <= 50, (v) => `${fmt(v)} ms`],
     ['model view: a page.evaluate round trip during Play < 100 ms (median)', median(page.model.answer), (v) => v < 100, (v) => `${fmt(v)} ms`],
     ['model view: the head lines over 512 tokens drawn < 2 s (a recording canvas, Node; median)', headLines, (v) => v < 2000, (v) => `${fmt(v)} ms`],
     ['layer lab at its largest settings: load, every decode step run, ≤ 3 s (median)', page.largest.load_ms, (v) => v <= 3000, (v) => `${fmt(v)} ms`],
@@ -562,7 +638,7 @@ async function main() {
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -587,6 +663,12 @@ async function main() {
   md.push(`| load → first attention, file:// | ${fmt(median(page.model.load.file))} | ${fmt(p95(page.model.load.file))} |`);
   for (const [ctx, v] of Object.entries(page.model.step)) md.push(`| a step at ${ctx} tokens | ${fmt(median(v))} | ${fmt(p95(v))} |`);
   md.push(`| a page.evaluate round trip during Play | ${fmt(median(page.model.answer))} | ${fmt(p95(page.model.answer))} |`);
+  md.push(`| a head switched off (Experiments) → every chart redrawn, 64 tokens | ${fmt(median(page.model.ablate))} | ${fmt(p95(page.model.ablate))} |`);
+  md.push('', `Activation patching, \`attnlab patch\` (native; the CLI's own time for the patches, medians; each block up against a whole forward per patch, \`--full-forward\`, alternated; the ratio's median and range over the rounds):`, '');
+  md.push('| model | tokens | patches | blocks run | from each block (ms) | blocks run, whole forwards | a whole forward each (ms) | whole / from the block | rounds |', '|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const [name, r] of [['stories260K', patching.stories], ['MiniMind-3 shape (8 layers, hidden 768)', patching.minimind3]]) {
+    md.push(`| ${name} | ${r.tokens} | ${r.patches} | ${r.blocks} | ${fmt(r.block_ms)} | ${r.blocks_full} | ${fmt(r.full_ms)} | ${showRatio(r.speedup, fmt)} | ${r.rounds} |`);
+  }
   md.push('', `The layer lab at its largest settings (the page's own limits, all at once; medians of ${page.largest.runs.length} runs): load to the last decode step ${fmt(page.largest.load_ms)} ms, a Step ${fmt(page.largest.step_ms)} ms, a language switch ${fmt(page.largest.lang_ms)} ms, Pause ${fmt(page.largest.pause_ms)} ms.`);
   md.push('', `The tokenizers (medians): 100 KB encoded with tok512.bin ${fmt(tokenizers.llama2c_100kb_ms)} ms and with MiniMind's tokenizer.json ${fmt(tokenizers.hf_100kb_ms)} ms, 1 MB trained to 6400 tokens ${fmt(tokenizers.train_1mb_ms)} ms (in the C tests); through the CLI, the process included, \`attnlab tokenize\` on 100 KB ${fmt(tokenizers.cli_tokenize_100kb_ms)} ms and \`attnlab train-tokenizer\` on 1 MB ${fmt(tokenizers.cli_train_1mb_ms)} ms.`);
   md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');

@@ -45,6 +45,7 @@
     P.state.mhead = snap.head;
     P.state.gen = snap.len - snap.promptLen;
     V().render(snap);
+    root.AttnLabExperiments.onSnapshot(snap);
     renderButtons(snap);
     P.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now
@@ -69,7 +70,8 @@
   function replay() {
     if (!m.info) return Promise.resolve(null); // not booted yet: its boot replays the state
     return queue(async () => {
-      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos });
+      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos,
+        heads: S.headsOf(P.state.off) });
       const want = P.state.gen;
       if (want > 0) snap = await m.client.request('step', { sampler: sampler(), count: want, charts: false, view: viewArgs() });
       return show(snap);
@@ -111,6 +113,7 @@
       return false;
     }
     V().renderModel(m.info);
+    root.AttnLabExperiments.onModel(m.info);
     openStrongest(m.info);
     fillExamples(files.examples || (m.info.kind === 'llama2c' ? 'stories' : 'minimind'));
     return true;
@@ -264,7 +267,8 @@
     queue(() => {
       m.nextQueued = false;
       return m.client.request('next', { sampler: sampler() });
-    }).then((next) => V().renderNextOnly(next)).catch((e) => modelMessage(P.t.errorPrefix + e.message));
+    }).then((next) => { V().renderNextOnly(next); root.AttnLabExperiments.refresh(); })
+      .catch((e) => modelMessage(P.t.errorPrefix + e.message));
   }
 
   // Going on past the end token, or not; a text that ended there goes on at once.
@@ -298,6 +302,7 @@
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     }
     stopPlay();
+    root.AttnLabExperiments.refresh(); // the panel waits for Play to end
   }
 
   function selectHead(layer, head) {
@@ -336,10 +341,12 @@
       fillExamples($('examples').dataset.which || 'stories');
     }
     if (V().view.snap) show(V().view.snap);
+    root.AttnLabExperiments.onLanguage();
   }
 
   // ---------------------------------------------------------------- wiring
   function wire() {
+    root.AttnLabExperiments.wire({ queue, client: () => m.client, show, sampler, viewArgs, playing: () => m.playing });
     TABS.forEach((name, i) => {
       $(`tab-${name}`).addEventListener('click', () => showTab(name));
       $(`tab-${name}`).addEventListener('keydown', (e) => {

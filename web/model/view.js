@@ -135,11 +135,13 @@
       grid.dataset.shape = `${L}x${Hn}|${P.state.lang}`;
     }
     const size = s.thumbs.size, scale = P.state.log ? 'log' : 'linear';
+    const off = new Set((s.off || []).map(([l, h]) => `${l}.${h}`)); // the heads switched off (Experiments)
     for (const b of grid.querySelectorAll('button.cell')) {
       const l = Number(b.dataset.layer), h = Number(b.dataset.head);
       const offset = (l * Hn + h) * size * size;
       H().paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
       b.classList.toggle('selected', l === s.layer && h === s.head);
+      b.classList.toggle('off', off.has(`${l}.${h}`));
     }
     H().gridColourBar(grid, 'heads-bar', { lo: 0, hi: 1, scale, lang: P.state.lang }); // the thumbnails' one bar
   }
@@ -232,10 +234,15 @@
   function bytesText(b) {
     return b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${b} B`;
   }
+  let kvDrawn = '';
   function renderKv(s) {
     const { t } = P, hp = view.info.hparams;
     const rows = s.kv;
     if (!rows.length) return;
+    // The cache and the mask follow the tokens alone (heads switched off change neither).
+    const key = `${view.info.name}|${s.serial}|${s.len}|${P.state.lang}`;
+    if (key === kvDrawn) return;
+    kvDrawn = key;
     const last = rows[rows.length - 1];
     $('kv-model-facts').textContent = t.kvModelFacts(bytesText(s.kvLayerBytes), bytesText(last.bytes), hp.n_layers,
       bytesText(last.bytes_mha), bytesText(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());

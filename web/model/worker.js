@@ -15,6 +15,11 @@
 //   eos    {on, view}                               go on past the end token or not (a text that
 //                                                   ended there resumes) → a snapshot
 //   fingerprint {files}                             each file's fingerprint (al_file_fingerprint)
+//   ablate {heads, view, sampler, count, target}    those heads off ([[layer, head], …]) → a
+//                                                   snapshot with the Experiments panel's data (exp)
+//   experiment {sampler, count, target}             the Experiments panel's data alone (exp)
+//   patch  {clean, corrupt, answer, wrong}          activation patching of two prompts' texts
+// prompt and ids take heads too: switched off before the prompt runs.
 // view: {layer, head, thumb, sampler}: which head to send whole, the thumbnails' size, the
 // sampler settings the next-token chart shows the next draw with.
 // Served, this file is a worker script of its own (and loads the binding); in the single-file
@@ -31,6 +36,68 @@
   // Every token's text and bytes, kept as they come (a token's text never changes).
   let tokens = [];
   let serial = 0; // counts the prompts: the tokens of one prompt only grow
+  let ablationError = ''; // the core's refusal of the heads a prompt asked off (said once)
+
+  // ---------------------------------------------------------------- the Experiments panel
+  // What every head on gives changes only with the tokens and the sampler's settings: kept.
+  let allHeads = { key: '', value: null };
+  const label = (id) => new TextDecoder().decode(lab.piece(id));
+  const lossOf = (all) => {
+    try {
+      return { value: lab.promptLoss(all) };
+    } catch (e) {
+      return { error: e.message };
+    }
+  };
+  // The panel's data with the heads off as they are: the next-token distribution and the next
+  // `count` draws with every head on and with these off, the prompt's loss both ways, the logit
+  // lens, and the attribution of token `target` (-1: the most likely next) at the last position.
+  function experiment({ sampler = {}, count = 20, target = -1 }) {
+    const hp = lab.hparams, len = lab.len, L = hp.n_layers, LH = hp.n_layers * hp.n_heads;
+    const going = lab.finish === 'going';
+    const key = JSON.stringify([serial, len, sampler, count, going]);
+    if (allHeads.key !== key) {
+      const on = lab.ahead(sampler, true, count);
+      allHeads = { key, value: { ids: on.ids, text: lab.idsText(on.ids), probs: on.probs, loss: lossOf(true) } };
+    }
+    const off = lab.ahead(sampler, false, count);
+    const top = going ? lab.pending(sampler, Math.min(12, hp.vocab)).ids : new Int32Array(0);
+    const lens = lab.lens();
+    const ids = [...new Set([...lens.top, ...top])];
+    const exp = {
+      going, count, len, promptLen: lab.promptLen, top, all: allHeads.value,
+      off: { ids: off.ids, text: lab.idsText(off.ids), probs: off.probs, loss: lossOf(false) },
+      lens: { rows: L + 1, cols: len, top: lens.top, prob: lens.prob },
+      labels: Object.fromEntries(ids.map((id) => [id, label(id)])),
+      dla: null,
+    };
+    const chosen = target >= 0 && target < hp.vocab ? target : top.length ? top[0] : -1;
+    if (chosen >= 0) {
+      // the parts at the last position: column len - 1 of [LH + 1 + L, len]
+      const parts = lab.dla(chosen), at = (r) => parts[r * len + len - 1];
+      exp.dla = { target: chosen, label: label(chosen), heads: Float32Array.from({ length: LH }, (_, r) => at(r)),
+        embed: at(LH), ffn: Float32Array.from({ length: L }, (_, l) => at(LH + 1 + l)) };
+    }
+    return exp;
+  }
+
+  // Activation patching of the clean text into the corrupted one (the same token count, else
+  // said: {mismatch}), the metric logit(answer) − logit(wrong); both maps as the share of the
+  // metric they recover (the core's), with the raw ones.
+  function patch({ clean, corrupt, answer, wrong }) {
+    const c = lab.encode(clean), k = lab.encode(corrupt);
+    const tokens = (ids) => Array.from(ids, (id) => ({ id, text: '', bytes: Array.from(lab.piece(id)) }));
+    if (c.length !== k.length) return { mismatch: true, cleanCount: c.length, corruptCount: k.length, cleanTokens: tokens(c), corruptTokens: tokens(k) };
+    const a = lab.tokenId(answer), w = lab.tokenId(wrong);
+    const raw = lab.patch(c, k, a, w);
+    const { n_layers: L, n_heads: H } = lab.hparams, n = c.length, LH = L * H;
+    const metrics = { clean: raw[LH + L * n], corrupt: raw[LH + L * n + 1] };
+    const heads = core.patchRecovered(raw.slice(0, LH), metrics.clean, metrics.corrupt);
+    const resid = core.patchRecovered(raw.slice(LH, LH + L * n), metrics.clean, metrics.corrupt);
+    return { n, cleanTokens: tokens(c), corruptTokens: tokens(k), answer: a, wrong: w, answerLabel: label(a), wrongLabel: label(w),
+      ...metrics, recovered: heads.recovered, heads: heads.values, resid: resid.values,
+      rawHeads: raw.slice(0, LH), rawResid: raw.slice(LH, LH + L * n) };
+  }
 
   // The files' fingerprints, in the order given (null for a missing file).
   const fingerprints = (files) => files.map((f) => (f ? core.fingerprint(f) : null));
@@ -90,6 +157,9 @@
       routing: hp.n_experts && len ? lab.routing(layer) : null,
     };
     s.lastChosen = lab.chosen;
+    s.off = lab.ablation();
+    if (ablationError) s.ablationError = ablationError;
+    ablationError = '';
     return s;
   }
 
@@ -122,8 +192,23 @@
       serial++;
       return info;
     },
-    prompt({ text, seed, view, eos = false }) { return fresh(() => lab.prompt(text, seed), view, eos); },
-    ids({ ids, seed, view, eos = false }) { return fresh(() => lab.promptIds(ids, seed), view, eos); },
+    prompt({ text, seed, view, eos = false, heads }) { return fresh(() => lab.prompt(text, seed), view, eos, heads); },
+    ids({ ids, seed, view, eos = false, heads }) { return fresh(() => lab.promptIds(ids, seed), view, eos, heads); },
+    ablate({ heads, view, sampler, count, target }) {
+      need();
+      lab.setAblation(heads);
+      const s = snapshot(view);
+      s.exp = experiment({ sampler, count, target });
+      return s;
+    },
+    experiment(args) {
+      need();
+      return { exp: experiment(args) };
+    },
+    patch(args) {
+      need();
+      return { patch: patch(args) };
+    },
     step({ sampler, count = 1, charts = true, view }) {
       need();
       lab.setCharts(charts);
@@ -141,6 +226,7 @@
     },
     eos({ on, view }) {
       need();
+      allHeads = { key: '', value: null };
       lab.setIgnoreEos(on);
       if (on && lab.finish === 'stop_token') lab.resume();
       return snapshot(view);
@@ -149,12 +235,19 @@
   };
 
   // A new prompt (set by run): its tokens start over, with the charts on.
-  function fresh(run, view, eos) {
+  function fresh(run, view, eos, heads) {
     need();
     tokens = [];
     serial++;
     lab.setCharts(true);
     lab.setIgnoreEos(eos);
+    if (heads) {
+      try {
+        lab.setAblation(heads);
+      } catch (e) {
+        ablationError = e.message; // the heads before stay; the page says why
+      }
+    }
     run();
     return snapshot(view);
   }

@@ -332,7 +332,8 @@ void al_gen_set_forward(al_generator *g, al_gen_forward_fn fn, void *user);
 int64_t al_gen_prompt(al_generator *g, const int32_t *ids, int64_t n, uint64_t seed, al_error *err);
 
 /* The tokens not yet through the model (the prompt, or the last drawn) run now; nothing if none.
- * On failure the generator is back to no prompt. */
+ * With none through it yet, the model's caches are emptied first (another caller may have used
+ * them since). On failure the generator is back to no prompt. */
 al_status al_gen_forward(al_generator *g, al_error *err);
 
 /* One step: the pending tokens through the model, the next token drawn (the stages kept for
@@ -350,6 +351,10 @@ al_status al_gen_resume(al_generator *g, al_error *err);
  * (the same numbers: a pass with the cache equals one without it). Empty again: al_gen_reset. */
 void al_gen_rewind(al_generator *g);
 void al_gen_reset(al_generator *g);
+/* into (over the same model) takes from's tokens, options and random numbers, so that its steps
+ * draw what from's would; the model's caches are emptied, so from runs its tokens again at its
+ * next forward (al_gen_rewind(from) is the caller's, from being const here). */
+al_status al_gen_copy(al_generator *into, const al_generator *from, al_error *err);
 
 int64_t al_gen_len(const al_generator *g);        /* tokens so far, prompt included; -1 for NULL */
 int64_t al_gen_prompt_len(const al_generator *g);
@@ -535,6 +540,35 @@ int64_t al_model_lab_encode(const al_model_lab *lab, const char *text, size_t le
 int64_t al_model_lab_patch_size(const al_model_lab *lab, int64_t n);
 al_status al_model_lab_patch(al_model_lab *lab, const int32_t *clean, const int32_t *corrupt, int64_t n,
                              int32_t answer, int32_t wrong, float *out, int64_t cap, al_error *err);
+
+/* What the heads switched off change, for the Experiments panel. Each runs the lab's model from
+ * empty caches, the tokens so far run again at the next step (their numbers unchanged); with
+ * all_heads 1 every head is on for the call (the heads off are put back after), 0: as set.
+ * al_model_lab_ahead: the next `count` draws of the lab's generator (its tokens, the sampler
+ * settings p, its random numbers as they stand, the stop token ending them), made by a second
+ * generator so nothing of the lab changes: ids [count] (the stop token last when drawn),
+ * returned how many (0 when no step would draw, al_model_lab_finish); probs [vocab]: the
+ * model's softmax for the next token (the sampler's raw stage). -1 with *err set. */
+int64_t al_model_lab_ahead(al_model_lab *lab, const al_sampler_params *p, int all_heads, int32_t *ids, int64_t count,
+                           float *probs, int64_t cap, al_error *err);
+/* The mean loss −log P(token | the tokens before) over the prompt's tokens after the first; -1
+ * with *err set (no prompt, or a prompt of one token). */
+double al_model_lab_prompt_loss(al_model_lab *lab, int all_heads, al_error *err);
+/* The text ids [n] write after the tokens so far (the streaming decoder's, as the chips show
+ * it), NUL-terminated into out[cap] (truncated), its full length returned (out NULL and cap 0:
+ * a size query); -1 with *err set (an id outside the vocabulary). */
+int64_t al_model_lab_ids_text(const al_model_lab *lab, const int32_t *ids, int64_t n, char *out, int64_t cap,
+                              al_error *err);
+/* The token a text names, for a patch's answer and wrong token: the id whose piece is the text
+ * (as the page shows tokens), else the one token the text encodes to (no BOS); -1 with *err
+ * set when it is none or several. */
+int64_t al_model_lab_token_id(const al_model_lab *lab, const char *text, size_t len, al_error *err);
+/* A patching map [n] as the share of the metric it recovers, (m − corrupt) / (clean − corrupt):
+ * 1 is the clean run, 0 the corrupted one. Returns 1; or 0 when the two metrics are equal
+ * within float rounding (|clean − corrupt| <= 1e-6 · max(1, |clean|, |corrupt|)): nothing to
+ * recover, out is the raw map; -1 with *err set (non-finite metrics, cap short). out may be map. */
+int64_t al_patch_recovered(const float *map, int64_t n, float clean, float corrupt, float *out, int64_t cap,
+                           al_error *err);
 
 /* The whole model's KV cache after the prompt (row 0) and after each step: len, bytes of all
  * layers' caches, the same with MHA and with MQA, and the step's FLOPs with the cache against

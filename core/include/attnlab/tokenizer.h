@@ -180,6 +180,9 @@ typedef struct al_tok_stream al_tok_stream;
 /* A decoder for `t`, which must outlive it. */
 al_status al_tok_stream_create(const al_tokenizer *t, al_tok_stream **out, al_error *err);
 void al_tok_stream_free(al_tok_stream *s);
+/* into takes from's state (the last id, the bytes held), so that both write the same text for
+ * the same ids from here on; both must decode the same tokenizer. */
+al_status al_tok_stream_copy(al_tok_stream *into, const al_tok_stream *from, al_error *err);
 
 /* Feeds one id; writes the text it completes to out[cap] (not NUL-terminated) and returns its
  * length. out NULL with cap 0 is a size query: the length, and the decoder unchanged. -1 with
