@@ -239,9 +239,9 @@ test('served page: after a seed change the attention hover shows the new weights
     return text;
   };
   const expected = () => page.evaluate(async () => {
-    const { state } = window.AttnLabState.parseHash(location.hash);
+    const { state } = window.attnlab.link.parseHash(location.hash);
     const bytes = new Uint8Array(await (await fetch('gen/attnlab.wasm')).arrayBuffer());
-    const core = await window.AttnLab.load({ wasmBinary: bytes });
+    const core = await window.attnlab.api.load({ wasmBinary: bytes });
     const s = core.createSession({ hidden: state.hidden, heads: state.heads, kvHeads: state.kv, headDim: state.hd,
       ropeBase: state.base, qkNorm: !!state.qk, seed: state.seed, promptLen: state.prompt, decodeSteps: state.steps });
     try {
@@ -273,9 +273,9 @@ test('served page: the RoPE CSV export holds the core\'s angles', async () => {
   const { readFile } = await import('node:fs/promises');
   const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
   const want = await page.evaluate(async () => {
-    const { state } = window.AttnLabState.parseHash(location.hash);
+    const { state } = window.attnlab.link.parseHash(location.hash);
     const bytes = new Uint8Array(await (await fetch('gen/attnlab.wasm')).arrayBuffer());
-    const core = await window.AttnLab.load({ wasmBinary: bytes });
+    const core = await window.attnlab.api.load({ wasmBinary: bytes });
     const total = state.prompt + state.steps;
     return { total, pairs: state.hd / 2, angles: Array.from(core.ropeAngles(total, state.hd, state.base, !!state.wrap)).map(String) };
   });

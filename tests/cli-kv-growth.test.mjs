@@ -6,7 +6,6 @@
 // len. The WebAssembly binding's kvGrowth gives the same rows. Bad flags get one line and exit 2.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, VARIANTS, run } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
@@ -55,9 +54,8 @@ for (const c of CONFIGS) {
 }
 
 test('the layer view\'s FLOPs chart draws kvGrowth\'s rows as they are and says it counts the full rectangle', async () => {
-  const require = createRequire(import.meta.url);
-  const Kv = require(join(ROOT, 'web', 'charts', 'kv.js'));
-  const { STRINGS } = require(join(ROOT, 'web', 'i18n.js'));
+  const Kv = await import('../web/charts/kv.js');
+  const { STRINGS } = await import('../web/ui/i18n.js');
   const c = CONFIGS[0];
   const rows = (await loadCore()).kvGrowth({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv, headDim: c.hd }, c.prompt, c.steps);
   const want = expected(c);

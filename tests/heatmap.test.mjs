@@ -127,7 +127,7 @@ test('model view: the head, the mask and the roles carry their tokens or indices
   assert.deepEqual(mask.bar.legend, ['visible (0)', 'masked (-inf)']);
 
   const roles = await shown(page, 'chart-roles');
-  const { L, H } = await page.evaluate(() => ({ L: window.AttnLabModelView.view.info.hparams.n_layers, H: window.AttnLabModelView.view.info.hparams.n_heads }));
+  const { L, H } = await page.evaluate(() => ({ L: window.attnlab.modelView.view.info.hparams.n_layers, H: window.attnlab.modelView.view.info.hparams.n_heads }));
   assert.deepEqual(texts(roles.x), Array.from({ length: H }, (_, h) => String(h)), 'the head axis starts at 0');
   assert.deepEqual(texts(roles.y), Array.from({ length: L }, (_, l) => String(l)), 'the layer axis starts at 0');
   assert.equal(roles.values, L * H);
@@ -186,7 +186,7 @@ test('model view: the head\'s and the heads grid\'s PNGs are the chart and a tit
   assert.ok(size.width >= canvas.width && size.height > canvas.height, `head PNG ${size.width}×${size.height}, chart ${canvas.width}×${canvas.height}`);
   assert.deepEqual((await titleStrip(page, head, 40)).titled, true, 'the head PNG starts with a title strip');
 
-  const { L, H } = await page.evaluate(() => ({ L: window.AttnLabModelView.view.info.hparams.n_layers, H: window.AttnLabModelView.view.info.hparams.n_heads }));
+  const { L, H } = await page.evaluate(() => ({ L: window.attnlab.modelView.view.info.hparams.n_layers, H: window.attnlab.modelView.view.info.hparams.n_heads }));
   const grid = await download(page, '[data-model-export="heads:png"]');
   writeFileSync(join(OUT, 'heatmap-export-heads.png'), grid);
   const g = pngSize(grid);
@@ -201,7 +201,7 @@ test('layer view: the mask, the RoPE angles and the attention label their axes f
   const { page, problems } = await openPage(browser.context, `${served}#lang=en`);
   await page.setViewportSize({ width: 1440, height: 900 });
   await showLayerLab(page);
-  const len = await page.evaluate(() => window.AttnLabPage.session.length);
+  const len = await page.evaluate(() => window.attnlab.page.session.length);
   const attn = await shown(page, 'chart-attn');
   assert.deepEqual(texts(attn.x), Array.from({ length: len }, (_, i) => String(i)), 'the key axis starts at 0');
   assert.deepEqual(texts(attn.y), Array.from({ length: len }, (_, i) => String(i)));
@@ -217,7 +217,7 @@ test('layer view: the mask, the RoPE angles and the attention label their axes f
   assert.deepEqual(await page.evaluate(() => document.getElementById('attn-grid-bar')?.heatmapDrawn?.bar), { top: '1', bottom: '0', caption: 'linear' });
   // a decode step outlines the newest query, and the key says what the outline is
   await page.click('#btn-step');
-  await page.waitForFunction((n) => window.AttnLabPage.session.length === n + 1, len);
+  await page.waitForFunction((n) => window.attnlab.page.session.length === n + 1, len);
   await page.waitForFunction(() => document.getElementById('chart-attn').heatmapDrawn?.key);
   assert.match((await shown(page, 'chart-attn')).key, /outlined row/);
   assert.equal(await page.evaluate(() => window.Chart.getChart(document.getElementById('chart-attn')).options.plugins.subtitle.display), true);
@@ -236,13 +236,13 @@ test('Train tab: the roles grid writes its values, the head over the probe names
   await trainTabDrawn(page);
   const grid = await shown(page, 'chart-roles-grid');
   const { L, H, probe } = await page.evaluate(() => {
-    const f = window.AttnLabTrainView.view.facts;
+    const f = window.attnlab.trainView.view.facts;
     return { L: f.hparams.n_layers, H: f.hparams.n_heads, probe: f.probe.length };
   });
   assert.deepEqual(texts(grid.x), Array.from({ length: H }, (_, h) => String(h)));
   assert.deepEqual(texts(grid.y), Array.from({ length: L }, (_, l) => String(l)));
   assert.equal(grid.values, L * H);
-  const head = await page.evaluate(() => window.AttnLabTrainView.view.pattern !== null);
+  const head = await page.evaluate(() => window.attnlab.trainView.view.pattern !== null);
   if (head) {
     const d = await shown(page, 'chart-train-head');
     assert.equal(d.x[0].index, 0);

@@ -5,19 +5,16 @@
 // that records its calls (which dimensions an arc joins, which lines are left out).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { fakeCanvas, manyTokenLines } from './lib/fake-canvas.mjs';
 import { loadCore } from './lib/wasm.mjs';
 
-const require = createRequire(import.meta.url);
-const model = (name) => require(join(ROOT, 'web', 'model', name));
-const Next = model('next-chart.js');
-const Kv = model('kv-model-chart.js');
-const Rope = model('rope-model-chart.js');
-const Lines = model('head-lines.js');
-const Routing = model('routing-chart.js');
+const Next = await import('../web/model/next-chart.js');
+const Kv = await import('../web/model/kv-model-chart.js');
+const Rope = await import('../web/model/rope-model-chart.js');
+const Lines = await import('../web/model/head-lines.js');
+const Routing = await import('../web/model/routing-chart.js');
 
 const LANGS = ['en', 'zh'];
 const core = await loadCore(); // the rules the charts show (KV sharing, RoPE pairs) are the core's
@@ -460,7 +457,7 @@ test('routing: both languages, and csv() gives the dense matrix', () => {
 });
 
 // ------------------------------------------------------------------ heatmap layout (heatmap.js)
-const Heat = require(join(ROOT, 'web', 'heatmap.js'));
+const Heat = await import('../web/ui/heatmap.js');
 
 test('heatmap labels: every k-th, the first and the last always, at most 24, none closer than a label', () => {
   // every one when they fit

@@ -39,7 +39,7 @@ const hash = (s) => '#' + Object.entries({ lang: 'en', tab: 'model', temp: 0, ..
 // experiment of the heads the link names drawn, and (when asked) the patch maps.
 async function panelDrawn(page, { patch = true } = {}) {
   await page.waitForFunction((withPatch) => {
-    const x = window.AttnLabExperiments && window.AttnLabExperiments.state;
+    const x = window.attnlab.experiments && window.attnlab.experiments.state;
     const drawn = (id) => window.Chart.getChart(document.getElementById(id));
     return x && x.exp && x.inFlight === 0 && !x.queued && drawn('chart-exp-lens') && drawn('chart-exp-next') &&
       (!withPatch || (x.patch && drawn('chart-exp-patch-resid')));
@@ -76,10 +76,10 @@ test('the panel\'s numbers are the CLI\'s: head 2.6 off (distribution, loss, nex
   const { page, problems } = await openPage(browser.context, served + hash({ text: FIXTURE.clean_text, off: '2.6' }), SIZES.desktop);
   await panelDrawn(page, { patch: false });
   const got = await page.evaluate(() => {
-    const x = window.AttnLabExperiments.state, e = x.exp;
+    const x = window.attnlab.experiments.state, e = x.exp;
     const lensChart = window.Chart.getChart(document.getElementById('chart-exp-lens'));
     return {
-      ids: Array.from(window.AttnLabModelView.view.snap.ids), off: window.AttnLabPage.state.off,
+      ids: Array.from(window.attnlab.modelView.view.snap.ids), off: window.attnlab.page.state.off,
       pressed: [...document.querySelectorAll('#exp-heads button[aria-pressed="true"]')].map((b) => `${b.dataset.layer}.${b.dataset.head}`),
       probs: Array.from(e.off.probs), aheadIds: Array.from(e.off.ids), loss: e.off.loss.value, lossAll: e.all.loss.value,
       lensTop: Array.from(e.lens.top), lensProb: Array.from(e.lens.prob),
@@ -124,11 +124,11 @@ test('the panel\'s numbers are the CLI\'s: head 2.6 off (distribution, loss, nex
 
   // 3. Every head on again (the button), the fixture's pair (the suggestion), its patch.
   await page.click('#btn-exp-clear');
-  await page.waitForFunction(() => window.AttnLabPage.state.off === '' && window.AttnLabExperiments.state.inFlight === 0);
+  await page.waitForFunction(() => window.attnlab.page.state.off === '' && window.attnlab.experiments.state.inFlight === 0);
   await page.click('#btn-exp-patch');
   await panelDrawn(page);
   const p = await page.evaluate(() => {
-    const q = window.AttnLabExperiments.state.patch;
+    const q = window.attnlab.experiments.state.patch;
     const cells = (id) => Array.from(window.Chart.getChart(document.getElementById(id)).options.plugins.matrixImage.image.cells.values);
     return { clean: q.clean, corrupt: q.corrupt, rawHeads: Array.from(q.rawHeads), rawResid: Array.from(q.rawResid), answer: q.answer,
       wrong: q.wrong, heads: cells('chart-exp-patch-heads'), resid: cells('chart-exp-patch-resid'), recovered: q.recovered };
@@ -192,10 +192,10 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   await panelDrawn(page);
   await page.focus('#exp-heads button[data-layer="4"][data-head="0"]');
   await page.keyboard.press('Enter');
-  await page.waitForFunction(() => window.AttnLabPage.state.off === '1.3,4.0' && window.AttnLabExperiments.state.inFlight === 0);
+  await page.waitForFunction(() => window.attnlab.page.state.off === '1.3,4.0' && window.attnlab.experiments.state.inFlight === 0);
   await page.waitForFunction(() => /off=1\.3%2C4\.0/.test(location.hash)); // written once things settle
-  const first = await page.evaluate(() => ({ hash: location.hash, ids: Array.from(window.AttnLabExperiments.state.exp.off.ids),
-    heads: Array.from(window.AttnLabExperiments.state.patch.rawHeads), cell: document.querySelector('#chart-heads button[data-layer="4"][data-head="0"]').className }));
+  const first = await page.evaluate(() => ({ hash: location.hash, ids: Array.from(window.attnlab.experiments.state.exp.off.ids),
+    heads: Array.from(window.attnlab.experiments.state.patch.rawHeads), cell: document.querySelector('#chart-heads button[data-layer="4"][data-head="0"]').className }));
   assert.match(first.cell, /\boff\b/, 'the heads grid marks the head off');
   for (const [k, v] of Object.entries(custom)) if (k !== 'off') assert.ok(first.hash.includes(`${k}=${encodeURIComponent(v)}`), `${k} in ${first.hash}`);
 
@@ -204,7 +204,7 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   const second = await again.page.evaluate(() => ({
     pressed: [...document.querySelectorAll('#exp-heads button[aria-pressed="true"]')].map((b) => `${b.dataset.layer}.${b.dataset.head}`),
     inputs: ['exp-clean', 'exp-corrupt', 'exp-answer', 'exp-wrong'].map((id) => document.getElementById(id).value),
-    ids: Array.from(window.AttnLabExperiments.state.exp.off.ids), heads: Array.from(window.AttnLabExperiments.state.patch.rawHeads),
+    ids: Array.from(window.attnlab.experiments.state.exp.off.ids), heads: Array.from(window.attnlab.experiments.state.patch.rawHeads),
   }));
   assert.deepEqual(second.pressed, ['1.3', '4.0']);
   assert.deepEqual(second.inputs, [custom.clean, custom.corrupt, custom.answer, custom.wrong]);
@@ -225,7 +225,7 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   const bad = await openPage(browser.context, served + hash({ off: '9.0' }), SIZES.desktop);
   await panelDrawn(bad.page);
   const refused = await bad.page.evaluate(() => ({ shown: !document.getElementById('exp-message').hidden,
-    text: document.getElementById('exp-message').textContent, off: window.AttnLabPage.state.off }));
+    text: document.getElementById('exp-message').textContent, off: window.attnlab.page.state.off }));
   assert.ok(refused.shown && /layer 9/.test(refused.text), JSON.stringify(refused));
   assert.equal(refused.off, '');
   assert.deepEqual(bad.problems, []);

@@ -194,7 +194,7 @@ test('served page: every panel the core names is in the layer view, every demo o
   const { page, problems } = await openPage(browser.context, `${served}#tab=layer&lang=en`, SIZES.desktop);
   await showLayerLab(page);
   const found = await page.evaluate(() => {
-    const core = window.AttnLabPage.core;
+    const core = window.attnlab.page.core;
     const panels = Object.keys(core.abi.enums.demo_panel).filter((n) => n !== 'none')
       .map((n) => [n, document.querySelectorAll(`#layer-main [data-demo-panel="${n}"]`).length]);
     const demos = Object.keys(core.abi.enums.demo);

@@ -4,14 +4,12 @@
 // the rules the core decides (coreRelations) through the WebAssembly core.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT } from './lib/run.mjs';
 import { loadCore } from './lib/wasm.mjs';
 
-const require = createRequire(import.meta.url);
-const S = require(join(ROOT, 'web', 'state.js'));
-const { STRINGS, describeProblems } = require(join(ROOT, 'web', 'i18n.js'));
+const S = await import('../web/ui/state.js');
+const { STRINGS, describeProblems } = await import('../web/ui/i18n.js');
 
 test('a value below a field\'s minimum is clamped and recorded against the lower limit', () => {
   const { state, problems } = S.parseHash('#seed=-5&hd=0');

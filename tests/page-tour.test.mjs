@@ -16,7 +16,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
@@ -24,8 +23,7 @@ import { openPage, servedBrowser, showLayerLab } from './lib/browser.mjs';
 import { SIZES, VIEWS } from './lib/views.mjs';
 import { axeViolations, describeViolations } from './lib/axe.mjs';
 
-const require = createRequire(import.meta.url);
-const { STRINGS } = require(join(ROOT, 'web', 'i18n.js'));
+const { STRINGS } = await import('../web/ui/i18n.js');
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });

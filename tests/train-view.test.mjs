@@ -109,7 +109,7 @@ test(`served page: the default run grows an induction head by step ${INDUCTION_B
   await page.click('#btn-train-start');
   // Until both have happened (the rows the CSVs below export), or the run is past the bound.
   await page.waitForFunction((by) => {
-    const history = window.AttnLabTrainView.view.history, tail = history.slice(-50);
+    const history = window.attnlab.trainView.view.history, tail = history.slice(-50);
     const mean = (c) => tail.reduce((a, r) => a + r[c], 0) / tail.length;
     return history.length >= by || (Number(document.getElementById('induction-max').textContent) > 0.5 &&
       tail.length === 50 && mean(2) < mean(1) / 2);
@@ -168,14 +168,14 @@ test(`served page: the default run grows an induction head by step ${INDUCTION_B
   await page.click('#train-open-model');
   await page.waitForFunction(() => /trained on this page/.test(document.getElementById('model-name').textContent) &&
     document.querySelectorAll('#tokens .chip').length > 0 && !document.getElementById('view-model').hidden, null, { timeout: 60000 });
-  const probe = await page.evaluate(() => Array.from(window.AttnLabTrainView.view.facts.probe));
+  const probe = await page.evaluate(() => Array.from(window.attnlab.trainView.view.facts.probe));
   const ids = await page.$$eval('#tokens .chip', (chips) => chips.map((c) => Number(c.dataset.id)));
   assert.deepEqual(ids, probe, 'the model view\'s prompt is the probe');
   assert.deepEqual(ids.slice(0, 24), ids.slice(24), 'the probe repeats');
   await page.waitForFunction(([l, h]) => document.getElementById('head-title').textContent === `Layer ${l}, head ${h}`, [sl, sh]);
   assert.deepEqual(await page.$$eval('#chart-heads button.cell.selected', (b) => b.map((x) => [Number(x.dataset.layer), Number(x.dataset.head)])), [[sl, sh]]);
   assert.equal(await page.inputValue('#role-select'), 'induction');
-  assert.equal(await page.inputValue('#prompt-text'), await page.evaluate(() => window.AttnLabModelView.view.snap.text));
+  assert.equal(await page.inputValue('#prompt-text'), await page.evaluate(() => window.attnlab.modelView.view.snap.text));
   await page.locator('#view-model').screenshot({ path: join(OUT, 'train-opened-model.png') });
   assert.deepEqual(problems, []);
   await page.close();

@@ -1,11 +1,13 @@
-// bundle.mjs — writes dist/attnlab.html: the whole page in one file (styles, scripts, Chart.js
-// and the WebAssembly as base64) that works when opened from disk, where Chromium refuses ES
-// modules and fetch() of files. The page's scripts are classic scripts for that reason.
+// bundle.mjs — writes dist/attnlab.html: the whole page in one file (styles, Chart.js, the page's
+// modules inlined into one script by modules.mjs, and in one JSON block the WebAssembly, the
+// workers' code and the shipped model as base64) that works when opened from disk, where Chromium
+// refuses module imports and fetch() of files.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { mkdirSync, readFileSync, writeFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { inlineModules } from './modules.mjs';
 
 const WEB = dirname(fileURLToPath(import.meta.url));
 const OUT = join(WEB, '..', 'dist', 'attnlab.html');
@@ -29,31 +31,29 @@ html = html.replace(/<link rel="stylesheet" href="([^"]+)">/g,
 // Preloads are for the served page: here everything is inline.
 html = html.replace(/<!-- PRELOAD:[^>]*-->\n(<link rel="preload"[^>]*>\n)*/, '');
 if (html.includes('rel="preload"')) throw new Error('bundle: a preload link was left in the single-file page');
-const wasm = readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64');
-// The model view's worker runs from a blob: its three scripts in one text.
-const sources = (worker) => ['wasm-loader.js', 'attnlab-api.js', worker].map((f) => readFileSync(join(WEB, f), 'utf8')).join('\n');
-const workerSource = sources('model/worker.js');
-const trainWorkerSource = sources('train/worker.js');
-const asScript = (text) => JSON.stringify(text).replace(/<\//g, '<\\/');
-// The shipped model, as model/client.js looks for it.
+// What the page's modules read from core/embedded.js: the wasm, each worker's modules as one
+// classic script (run from a blob), the shipped model; the Train tab's tokenizer (MiniMind's) and
+// built-in text gzip-compressed (core/client.js's trainBytes inflates them).
 const b64 = (f) => readFileSync(join(WEB, 'gen', 'models', f)).toString('base64');
-const stories = { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') };
-// The Train tab's tokenizer (MiniMind's) and built-in text, gzip-compressed (model/client.js's
-// trainBytes inflates them).
 const gz = (f) => gzipSync(readFileSync(join(WEB, 'gen', 'models', f)), { level: 9 }).toString('base64');
-let first = true;
-html = html.replace(/<script defer src="([^"]+)"><\/script>/g, (_m, src) => {
-  const code = readFileSync(join(WEB, src), 'utf8');
-  // The wasm, the worker and the model travel with the first script, before anything loads.
-  const prefix = first ? inlineScript(`window.ATTNLAB_WASM_BASE64 = "${wasm}";\n` +
-    `window.ATTNLAB_WORKER_SOURCE = ${asScript(workerSource)};\n` +
-    `window.ATTNLAB_TRAIN_WORKER_SOURCE = ${asScript(trainWorkerSource)};\n` +
-    `window.ATTNLAB_STORIES260K = ${JSON.stringify(stories)};\n` +
-    `window.ATTNLAB_TRAIN_TOKENIZER_GZ = "${gz('minimind-fortunes/tokenizer.json')}";\n` +
-    `window.ATTNLAB_TRAIN_SAMPLE_GZ = "${gz('minimind-fortunes/train-sample.txt')}";`) + '\n' : '';
-  first = false;
-  return prefix + inlineScript(code);
+const embedded = {
+  wasm: readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64'),
+  workers: { model: inlineModules('model/worker.js'), train: inlineModules('train/worker.js') },
+  stories260K: { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') },
+  trainTokenizer: gz('minimind-fortunes/tokenizer.json'),
+  trainSample: gz('minimind-fortunes/train-sample.txt'),
+};
+// JSON inside <script type="application/json">: every "<" written as \u003c (the same string),
+// so that no "</script" or "<!--" in a worker's code can end the block.
+const dataBlock = `<script type="application/json" id="attnlab-embedded">${JSON.stringify(embedded).replace(/</g, '\\u003c')}</script>`;
+html = html.replace(/<script defer src="([^"]+)"><\/script>/g, (_m, src) => inlineScript(readFileSync(join(WEB, src), 'utf8')));
+let entries = 0;
+html = html.replace(/<script type="module" src="([^"]+)"><\/script>/g, (_m, src) => {
+  entries++;
+  return `${dataBlock}\n${inlineScript(inlineModules(src))}`;
 });
+if (entries !== 1) throw new Error(`bundle: index.html has ${entries} entry modules (one is expected)`);
+if (/<script[^>]*\ssrc=/i.test(html)) throw new Error('bundle: a script with src was left in the single-file page');
 // The served page's policy, with the inline scripts and style allowed by hash and no network.
 html = html.replace(/<meta http-equiv="Content-Security-Policy" content="[^"]*">/,
   `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src ${hashes.script.join(' ')} 'wasm-unsafe-eval'; ` +

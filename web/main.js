@@ -4,27 +4,30 @@
 // first shown). The work itself is in page/: shared.js (what the parts
 // share), render.js (the core's results to the charts), run.js (the session), walkthrough.js
 // and controls.js.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import * as AttnLab from './core/attnlab-api.js';
+import { embedded, base64Bytes } from './core/embedded.js';
+import * as LayerControls from './layer/controls.js';
+import * as ModelControls from './model/controls.js';
+import * as Experiments from './model/experiments.js';
+import * as ModelView from './model/view.js';
+import * as TrainView from './train/view.js';
+import * as I18n from './ui/i18n.js';
+import { page as P } from './ui/page.js';
+import * as S from './ui/state.js';
+import './ui/tour.js';
 
   async function loadWasmBytes() {
-    if (root.ATTNLAB_WASM_BASE64) {
-      const bin = atob(root.ATTNLAB_WASM_BASE64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      return bytes;
-    }
+    if (embedded) return base64Bytes(embedded.wasm);
     const r = await fetch('gen/attnlab.wasm');
     if (!r.ok) throw new Error(`gen/attnlab.wasm: HTTP ${r.status}`);
     return new Uint8Array(await r.arrayBuffer());
   }
 
   async function main() {
-    const parsed = root.AttnLabState.parseHash(location.hash);
+    const parsed = S.parseHash(location.hash);
     P.state = parsed.state;
     P.loadProblems = parsed.problems;
-    if (!P.state.lang) P.state.lang = root.AttnLabI18n.pickLanguage(navigator.languages);
+    if (!P.state.lang) P.state.lang = I18n.pickLanguage(navigator.languages);
     P.applyLanguage();
     P.showMessage(P.t.loading, false);
     let wasm;
@@ -37,13 +40,13 @@
     // The model view starts its worker and draws the shipped model while the page's own core
     // (the layer lab's) starts here; the layer lab is built the first time its tab is shown
     // (at once, if the link opens it).
-    const layerCore = root.AttnLab.load({ wasmBinary: wasm }).then((core) => {
+    const layerCore = AttnLab.load({ wasmBinary: wasm }).then((core) => {
       P.core = core;
-      root.AttnLabControls.wire();
-      root.AttnLabControls.syncControls();
+      LayerControls.wire();
+      LayerControls.syncControls();
     });
     try {
-      await root.AttnLabModelControls.start(wasm, layerCore);
+      await ModelControls.start(wasm, layerCore);
     } catch (e) {
       P.showMessage(P.t.errorPrefix + e.message, true);
     }
@@ -57,5 +60,9 @@
     document.body.dataset.ready = 'true';
   }
 
+  // The one name the page gives the window: a handle for the browser tests and for a person at
+  // the console (the binding, the link's rules, what the page shares and each view's state).
+  // Nothing in the page reads it.
+  window.attnlab = { api: AttnLab, link: S, page: P, modelView: ModelView, trainView: TrainView, experiments: Experiments };
+
   main();
-})(typeof globalThis !== 'undefined' ? globalThis : this);

@@ -27,7 +27,6 @@
 //   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -206,8 +205,8 @@ async function pageTimings() {
     {
       const { page } = await openPage(browser.context, `${base}#lang=en&temp=0&gen=50&text=${encodeURIComponent(text)}`);
       await modelViewDrawn(page);
-      await page.waitForFunction(() => window.AttnLabModelView.view.snap.len === 64 && window.AttnLabExperiments.state.exp &&
-        window.AttnLabExperiments.state.inFlight === 0);
+      await page.waitForFunction(() => window.attnlab.modelView.view.snap.len === 64 && window.attnlab.experiments.state.exp &&
+        window.attnlab.experiments.state.inFlight === 0);
       out.model.ablate = await page.evaluate(async (n) => {
         const pause = (ms) => new Promise((r) => setTimeout(r, ms));
         const painted = () => new Promise((r) => requestAnimationFrame(() => {
@@ -217,7 +216,7 @@ async function pageTimings() {
         }));
         const times = [];
         for (let i = 0; i < n; i++) {
-          while (window.AttnLabExperiments.state.inFlight) await pause(5);
+          while (window.attnlab.experiments.state.inFlight) await pause(5);
           await new Promise((r) => requestAnimationFrame(r));
           performance.clearMeasures('attnlab:draw');
           const b = document.querySelector(`#exp-heads button[data-layer="${i % 5}"][data-head="${(3 * Math.floor(i / 2)) % 8}"]`);
@@ -431,9 +430,9 @@ async function trainTabRun() {
     while (Date.now() - t0 < out.seconds * 1000) {
       await page.waitForTimeout(2000);
       const s = await page.evaluate(() => {
-        const h = window.AttnLabTrainView.view.history.slice(-50);
+        const h = window.attnlab.trainView.view.history.slice(-50);
         const mean = (c) => h.reduce((a, r) => a + r[c], 0) / Math.max(1, h.length);
-        return { steps: window.AttnLabTrainView.view.history.length, first: mean(1), repeated: mean(2),
+        return { steps: window.attnlab.trainView.view.history.length, first: mean(1), repeated: mean(2),
           induction: Number(document.getElementById('induction-max').textContent) };
       });
       const at = { s: (Date.now() - t0) / 1000, steps: s.steps };
@@ -452,8 +451,8 @@ async function trainTabRun() {
 
 // The model view's head lines over 512 tokens on a recording canvas under Node (the case
 // tests/model-charts.test.mjs checks): ms for one drawing, the median of 5.
-function headLinesMs() {
-  const Lines = createRequire(import.meta.url)(join(ROOT, 'web', 'model', 'head-lines.js'));
+async function headLinesMs() {
+  const Lines = await import('../../web/model/head-lines.js');
   return median5(() => {
     const { canvas, data } = manyTokenLines();
     const t0 = performance.now();
@@ -558,7 +557,7 @@ async function main() {
   console.error('tokenizers…');
   const tokenizers = tokenizerSpeeds();
   const added = addedTokensBench({ quick });
-  const headLines = headLinesMs();
+  const headLines = await headLinesMs();
   console.error('the Train tab, two minutes…');
   const trainTab = await trainTabRun();
   console.error('the Train tab: inputs answered while it trains…');
@@ -566,13 +565,16 @@ async function main() {
   console.error('page…');
   const page = await pageTimings();
   const size = (p) => statSync(join(ROOT, p)).size;
-  // The page's payload: index.html, everything it links (scripts, styles) and the .wasm it fetches.
+  // The page's payload: index.html, everything it links (scripts, styles), the modules its entry
+  // module imports and the .wasm it fetches.
   const html = readFileSync(join(ROOT, 'web', 'index.html'), 'utf8');
-  const linked = [...html.matchAll(/<(?:script src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => `web/${m[1]}`);
+  const { moduleGraph } = await import('../../web/modules.mjs');
+  const linked = [...html.matchAll(/<(?:script defer src|link rel="stylesheet" href)="([^"]+)"/g)].map((m) => `web/${m[1]}`);
+  for (const [, entry] of html.matchAll(/<script type="module" src="([^"]+)"/g)) linked.push(...moduleGraph(entry).map((m) => `web/${m.path}`));
   const payload = ['web/index.html', ...linked, 'web/gen/attnlab.wasm'];
   const gzipped = (paths) => paths.reduce((a, p) => a + gzipSync(readFileSync(join(ROOT, p)), { level: 9 }).length, 0);
-  const sizes = { wasm: size('web/gen/attnlab.wasm'), glue: size('web/wasm-loader.js'), page: payload.reduce((a, p) => a + size(p), 0), single_file: size('dist/attnlab.html'),
-    wasm_glue_gzip: gzipped(['web/gen/attnlab.wasm', 'web/wasm-loader.js']), page_gzip: gzipped(payload) };
+  const sizes = { wasm: size('web/gen/attnlab.wasm'), glue: size('web/core/wasm-loader.js'), page: payload.reduce((a, p) => a + size(p), 0), single_file: size('dist/attnlab.html'),
+    wasm_glue_gzip: gzipped(['web/gen/attnlab.wasm', 'web/core/wasm-loader.js']), page_gzip: gzipped(payload) };
 
   // Per case: each side's median over the rounds; each ratio per round, its median and range.
   // GFLOP/s count the causal work for both sides (the native JSON's prefill_flops_causal).
@@ -671,7 +673,7 @@ async function main() {
   }
   md.push('', `The layer lab at its largest settings (the page's own limits, all at once; medians of ${page.largest.runs.length} runs): load to the last decode step ${fmt(page.largest.load_ms)} ms, a Step ${fmt(page.largest.step_ms)} ms, a language switch ${fmt(page.largest.lang_ms)} ms, Pause ${fmt(page.largest.pause_ms)} ms.`);
   md.push('', `The tokenizers (medians): 100 KB encoded with tok512.bin ${fmt(tokenizers.llama2c_100kb_ms)} ms and with MiniMind's tokenizer.json ${fmt(tokenizers.hf_100kb_ms)} ms, 1 MB trained to 6400 tokens ${fmt(tokenizers.train_1mb_ms)} ms (in the C tests); through the CLI, the process included, \`attnlab tokenize\` on 100 KB ${fmt(tokenizers.cli_tokenize_100kb_ms)} ms and \`attnlab train-tokenizer\` on 1 MB ${fmt(tokenizers.cli_train_1mb_ms)} ms.`);
-  md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
+  md.push('', `Sizes: attnlab.wasm ${(sizes.wasm / 1024).toFixed(1)} KB, JS glue (web/core/wasm-loader.js) ${(sizes.glue / 1024).toFixed(1)} KB (together ${(sizes.wasm_glue_gzip / 1024).toFixed(1)} KB gzipped), page payload ${(sizes.page / 1024).toFixed(1)} KB (${(sizes.page_gzip / 1024).toFixed(1)} KB gzipped), dist/attnlab.html ${(sizes.single_file / 1024).toFixed(1)} KB.`, '');
   const tps = (v) => (v ? fmt(v) : '—');
   md.push(`Whole models, one thread (tokens/s; AttnLab / reference: median and range over ${ROUNDS} alternated rounds):`, '');
   md.push('| model | work | AttnLab native | reference | AttnLab / reference | reference is |', '|---|---|---:|---:|---:|---|');

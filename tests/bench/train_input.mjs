@@ -50,7 +50,7 @@ const pause = (page) => page.waitForTimeout(150 + Math.floor(Math.random() * 250
 async function gridClick(page, i) {
   const at = await page.evaluate((k) => {
     const canvas = document.getElementById('chart-roles-grid'), chart = window.Chart.getChart(canvas);
-    const f = window.AttnLabTrainView.view.facts, n = f.hparams.n_layers * f.hparams.n_heads;
+    const f = window.attnlab.trainView.view.facts, n = f.hparams.n_layers * f.hparams.n_heads;
     const [, l0, h0] = (document.getElementById('train-head-title').textContent.match(/Layer (\d+), head (\d+)/) || [0, -1, -1]).map(Number);
     let lh = k % n;
     if (lh === l0 * f.hparams.n_heads + h0) lh = (lh + 1) % n; // another head than the one shown
@@ -90,8 +90,8 @@ export async function trainInputBench({ base, quick = false, browser }) {
     await page.waitForFunction(() => !document.getElementById('btn-train-start').disabled);
     await page.click('#btn-train-start');
     await page.waitForFunction(() => window.Chart.getChart(document.getElementById('chart-roles-grid')) &&
-      window.AttnLabTrainView.view.history.length >= 50, null, { timeout: 60000 });
-    const steps = () => page.evaluate(() => window.AttnLabTrainView.view.history.length);
+      window.attnlab.trainView.view.history.length >= 50, null, { timeout: 60000 });
+    const steps = () => page.evaluate(() => window.attnlab.trainView.view.history.length);
     for (const [name, fn] of [['click a head', gridClick], ['choose a role', roleKey]]) {
       out.samples[name] = [];
       for (let i = 0; i < n; i++) { await pause(page); out.samples[name].push(await fn(page, i)); }

@@ -95,7 +95,7 @@ export async function trainTabDrawn(page) {
 // page played and paused (the time until the button reads Play again), and what it shows 800 ms
 // after Pause. Waits are hang guards only (Playwright's 30 s, ten times any target and more).
 export async function largestLayerLab(context, base) {
-  const { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH } = (await import('../../web/state.js')).default;
+  const { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH } = await import('../../web/ui/state.js');
   const max = (k) => FIELDS[k][2];
   const prompt = max('prompt'), steps = MAX_TOKENS - prompt;
   const hash = `#prompt=${prompt}&steps=${steps}&hidden=${max('hidden')}&heads=${max('heads')}&kv=${max('kv')}` +

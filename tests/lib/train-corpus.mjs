@@ -68,7 +68,7 @@ export function repoCorpus(root) {
   const parts = [readFileSync(join(root, 'README.md'), 'utf8')];
   const reference = join(root, 'tests', 'reference');
   for (const f of readdirSync(reference).filter((f) => f.endsWith('.py')).sort()) parts.push(readFileSync(join(reference, f), 'utf8'));
-  for (const f of ['web/i18n.js', 'web/model/strings.js']) {
+  for (const f of ['web/ui/i18n.js', 'web/ui/strings-model.js']) {
     try {
       parts.push(chineseStrings(readFileSync(join(root, f), 'utf8')).join('\n'));
     } catch {

@@ -1,8 +1,6 @@
 // attn.js — chart 3: attention weights of the chosen head (rows: queries, columns: keys). The
 // page also paints every head as a small image and shows the GQA map beside it (app.js).
-(function (root) {
-  'use strict';
-  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+import * as H from '../ui/heatmap.js';
 
   // d: {weights: Float32Array[len*len], len, head, kvHead, newestRow, t, lang}
   function attnConfig(d, tooltip) {
@@ -14,7 +12,4 @@
     }, tooltip);
   }
 
-  const api = { attnConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabAttnChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { attnConfig };

@@ -2,8 +2,6 @@
 // (core.demoBlockStream, demoShiftedLabels): the norm of the residual stream through 6 pre-norm
 // and 6 post-norm blocks, and the loss of each position against the label it is trained on
 // after the shift, the ignored ones marked.
-(function (root) {
-  'use strict';
 
   const PRE = '#21908c', POST = '#440154', NLL = '#3b528b', MEAN = '#c62828';
   const IGNORE = -100; // cross_entropy's ignore_index, as the core writes it
@@ -62,7 +60,4 @@
     };
   }
 
-  const api = { streamConfig, labelsConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabBlockChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { streamConfig, labelsConfig };

@@ -2,9 +2,7 @@
 // them (core.demoFfnCurves, demoRouter, demoExpertLoad): SiLU against ReLU, the router's softmax
 // with each token's top-k outlined, the chosen experts' weights renormalised, and each expert's
 // load against its mean routing probability with the balanced share and the balancing loss.
-(function (root) {
-  'use strict';
-  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+import * as H from '../ui/heatmap.js';
 
   const SILU = '#21908c', RELU = '#440154', LOAD = '#3b528b', PROB = '#5ec962', IDEAL = '#c62828';
 
@@ -71,7 +69,4 @@
     };
   }
 
-  const api = { curvesConfig, routerConfig, loadConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabFfnChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { curvesConfig, routerConfig, loadConfig };

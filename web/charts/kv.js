@@ -3,8 +3,6 @@
 // full rectangle of scores counted (al_attn_flops_full: what PyTorch's eager layer multiplies,
 // the masked scores too). The rows are the core's (al_kv_growth through core.kvGrowth), one per
 // cache length.
-(function (root) {
-  'use strict';
 
   // d: {rows: [{len, bytes, bytes_mha, bytes_mqa}] (al_kv_growth_row), t}
   function kvBytesConfig(d) {
@@ -47,7 +45,4 @@
     };
   }
 
-  const api = { kvBytesConfig, kvFlopsConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabKvChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { kvBytesConfig, kvFlopsConfig };

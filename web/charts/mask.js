@@ -1,8 +1,6 @@
 // mask.js — chart 1: the causal mask as applied to every query processed so far
 // (rows: queries, columns: keys; 0 = visible, -inf = masked), the newest row outlined.
-(function (root) {
-  'use strict';
-  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+import * as H from '../ui/heatmap.js';
 
   // d: {mask: Float32Array[len*len], len, newestRow, t (strings), lang, rowNames/colNames
   // (the tokens; optional)}
@@ -18,7 +16,4 @@
     }, tooltip);
   }
 
-  const api = { maskConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabMaskChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { maskConfig };

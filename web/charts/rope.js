@@ -1,9 +1,7 @@
 // rope.js — chart 2: RoPE. The main view is the angle m · freq_i for every position m and
 // pair i (wrapped or not); beside it one pair's 2-D rotation across positions, and the dot
 // product of a vector with itself at relative distance d.
-(function (root) {
-  'use strict';
-  const H = root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+import * as H from '../ui/heatmap.js';
 
   // d: {angles: Float32Array[positions*pairs], positions, pairs, newest (the position of the
   // newest token, outlined; -1 for none), t, lang}
@@ -52,7 +50,4 @@
     };
   }
 
-  const api = { ropeAngleConfig, ropePairConfig, ropeRelativeConfig };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabRopeChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { ropeAngleConfig, ropePairConfig, ropeRelativeConfig };

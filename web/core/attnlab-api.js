@@ -12,8 +12,7 @@
 // refusal carries the core's own message (al_error), never one made here.
 // No maths here: every number comes from the core.
 // Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
-(function (root) {
-  'use strict';
+import { createAttnLabModule } from './wasm-loader.js';
 
   class AttnLabError extends Error {
     constructor(message, status) {
@@ -1045,13 +1044,10 @@
   // Loads the module: in a browser from the script-provided factory, in Node with the wasm
   // bytes passed in: the page fetches them (or decodes them from the single-file page).
   async function load(options = {}) {
-    const factory = options.factory || root.createAttnLabModule;
+    const factory = options.factory || createAttnLabModule;
     if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', ARG_ERROR);
     const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
     return new Core(module);
   }
 
-  const api = { load, AttnLabError };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLab = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { load, AttnLabError };

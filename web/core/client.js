@@ -1,30 +1,22 @@
-// model/client.js — the page's side of the workers (model/worker.js, train/worker.js): starts
-// them (from their own files when served, from the sources the single-file page carries
-// otherwise), sends them requests and returns their answers as promises; and reads the shipped
-// models' bytes and the Train tab's inputs (fetched when served, decoded from the single-file
-// page).
-(function (root) {
-  'use strict';
+// core/client.js — the page's side of the workers (model/worker.js, train/worker.js): starts
+// them (from their own module files when served, from the code the single-file page carries
+// otherwise) and speaks to them through protocol.js; and reads the shipped models' bytes and the
+// Train tab's inputs (fetched when served, decoded from the single-file page: embedded.js).
+import { embedded as carried, base64Bytes } from './embedded.js';
+import { Client } from './protocol.js';
 
   // The models that come with the page. The single-file page carries the first inside it; the
   // served page has them all.
   const SHIPPED = [
     { name: 'stories260K', model: 'gen/models/stories260K.bin', tokenizer: 'gen/models/tok512.bin', examples: 'stories',
-      kind: 'llama2c', embedded: 'ATTNLAB_STORIES260K' },
+      kind: 'llama2c', embedded: 'stories260K' },
     { name: 'minimind-fortunes', model: 'gen/models/minimind-fortunes/model.safetensors',
       config: 'gen/models/minimind-fortunes/config.json', tokenizer: 'gen/models/minimind-fortunes/tokenizer.json',
       examples: 'fortunes', kind: 'safetensors' },
   ];
-  const singleFile = () => !!root.ATTNLAB_STORIES260K;
+  const singleFile = () => !!carried;
   // The indexes of the shipped models this page has.
   const available = () => SHIPPED.map((m, i) => i).filter((i) => !singleFile() || SHIPPED[i].embedded);
-
-  function base64Bytes(text) {
-    const bin = atob(text);
-    const bytes = new Uint8Array(bin.length);
-    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-    return bytes;
-  }
 
   async function fetchBytes(url) {
     const r = await fetch(url);
@@ -35,7 +27,7 @@
   // The bytes of shipped model i: {name, model, tokenizer, examples}.
   async function shippedBytes(i) {
     const m = SHIPPED[i];
-    const embedded = m.embedded && root[m.embedded];
+    const embedded = m.embedded && carried && carried[m.embedded];
     const base = { name: m.name, examples: m.examples, kind: m.kind };
     if (embedded) return { ...base, model: base64Bytes(embedded.model), tokenizer: base64Bytes(embedded.tokenizer) };
     const [model, tokenizer, config] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer),
@@ -45,27 +37,27 @@
 
   // The Train tab's inputs: MiniMind's tokenizer and the built-in text (fetched when served;
   // in the single-file page gzip-compressed, base64 text).
-  const TRAIN_FILES = { tokenizer: ['gen/models/minimind-fortunes/tokenizer.json', 'ATTNLAB_TRAIN_TOKENIZER_GZ'],
-    sample: ['gen/models/minimind-fortunes/train-sample.txt', 'ATTNLAB_TRAIN_SAMPLE_GZ'] };
+  const TRAIN_FILES = { tokenizer: ['gen/models/minimind-fortunes/tokenizer.json', 'trainTokenizer'],
+    sample: ['gen/models/minimind-fortunes/train-sample.txt', 'trainSample'] };
   async function trainBytes(which) {
     const [url, embedded] = TRAIN_FILES[which];
-    if (!root[embedded]) return fetchBytes(url);
-    const stream = new Blob([base64Bytes(root[embedded])]).stream().pipeThrough(new DecompressionStream('gzip'));
+    if (!carried) return fetchBytes(url);
+    const stream = new Blob([base64Bytes(carried[embedded])]).stream().pipeThrough(new DecompressionStream('gzip'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
-  // A worker: the model view's (model/worker.js) or the Train tab's (train/worker.js); the
-  // single-file page carries each one's scripts as one text.
-  const WORKERS = { model: ['model/worker.js', 'ATTNLAB_WORKER_SOURCE'], train: ['train/worker.js', 'ATTNLAB_TRAIN_WORKER_SOURCE'] };
+  // A worker: the model view's (model/worker.js) or the Train tab's (train/worker.js), a module
+  // worker when served; the single-file page carries each one's modules as one classic script.
+  const WORKERS = { model: 'model/worker.js', train: 'train/worker.js' };
   function startWorker(kind = 'model') {
-    const [file, source] = WORKERS[kind];
-    if (root[source]) {
-      const url = URL.createObjectURL(new Blob([root[source]], { type: 'text/javascript' }));
+    const file = WORKERS[kind];
+    if (carried) {
+      const url = URL.createObjectURL(new Blob([carried.workers[kind]], { type: 'text/javascript' }));
       const worker = new Worker(url);
       URL.revokeObjectURL(url);
       return worker;
     }
-    return new Worker(file);
+    return new Worker(file, { type: 'module' });
   }
 
   // The worker is started as soon as this script runs, so that it starts up while the rest of
@@ -77,37 +69,8 @@
     early = null; // started again (and its error shown) by the client
   }
 
-  // Requests to a worker as promises; anything else it sends goes to onEvent.
-  class WorkerClient {
-    constructor(worker) {
-      this.worker = worker;
-      this.onEvent = null;
-      this.pending = new Map();
-      this.next = 1;
-      this.worker.onmessage = (e) => {
-        const { id, ok, result, error } = e.data;
-        if (id === undefined) {
-          if (this.onEvent) this.onEvent(e.data);
-          return;
-        }
-        const p = this.pending.get(id);
-        if (!p) return;
-        this.pending.delete(id);
-        if (ok) p.resolve(result);
-        else p.reject(new Error(error));
-      };
-      this.worker.onerror = (e) => {
-        for (const p of this.pending.values()) p.reject(new Error(e.message || 'the worker stopped'));
-        this.pending.clear();
-      };
-    }
-    request(op, args = {}, transfer = []) {
-      const id = this.next++;
-      return new Promise((resolve, reject) => {
-        this.pending.set(id, { resolve, reject });
-        this.worker.postMessage({ id, op, args }, transfer);
-      });
-    }
+  // A worker's client (protocol.js) that starts the core in it first.
+  class WorkerClient extends Client {
     init(wasm) { const copy = wasm.slice(); return this.request('init', { wasm: copy }, [copy.buffer]); }
   }
 
@@ -126,7 +89,4 @@
     constructor() { super(startWorker('train')); }
   }
 
-  const api = { ModelClient, TrainClient, SHIPPED, shippedBytes, available, trainBytes };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabModelClient = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { ModelClient, TrainClient, SHIPPED, shippedBytes, available, trainBytes };

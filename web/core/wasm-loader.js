@@ -9,8 +9,6 @@
 //   clock_time_get  the benchmark's timer (nanoseconds, from performance.now())
 //   emscripten_notify_memory_growth  memory grew; the views are re-made on next use anyway
 // Works as a classic browser script (defines globalThis.createAttnLabModule) and in Node.
-(function (root) {
-  'use strict';
 
   async function createAttnLabModule(options = {}) {
     if (!options.wasmBinary) throw new Error('createAttnLabModule: wasmBinary (the bytes of attnlab.wasm) is required');
@@ -64,6 +62,4 @@
     return module;
   }
 
-  if (typeof module === 'object' && module.exports) module.exports = createAttnLabModule;
-  else root.createAttnLabModule = createAttnLabModule;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { createAttnLabModule };

@@ -1,13 +1,15 @@
 // page/controls.js — the controls and the page's events: the inputs shown from the state and
 // read back through the same validation as the URL hash (state.js), the buttons, the keys, the
 // language switch, the walkthrough's buttons, the export buttons and the hash changed by hand.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
-  const S = root.AttnLabState;
+import * as ModelControls from '../model/controls.js';
+import { page as P } from '../ui/page.js';
+import * as S from '../ui/state.js';
+import * as Render from './render.js';
+import * as Run from './run.js';
+import * as Walkthrough from './walkthrough.js';
   const $ = P.$;
-  const run = () => root.AttnLabRun;
-  const walk = () => root.AttnLabWalkthrough;
+  const run = () => Run;
+  const walk = () => Walkthrough;
 
   // Input id -> state key, for the inputs that hold a number.
   const NUMERIC = { seed: 'seed', prompt: 'prompt', steps: 'steps', hidden: 'hidden', heads: 'heads', hd: 'hd', base: 'base', pair: 'pair' };
@@ -49,7 +51,7 @@
     P.state = { ...next, at: viewOnly ? P.session.length : -1 };
     if (viewOnly && !problems.length) {
       syncControls();
-      root.AttnLabRender.render();
+      Render.render();
     } else {
       run().rebuild(problems);
       // The walkthrough's text is not on screen with the charts: build it after they paint.
@@ -74,9 +76,9 @@
       P.applyLanguage();
       if (P.session) {
         walk().build();
-        root.AttnLabRender.render();
+        Render.render();
       }
-      root.AttnLabModelControls.onLanguage();
+      ModelControls.onLanguage();
       P.writeHash();
     });
     $('btn-prefill').addEventListener('click', () => run().restart(-1));
@@ -91,7 +93,7 @@
     for (const button of document.querySelectorAll('[data-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.export.split(':');
-        P.download(root.AttnLabRender.exportFile(chart, kind));
+        P.download(Render.exportFile(chart, kind));
       });
     }
     // The arrows and space step and play, except where they have a use of their own: in a
@@ -103,13 +105,13 @@
       if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); run().restart(0); }
       if (e.key === ' ') { e.preventDefault(); $('btn-play').click(); }
     });
-    root.addEventListener('hashchange', () => {
+    window.addEventListener('hashchange', () => {
       if (location.hash === S.toHash(P.state)) return;
       const parsed = S.parseHash(location.hash);
       const before = P.state;
       P.state = { ...parsed.state, lang: parsed.state.lang || P.state.lang };
       P.applyLanguage();
-      const model = root.AttnLabModelControls;
+      const model = ModelControls;
       model.syncControls();
       model.showTab(P.state.tab);
       if (P.state.tab === 'layer' && P.session) {
@@ -122,5 +124,4 @@
     });
   }
 
-  root.AttnLabControls = { syncControls, wire };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { syncControls, wire };

@@ -2,9 +2,14 @@
 // its module in charts/ from the data the core returns here), every head's thumbnail, the GQA
 // map, the live checks, the charts of chapters 04 and 05 and the status line; and each layer
 // chart's PNG / CSV export. Nothing here computes a number.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import * as AttnChart from '../charts/attn.js';
+import * as BlockChart from '../charts/block.js';
+import * as FfnChart from '../charts/ffn.js';
+import * as KvChart from '../charts/kv.js';
+import * as MaskChart from '../charts/mask.js';
+import * as RopeChart from '../charts/rope.js';
+import * as Heat from '../ui/heatmap.js';
+import { page as P } from '../ui/page.js';
   const $ = P.$;
 
   const charts = {}; // canvas id -> Chart
@@ -55,7 +60,7 @@
     // 1. mask
     const mask = session.mask();
     drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
-      () => root.AttnLabMaskChart.maskConfig({ mask, len, newestRow, t, lang: state.lang, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
+      () => MaskChart.maskConfig({ mask, len, newestRow, t, lang: state.lang, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
     exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask', title: t.maskTitle, tokens: len });
 
     // 2. RoPE (each computed only when its chart is redrawn or the export asks for it): the
@@ -64,19 +69,19 @@
     const pairs = state.hd / 2, hd = state.hd, base = state.base, wrap = !!state.wrap, pair = state.pair;
     const angles = () => core.ropeAngles(total, hd, base, wrap);
     const ropeKey = `${total}|${hd}|${base}|${state.lang}`;
-    drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => root.AttnLabRopeChart.ropeAngleConfig(
+    drawIfChanged('chart-rope', `${ropeKey}|${wrap}|${len}`, () => RopeChart.ropeAngleConfig(
       { angles: angles(), positions: total, pairs, newest: len - 1, t, lang: state.lang, image: imageFor('chart-rope'), cellsKey: `${total}|${hd}|${base}|${wrap}` }, $('tip-rope')),
     `${total}|${pairs}|${len}|${state.lang}`);
     const ones = () => new Float32Array(hd).fill(1);
-    drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => root.AttnLabRopeChart.ropePairConfig(
+    drawIfChanged('chart-rope-pair', `${ropeKey}|${pair}`, () => RopeChart.ropePairConfig(
       { points: core.ropePairTrace(ones(), pair, total, hd, base), pair, t }));
     drawIfChanged('chart-rope-rel', `${ropeKey}|${state.seed}|${state.hidden}|${state.heads}|${state.kv}`,
-      () => root.AttnLabRopeChart.ropeRelativeConfig({ dots: session.ropeRelative(0, Math.max(64, total)), t }));
+      () => RopeChart.ropeRelativeConfig({ dots: session.ropeRelative(0, Math.max(64, total)), t }));
     exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope', title: t.ropeTitle, tokens: total, scale: 'linear' });
 
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.attention(state.head);
-    drawIfChanged('chart-attn', null, () => root.AttnLabAttnChart.attnConfig(
+    drawIfChanged('chart-attn', null, () => AttnChart.attnConfig(
       { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
     `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn', title: `${t.attnTitle} — head ${state.head} (${t.kvHead} ${kvMap[state.head]})`, tokens: len, scale: 'linear' });
@@ -88,8 +93,8 @@
     const prompt = session.cfg.promptLen;
     const rows = len >= prompt ? core.kvGrowth(session.cfg, prompt, len - prompt) : [];
     const kvKey = `${state.prompt}|${len}|${state.hidden}|${state.heads}|${state.kv}|${state.hd}|${state.lang}`;
-    drawIfChanged('chart-kv', kvKey, () => root.AttnLabKvChart.kvBytesConfig({ rows, t }));
-    drawIfChanged('chart-kv-flops', kvKey, () => root.AttnLabKvChart.kvFlopsConfig({ rows, t }));
+    drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig({ rows, t }));
+    drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig({ rows, t }));
     exports.kv = () => ({
       csv: 'cache_len,bytes,mha_bytes,mqa_bytes,flops_with_cache,flops_without_cache\n' +
         rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].join(',')).join('\n') + '\n',
@@ -108,7 +113,7 @@
   function renderChapters() {
     const { core, state, t } = P;
     const key = `${state.seed}|${state.lang}`;
-    const F = root.AttnLabFfnChart, B = root.AttnLabBlockChart;
+    const F = FfnChart, B = BlockChart;
     drawIfChanged('chart-ffn-curves', key, () => F.curvesConfig({ line: core.demoFfnCurves(61), points: core.demoFfnCurves(7), t }));
     let router = null;
     const routerOf = () => (router ||= core.demoRouter(state.seed));
@@ -141,10 +146,10 @@
       cell.classList.toggle('selected', h === state.head);
       if (cell.dataset.cells === cells) continue; // already shows this session at this length
       const thumb = session.attentionThumb(h, THUMB_SIZE);
-      root.AttnLabHeatmap.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
+      Heat.paint(cell.lastChild, thumb.values, thumb.size, thumb.size, 0, 1);
       cell.dataset.cells = cells;
     }
-    root.AttnLabHeatmap.gridColourBar(grid, 'attn-grid-bar', { lo: 0, hi: 1, scale: 'linear', lang: state.lang });
+    Heat.gridColourBar(grid, 'attn-grid-bar', { lo: 0, hi: 1, scale: 'linear', lang: state.lang });
   }
 
   function renderGqaMap(kvMap) {
@@ -204,7 +209,7 @@
   function exportFile(chart, kind) {
     const what = exports[chart]();
     // A heatmap's PNG: its chart under a strip with its title and what it shows.
-    const H = root.AttnLabHeatmap;
+    const H = Heat;
     if (kind === 'png' && what.title) {
       const note = H.exportNote({ tokens: what.tokens, scale: what.scale, lang: P.state.lang });
       return { name: `attnlab-${chart}.png`, url: H.titledImage(charts[what.canvas].canvas, what.title, note).toDataURL('image/png') };
@@ -213,5 +218,4 @@
     return { name: `attnlab-${chart}.csv`, url: URL.createObjectURL(new Blob([what.csv], { type: 'text/csv' })) };
   }
 
-  root.AttnLabRender = { render, renderStatus, exportFile };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { render, renderStatus, exportFile };

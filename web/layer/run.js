@@ -2,9 +2,10 @@
 // what the core allows), run to the state's token, stepped one token at a time, played and
 // paused. A configuration the core refuses brings back the last good state with the core's
 // message.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import { page as P } from '../ui/page.js';
+import * as S from '../ui/state.js';
+import * as LayerControls from './controls.js';
+import * as Render from './render.js';
 
   function sessionConfig(s) {
     return {
@@ -18,7 +19,7 @@
   // returns to the last good state (or the defaults) and shows the core's message.
   function rebuild(problems = [], refusal = '') {
     const { state, t } = P;
-    root.AttnLabState.coreRelations(state, problems, P.core);
+    S.coreRelations(state, problems, P.core);
     stop();
     let next;
     try {
@@ -27,7 +28,7 @@
       if (target > 0) next.runTo(target);
     } catch (e) {
       if (next) next.free();
-      const fallback = P.lastGood || { ...root.AttnLabState.defaults(), lang: state.lang };
+      const fallback = P.lastGood || { ...S.defaults(), lang: state.lang };
       if (JSON.stringify(fallback) === JSON.stringify(state)) {
         P.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
         return;
@@ -41,8 +42,8 @@
     P.lastGood = { ...state };
     if (refusal) P.showMessage(refusal, true);
     else P.showProblems(problems);
-    root.AttnLabControls.syncControls();
-    root.AttnLabRender.render();
+    LayerControls.syncControls();
+    Render.render();
   }
 
   // One decode step, then the charts.
@@ -55,7 +56,7 @@
       P.showMessage(t.errorPrefix + e.message, true);
       return stop();
     }
-    root.AttnLabRender.render();
+    Render.render();
     if (session.length >= session.total) stop();
   }
 
@@ -75,13 +76,13 @@
     };
     P.playTimer = DRAWING;
     schedule();
-    root.AttnLabRender.renderStatus();
+    Render.renderStatus();
   }
 
   function stop() {
     if (P.playTimer && P.playTimer !== DRAWING) clearTimeout(P.playTimer);
     P.playTimer = null;
-    root.AttnLabRender.renderStatus();
+    Render.renderStatus();
   }
 
   // Back to before the prefill (at 0) or to just after it (at -1), with a new session.
@@ -90,5 +91,4 @@
     rebuild([]);
   }
 
-  root.AttnLabRun = { rebuild, step, play, stop, restart };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { rebuild, step, play, stop, restart };

@@ -8,9 +8,7 @@
 // goes: a panel names the al_demo_panel it is (data-demo-panel), a chart the examples it draws
 // (data-demo-example="demo:number"). A chapter added to the core is added here by its row in
 // SCRIPTS, its panel's markup and its notes (i18n.js).
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import { page as P } from '../ui/page.js';
   const $ = P.$;
 
   // The tutorial script each demo reproduces; its chapter is the number it starts with.
@@ -131,5 +129,4 @@
     if (!$('walk-code').hidden) $('walk-code').focus({ preventScroll: true });
   }
 
-  root.AttnLabWalkthrough = { build, move, toCode };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { build, move, toCode };

@@ -4,13 +4,16 @@
 // (model, prompt, steps taken, sampler, head) lives in the URL hash (state.js): opening a link
 // replays the prompt and the steps; a link made with the learner's own files asks for them.
 // Moving a sampler setting redraws the next token's stages at once, no token drawn.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
-  const S = root.AttnLabState;
+import { ModelClient, SHIPPED, shippedBytes, available } from '../core/client.js';
+import * as Run from '../layer/run.js';
+import * as Walkthrough from '../layer/walkthrough.js';
+import * as TrainControls from '../train/controls.js';
+import { page as P } from '../ui/page.js';
+import * as S from '../ui/state.js';
+import * as Experiments from './experiments.js';
+import * as ModelView from './view.js';
   const $ = (id) => document.getElementById(id);
-  const V = () => root.AttnLabModelView;
-  const { ModelClient, SHIPPED, shippedBytes, available } = root.AttnLabModelClient;
+  const V = () => ModelView;
 
   const MAX_FILE_MB = 1024;
   const m = {
@@ -45,7 +48,7 @@
     P.state.mhead = snap.head;
     P.state.gen = snap.len - snap.promptLen;
     V().render(snap);
-    root.AttnLabExperiments.onSnapshot(snap);
+    Experiments.onSnapshot(snap);
     renderButtons(snap);
     P.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now
@@ -113,7 +116,7 @@
       return false;
     }
     V().renderModel(m.info);
-    root.AttnLabExperiments.onModel(m.info);
+    Experiments.onModel(m.info);
     openStrongest(m.info);
     fillExamples(files.examples || (m.info.kind === 'llama2c' ? 'stories' : 'minimind'));
     return true;
@@ -267,7 +270,7 @@
     queue(() => {
       m.nextQueued = false;
       return m.client.request('next', { sampler: sampler() });
-    }).then((next) => { V().renderNextOnly(next); root.AttnLabExperiments.refresh(); })
+    }).then((next) => { V().renderNextOnly(next); Experiments.refresh(); })
       .catch((e) => modelMessage(P.t.errorPrefix + e.message));
   }
 
@@ -302,7 +305,7 @@
       await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     }
     stopPlay();
-    root.AttnLabExperiments.refresh(); // the panel waits for Play to end
+    Experiments.refresh(); // the panel waits for Play to end
   }
 
   function selectHead(layer, head) {
@@ -320,33 +323,33 @@
       $(`tab-${name}`).setAttribute('aria-selected', String(name === tab));
       $(`tab-${name}`).tabIndex = name === tab ? 0 : -1;
     }
-    if (tab === 'train') root.AttnLabTrainControls.boot();
+    if (tab === 'train') TrainControls.boot();
     if (tab === 'model' && m.boot) m.boot().catch((e) => modelMessage(P.t.errorPrefix + e.message));
     if (tab === 'layer' && !m.layerBuilt) {
       m.layerBuilt = true;
       m.layerReady.then(() => {
         // what the link's corrections were stay said when the layer lab is first built
-        root.AttnLabRun.rebuild(P.loadProblems || []);
+        Run.rebuild(P.loadProblems || []);
         P.loadProblems = null;
-        root.AttnLabWalkthrough.build();
+        Walkthrough.build();
       });
     }
     P.writeHash();
   }
 
   function onLanguage() {
-    root.AttnLabTrainControls.onLanguage();
+    TrainControls.onLanguage();
     if (m.info) {
       V().renderModel(m.info);
       fillExamples($('examples').dataset.which || 'stories');
     }
     if (V().view.snap) show(V().view.snap);
-    root.AttnLabExperiments.onLanguage();
+    Experiments.onLanguage();
   }
 
   // ---------------------------------------------------------------- wiring
   function wire() {
-    root.AttnLabExperiments.wire({ queue, client: () => m.client, show, sampler, viewArgs, playing: () => m.playing });
+    Experiments.wire({ queue, client: () => m.client, show, sampler, viewArgs, playing: () => m.playing });
     TABS.forEach((name, i) => {
       $(`tab-${name}`).addEventListener('click', () => showTab(name));
       $(`tab-${name}`).addEventListener('keydown', (e) => {
@@ -405,7 +408,7 @@
     });
     $('btn-role-train').addEventListener('click', () => { showTab('train'); $('tab-train').focus(); });
     $('chart-roles').addEventListener('click', (e) => {
-      const chart = root.Chart.getChart($('chart-roles'));
+      const chart = window.Chart.getChart($('chart-roles'));
       if (!chart || !m.info) return;
       const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
       const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
@@ -471,10 +474,9 @@
     };
     syncControls();
     wire();
-    root.AttnLabTrainControls.start(wasm);
+    TrainControls.start(wasm);
     showTab(P.state.tab);
     if (P.state.tab === 'model') await m.boot();
   }
 
-  root.AttnLabModelControls = { start, showTab, onLanguage, syncControls, replay, openModel, SHIPPED };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { start, showTab, onLanguage, syncControls, replay, openModel, SHIPPED };

@@ -2,12 +2,11 @@
 // heatmaps are heatmap.js's): the next token's probability with every head on against these
 // heads off, and the embedding's and each FFN's direct share of a token's logit; and the CSV
 // rows of each of the panel's exports. Data in, config or rows out: no numbers made here.
-(function (root) {
-  'use strict';
+import * as NextChart from './next-chart.js';
   const ON = '#4e79a7';   // every head on
   const OFF = '#e15759';  // these heads off
   const SHARE = '#59a14f';
-  const visible = (text) => root.AttnLabNextChart.visibleText(text);
+  const visible = (text) => NextChart.visibleText(text);
   const tokenName = (label, id) => (label ? `"${visible(label)}" (#${id})` : `#${id}`);
 
   // d: {ids (most likely first with the heads off), labels {id: text}, all, off: Float32Array
@@ -92,7 +91,4 @@
     return rows;
   }
 
-  const api = { compareConfig, sharesConfig, nextRows, lensRows, dlaRows, patchRows, tokenName };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabExperimentCharts = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { compareConfig, sharesConfig, nextRows, lensRows, dlaRows, patchRows, tokenName };

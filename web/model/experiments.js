@@ -5,13 +5,14 @@
 // a next token to the heads that wrote it (hover a bar of a next-token chart, or its button),
 // and activation patching of two prompts (the model's suggested pair, or the learner's). Every
 // number comes from the core through the model worker (ops ablate, experiment, patch).
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
-  const S = root.AttnLabState;
+import * as Heat from '../ui/heatmap.js';
+import { page as P } from '../ui/page.js';
+import * as S from '../ui/state.js';
+import * as ExperimentCharts from './experiments-charts.js';
+import * as NextChart from './next-chart.js';
   const $ = (id) => document.getElementById(id);
-  const H = () => root.AttnLabHeatmap;
-  const C = () => root.AttnLabExperimentCharts;
+  const H = () => Heat;
+  const C = () => ExperimentCharts;
   const COUNT = 20; // the draws ahead shown
   const PATCH_KEYS = ['clean', 'corrupt', 'answer', 'wrong'];
   const INPUT = { clean: 'exp-clean', corrupt: 'exp-corrupt', answer: 'exp-answer', wrong: 'exp-wrong' };
@@ -32,7 +33,7 @@
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
   const draw = (id, config) => P.drawChart(charts, id, config);
   const forget = (id) => { if (charts[id]) { charts[id].destroy(); delete charts[id]; } };
-  const visible = (text) => root.AttnLabNextChart.visibleText(text);
+  const visible = (text) => NextChart.visibleText(text);
   const chipName = (tok) => visible(H().tokenLabel(tok));
   const fixed = (v, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
   // a token's text short enough for a lens cell
@@ -222,7 +223,7 @@
   // A bar under the pointer in a next-token chart: ids[index] of that chart.
   function hoverBars(canvasId, idsOf) {
     $(canvasId).addEventListener('mousemove', (e) => {
-      const chart = root.Chart.getChart($(canvasId));
+      const chart = window.Chart.getChart($(canvasId));
       const ids = idsOf();
       if (!chart || !ids) return;
       const items = chart.getElementsAtEventForMode(e, 'index', { intersect: false }, false);
@@ -315,7 +316,7 @@
         rawHeads: p.rawHeads, rawResid: p.rawResid, shareHeads: p.heads, shareResid: p.resid, clean: p.clean, corrupt: p.corrupt }),
     };
     if (kind === 'png') return { name: `attnlab-exp-${what}.png`, url: png[what]() };
-    const text = root.AttnLabNextChart.csvRows(csv[what]());
+    const text = NextChart.csvRows(csv[what]());
     return { name: `attnlab-exp-${what}.csv`, url: URL.createObjectURL(new Blob([text], { type: 'text/csv' })) };
   }
 
@@ -397,5 +398,4 @@
     if (x.patch) renderPatch(x.patch);
   }
 
-  root.AttnLabExperiments = { wire, onModel, onSnapshot, onLanguage, refresh, exportFile, state: x };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { wire, onModel, onSnapshot, onLanguage, refresh, exportFile, x as state };

@@ -3,10 +3,10 @@
 // it gives at least `threshold` of its weight, thicker, more opaque and brighter on the viridis
 // ramp as the weight grows. A chosen query's lines are drawn on top and the others faded. A key
 // above the lines shows the weakest and the strongest line and what hovering marks.
-(function (root) {
-  'use strict';
-  const H = () => root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
-  const N = () => root.AttnLabNextChart || (typeof require === 'function' && require('./next-chart.js'));
+import * as Heat from '../ui/heatmap.js';
+import * as NextChart from './next-chart.js';
+  const H = () => Heat;
+  const N = () => NextChart;
 
   const STRINGS = {
     en: {
@@ -188,7 +188,4 @@
     return lines.join('\n') + '\n';
   }
 
-  const api = { drawHeadLines, csv, STRINGS };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabHeadLines = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { drawHeadLines, csv, STRINGS };

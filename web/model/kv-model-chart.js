@@ -3,8 +3,6 @@
 // FLOPs of each step with the cache against recomputing every token, the causal work counted
 // (al_model_flops_causal: a query's scores over the keys it sees, none masked). The rows are the core's
 // (al_model_lab_kv): row 0 after the prompt (the prefill), then one after each decode step.
-(function (root) {
-  'use strict';
 
   const STRINGS = {
     en: {
@@ -186,7 +184,4 @@
     return lines.join('\n') + '\n';
   }
 
-  const api = { kvBytesConfig, kvFlopsConfig, csv, formatBytes, STRINGS };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabKvModelChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { kvBytesConfig, kvFlopsConfig, csv, formatBytes, STRINGS };

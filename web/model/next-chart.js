@@ -4,8 +4,6 @@
 // settings as they stand) or, once the text has ended, the last draw (al_model_lab_stages), the
 // token drawn marked. The probabilities on a linear or a log axis. Also the
 // helpers the model view's token labels and CSV files share (visibleText, csvLine).
-(function (root) {
-  'use strict';
 
   const STRINGS = {
     en: {
@@ -159,7 +157,4 @@
     return lines.join('\n') + '\n';
   }
 
-  const api = { nextConfig, csv, visibleText, csvLine, csvRows, STRINGS };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabNextChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { nextConfig, csv, visibleText, csvLine, csvRows, STRINGS };

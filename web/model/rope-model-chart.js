@@ -2,9 +2,8 @@
 // (al_model_lab_rope: plain, and YaRN-scaled where the model scales), and which two of a head's
 // dimensions rotate together in this model's convention (half_split as MiniMind's rotate_half,
 // interleaved as Llama and llama2.c).
-(function (root) {
-  'use strict';
-  const H = () => root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
+import * as Heat from '../ui/heatmap.js';
+  const H = () => Heat;
 
   const STRINGS = {
     en: {
@@ -208,7 +207,4 @@
     return { pairs: shownPairs.map((p) => p.slice()), dims, caption };
   }
 
-  const api = { freqConfig, drawPairs, csv, STRINGS };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabRopeModelChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { freqConfig, drawPairs, csv, STRINGS };

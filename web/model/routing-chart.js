@@ -2,10 +2,10 @@
 // cell the weight the router gave that expert for that token (al_model_lab_routing's top-k
 // ids and weights placed in their columns; 0 where the expert was not chosen), drawn by
 // heatmap.js.
-(function (root) {
-  'use strict';
-  const H = () => root.AttnLabHeatmap || (typeof require === 'function' && require('../heatmap.js'));
-  const N = () => root.AttnLabNextChart || (typeof require === 'function' && require('./next-chart.js'));
+import * as Heat from '../ui/heatmap.js';
+import * as NextChart from './next-chart.js';
+  const H = () => Heat;
+  const N = () => NextChart;
 
   const STRINGS = {
     en: {
@@ -74,7 +74,4 @@
     return lines.join('\n') + '\n';
   }
 
-  const api = { routingConfig, csv, STRINGS };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabRoutingChart = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { routingConfig, csv, STRINGS };

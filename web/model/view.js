@@ -3,11 +3,16 @@
 // every layer's and head's attention as a grid, one head large (heatmap and head view), the
 // head roles, the KV cache of the whole model, its RoPE and, for MoE models, the routing; and
 // each chart's PNG / CSV export. Every number comes from the core (through the worker).
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import * as MaskChart from '../charts/mask.js';
+import * as Heat from '../ui/heatmap.js';
+import { page as P } from '../ui/page.js';
+import * as HeadLines from './head-lines.js';
+import * as KvModelChart from './kv-model-chart.js';
+import * as NextChart from './next-chart.js';
+import * as RopeModelChart from './rope-model-chart.js';
+import * as RoutingChart from './routing-chart.js';
   const $ = (id) => document.getElementById(id);
-  const H = () => root.AttnLabHeatmap;
+  const H = () => Heat;
 
   const view = {
     info: null,  // the loaded model (worker's load answer)
@@ -81,7 +86,7 @@
       pending: s.pending, log: !!$('next-log').checked, lang: P.state.lang };
   }
   function renderNext(s) {
-    draw('chart-next', root.AttnLabNextChart.nextConfig(nextData(s)));
+    draw('chart-next', NextChart.nextConfig(nextData(s)));
   }
   // The next-token chart's data alone (a sampler setting moved: no token drawn), kept in the
   // snapshot so that a later redraw shows it too.
@@ -99,7 +104,7 @@
     if (!ended) return;
     const i = Array.from(s.topIds).indexOf(s.lastChosen);
     $('gen-ended-text').textContent = P.t.endedNotice(i >= 0 && s.topLabels[i]
-      ? `"${root.AttnLabNextChart.visibleText(s.topLabels[i])}" (#${s.lastChosen})` : `#${s.lastChosen}`);
+      ? `"${NextChart.visibleText(s.topLabels[i])}" (#${s.lastChosen})` : `#${s.lastChosen}`);
   }
 
   // ---------------------------------------------------------------- heads grid
@@ -165,7 +170,7 @@
     const canvas = $('chart-head-lines');
     const n = s.len;
     const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
-    linesGeometry = root.AttnLabHeadLines.drawHeadLines(canvas, {
+    linesGeometry = HeadLines.drawHeadLines(canvas, {
       tokens: names, weights: s.attention, query: view.hoverQuery < n ? view.hoverQuery : -1, lang: P.state.lang,
     });
   }
@@ -255,10 +260,10 @@
       current: shown.length - 1, lang: P.state.lang };
     const n = s.len;
     const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
-    draw('chart-mask-model', root.AttnLabMaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
+    draw('chart-mask-model', MaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
       image: imageFor('chart-mask-model'), cellsKey: `${n}`, lang: P.state.lang, rowNames: names, colNames: names }, $('tip-mask-model')));
-    draw('chart-kv-model', root.AttnLabKvModelChart.kvBytesConfig(data));
-    draw('chart-kv-model-flops', root.AttnLabKvModelChart.kvFlopsConfig(data));
+    draw('chart-kv-model', KvModelChart.kvBytesConfig(data));
+    draw('chart-kv-model-flops', KvModelChart.kvFlopsConfig(data));
   }
 
   // ---------------------------------------------------------------- RoPE
@@ -266,8 +271,8 @@
     const info = view.info, { t } = P, hp = info.hparams;
     const yarn = hp.yarn_factor ? { original: hp.yarn_original_max, factor: hp.yarn_factor } : null;
     $('rope-model-facts').textContent = t.ropeModelFacts(hp.rope_base, info.ropeStyle, hp.head_dim, yarn);
-    root.AttnLabRopeModelChart.drawPairs($('chart-rope-pairs'), { pairs: info.ropePairs, style: info.ropeStyle, lang: P.state.lang });
-    draw('chart-rope-freq', root.AttnLabRopeModelChart.freqConfig({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!yarn, base: hp.rope_base, lang: P.state.lang }));
+    RopeModelChart.drawPairs($('chart-rope-pairs'), { pairs: info.ropePairs, style: info.ropeStyle, lang: P.state.lang });
+    draw('chart-rope-freq', RopeModelChart.freqConfig({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!yarn, base: hp.rope_base, lang: P.state.lang }));
   }
 
   // ---------------------------------------------------------------- MoE
@@ -275,7 +280,7 @@
     if (!s.routing) return;
     const hp = view.info.hparams;
     const names = s.tokens.slice(0, s.len).map((tok) => visible(tokenLabel(tok)));
-    draw('chart-moe', root.AttnLabRoutingChart.routingConfig({
+    draw('chart-moe', RoutingChart.routingConfig({
       ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: hp.top_k, nExperts: hp.n_experts, layer: s.layer, tokens: names,
       lang: P.state.lang, image: imageFor('chart-moe'),
     }, $('tip-moe')));
@@ -309,7 +314,7 @@
 
   // ---------------------------------------------------------------- exports
   // CSV rows, each cell quoted where it must be (a token may hold a comma, a quote or a newline).
-  const csvOf = (rows) => root.AttnLabNextChart.csvRows(rows);
+  const csvOf = (rows) => NextChart.csvRows(rows);
   function matrixCsv(values, rows, cols, names) {
     const out = [['query\\key', ...Array.from({ length: cols }, (_, j) => j)]];
     for (let i = 0; i < rows; i++) out.push([names ? `${i} ${names[i]}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
@@ -343,7 +348,7 @@
       moe: () => titled('chart-moe', P.t.moeTitle, false),
     };
     const csv = {
-      next: () => root.AttnLabNextChart.csv(nextData(s), P.state.lang),
+      next: () => NextChart.csv(nextData(s), P.state.lang),
       heads: () => {
         const size = s.thumbs.size, rows = [['layer', 'head', 'row', ...Array.from({ length: size }, (_, j) => `col ${j}`)]];
         const { n_layers: L, n_heads: Hn } = info.hparams;
@@ -360,16 +365,16 @@
         for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) rows.push([l, h, ...Array.from(info.roles.subarray((l * Hn + h) * R, (l * Hn + h + 1) * R), String)]);
         return csvOf(rows);
       },
-      kvmodel: () => root.AttnLabKvModelChart.csv({ rows: s.kv }, P.state.lang),
-      ropemodel: () => root.AttnLabRopeModelChart.csv({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!info.hparams.yarn_factor }, P.state.lang),
-      moe: () => root.AttnLabRoutingChart.csv({ ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: info.hparams.top_k, nExperts: info.hparams.n_experts, tokens: names }, P.state.lang),
+      kvmodel: () => KvModelChart.csv({ rows: s.kv }, P.state.lang),
+      ropemodel: () => RopeModelChart.csv({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!info.hparams.yarn_factor }, P.state.lang),
+      moe: () => RoutingChart.csv({ ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: info.hparams.top_k, nExperts: info.hparams.n_experts, tokens: names }, P.state.lang),
     };
     if (kind === 'png') return { name: `attnlab-${chart}.png`, url: png[chart]() };
     return { name: `attnlab-${chart}.csv`, url: URL.createObjectURL(new Blob([csv[chart]()], { type: 'text/csv' })) };
   }
 
-  root.AttnLabModelView = {
-    view, render, renderModel, renderRoles, renderLines, renderNext, renderNextOnly, exportFile,
-    lineAt: (y) => (linesGeometry && linesGeometry.rowAt ? linesGeometry.rowAt(y) : -1),
-  };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+  const lineAt = (y) => (linesGeometry && linesGeometry.rowAt ? linesGeometry.rowAt(y) : -1);
+
+export {
+  view, render, renderModel, renderRoles, renderLines, renderNext, renderNextOnly, exportFile, lineAt,
+};

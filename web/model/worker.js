@@ -3,7 +3,7 @@
 // requests with everything one drawing needs. The page stays responsive while a large model
 // loads, reads a long prompt or plays.
 //
-// Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}.
+// Requests (op {args} → what it answers):
 //   init   {wasm}                                   start the core
 //   load   {model, config, tokenizer, name}         a new lab; the old one kept if this fails
 //   prompt {text, seed, view, eos}                  a new prompt → a snapshot (eos: go on past
@@ -22,12 +22,10 @@
 // prompt and ids take heads too: switched off before the prompt runs.
 // view: {layer, head, thumb, sampler}: which head to send whole, the thumbnails' size, the
 // sampler settings the next-token chart shows the next draw with.
-// Served, this file is a worker script of its own (and loads the binding); in the single-file
-// page the three scripts travel together in one blob.
-/* global importScripts */
-(function (self) {
-  'use strict';
-  if (typeof self.AttnLab === 'undefined') importScripts('../wasm-loader.js', '../attnlab-api.js');
+// The messages are core/protocol.js's. Served, this file is a module worker; in the single-file
+// page its modules travel together as one script, run from a blob.
+import * as AttnLab from '../core/attnlab-api.js';
+import { serve } from '../core/protocol.js';
 
   let core = null;
   let lab = null;
@@ -173,7 +171,7 @@
 
   const ops = {
     async init({ wasm }) {
-      core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
+      core = await AttnLab.load({ wasmBinary: wasm });
       return { ready: true };
     },
     load({ model, config, tokenizer, name, kind = 'unknown' }) {
@@ -256,14 +254,4 @@
     if (!lab) throw new Error('no model loaded');
   }
 
-  self.onmessage = async (event) => {
-    const { id, op, args } = event.data;
-    try {
-      if (!ops[op]) throw new Error(`unknown request '${op}'`);
-      const result = await ops[op](args || {});
-      self.postMessage({ id, ok: true, result }, result && result.stages ? transfers(result) : []);
-    } catch (e) {
-      self.postMessage({ id, ok: false, error: e.message || String(e) });
-    }
-  };
-})(self);
+  serve(ops, { transfer: (result) => (result.stages ? transfers(result) : []) });

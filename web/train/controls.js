@@ -4,12 +4,13 @@
 // head is clicked), the exports, and the trained model opened in the model view (on the probe,
 // its induction head selected) or downloaded as a MiniMind folder's files. The training runs in
 // its own worker (train/worker.js), started the first time the tab is shown.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import { TrainClient, trainBytes } from '../core/client.js';
+import * as ModelControls from '../model/controls.js';
+import { page as P } from '../ui/page.js';
+import * as S from '../ui/state.js';
+import * as TrainView from './view.js';
   const $ = (id) => document.getElementById(id);
-  const V = () => root.AttnLabTrainView;
-  const { TrainClient, trainBytes } = root.AttnLabModelClient;
+  const V = () => TrainView;
 
   // The presets: the first is the core's default (al_train_lab_config_default); the others
   // change what they name.
@@ -75,7 +76,7 @@
   function readControls() {
     const parts = [`tpreset=${$('train-preset').value}`, `tdata=${$('train-data').value}`, `tlayers=${$('train-layers').value}`,
       `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`];
-    const { state, problems } = root.AttnLabState.parseHash(parts.join('&'));
+    const { state, problems } = S.parseHash(parts.join('&'));
     for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole']) P.state[k] = state[k];
     if (problems.length) P.showProblems(problems);
     syncControls();
@@ -201,7 +202,7 @@
     try {
       const v = V().view, f = await tr.client.request('files');
       const head = v.strongest[v.facts.roleNames.indexOf('induction')] || v.head;
-      const models = root.AttnLabModelControls;
+      const models = ModelControls;
       models.showTab('model');
       await models.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
         P.t.trainedName(tr.last ? tr.last.steps : 0), { ids: v.facts.probe, role: 'induction', head });
@@ -243,7 +244,7 @@
     for (const b of document.querySelectorAll('[data-train-file]')) b.addEventListener('click', () => download(b.dataset.trainFile));
     $('train-open-model').addEventListener('click', openInModelView);
     $('chart-roles-grid').addEventListener('click', (e) => {
-      const chart = root.Chart.getChart($('chart-roles-grid'));
+      const chart = window.Chart.getChart($('chart-roles-grid'));
       const f = V().view.facts;
       if (!chart || !f) return;
       const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
@@ -276,5 +277,4 @@
     syncControls();
   }
 
-  root.AttnLabTrainControls = { start: startTab, boot, onLanguage, syncControls };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { startTab as start, boot, onLanguage, syncControls };

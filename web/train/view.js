@@ -5,11 +5,11 @@
 // arrive as they are made and are kept here as they came; nothing is computed from them. While
 // it trains the charts are drawn at most once a frame, each only when what it shows changed, and
 // not at all while the tab is hidden, so a click is answered at once.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import * as NextChart from '../model/next-chart.js';
+import * as Heat from '../ui/heatmap.js';
+import { page as P } from '../ui/page.js';
   const $ = (id) => document.getElementById(id);
-  const H = () => root.AttnLabHeatmap;
+  const H = () => Heat;
 
   const view = {
     facts: null,      // the lab: hparams, params, probe, probePieces, columns, roleNames, config; probeText
@@ -166,7 +166,7 @@
     const { t } = P, f = view.facts, p = pattern();
     if (!p) return;
     const n = f.probe.length;
-    const names = f.probeText.map((s) => root.AttnLabNextChart.visibleText(s));
+    const names = f.probeText.map((s) => NextChart.visibleText(s));
     $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head) +
       (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '');
     draw('chart-train-head', H().heatmapConfig({
@@ -186,7 +186,7 @@
   }
 
   // ---------------------------------------------------------------- exports
-  const csvOf = (rows) => root.AttnLabNextChart.csvRows(rows);
+  const csvOf = (rows) => NextChart.csvRows(rows);
   // A chart's PNG: the loss as drawn; the roles' curves with the grid of the last evaluation
   // under them; the head over the probe; each under a strip with its panel's title.
   function png(chart) {
@@ -229,5 +229,4 @@
     return { name: `attnlab-train-${chart}.csv`, url: URL.createObjectURL(new Blob([csv[chart]()], { type: 'text/csv' })) };
   }
 
-  root.AttnLabTrainView = { view, reset, add, schedule, render, renderJump, renderRoles, renderPattern, pattern, exportFile, charts };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { view, reset, add, schedule, render, renderJump, renderRoles, renderPattern, pattern, exportFile, charts };

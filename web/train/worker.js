@@ -3,8 +3,8 @@
 // about SLICE_MS, answering the page's requests between them, so Pause is heard at once and
 // the page never waits.
 //
-// Messages in: {id, op, args}; out: {id, ok: true, result} or {id, ok: false, error}, and while
-// it runs {progress} after each slice.
+// Requests and answers are core/protocol.js's, and while it runs the event {progress} after
+// each slice.
 //   init     {wasm}                       start the core; the defaults, the role threshold and
 //                                         the steps the default run's jump comes between
 //   create   {config, tokenizer, text}    a new lab (the old one freed); its facts
@@ -17,10 +17,8 @@
 // (when an evaluation came: every head's attention over the probe [L, H, T, T], else null),
 // heldOutLoss (text: at the last evaluation), running, done}. The page answers a click on a
 // head from the patterns it holds: it never waits for a slice to end.
-/* global importScripts */
-(function (self) {
-  'use strict';
-  if (typeof self.AttnLab === 'undefined') importScripts('../wasm-loader.js', '../attnlab-api.js');
+import * as AttnLab from '../core/attnlab-api.js';
+import { serve, emit } from '../core/protocol.js';
 
   const SLICE_MS = 100;
   let core = null;
@@ -58,7 +56,7 @@
 
   // The rows and the patterns are handed over, not copied.
   const buffers = (p) => [p.history.buffer, p.evals.buffer, ...(p.patterns ? [p.patterns.buffer] : [])];
-  function post(p) { self.postMessage({ progress: p }, buffers(p)); }
+  function post(p) { emit({ progress: p }, buffers(p)); }
 
   // One slice of steps, then the next after any waiting message has been heard.
   function slice() {
@@ -84,7 +82,7 @@
 
   const ops = {
     async init({ wasm }) {
-      core = await self.AttnLab.load({ factory: self.createAttnLabModule, wasmBinary: wasm });
+      core = await AttnLab.load({ wasmBinary: wasm });
       threshold = core.roleThreshold();
       return { defaults: core.trainDefaults(), threshold, jump: [core.limits.AL_TRAIN_JUMP_FROM, core.limits.AL_TRAIN_JUMP_TO] };
     },
@@ -121,14 +119,4 @@
     if (!lab) throw new Error('no model to train: press Start');
   }
 
-  self.onmessage = async (event) => {
-    const { id, op, args } = event.data;
-    try {
-      if (!ops[op]) throw new Error(`unknown request '${op}'`);
-      const result = await ops[op](args || {});
-      self.postMessage({ id, ok: true, result }, result && result.progress ? buffers(result.progress) : []);
-    } catch (e) {
-      self.postMessage({ id, ok: false, error: e.message || String(e) });
-    }
-  };
-})(self);
+  serve(ops, { transfer: (result) => (result.progress ? buffers(result.progress) : []) });

@@ -5,8 +5,6 @@
 // axes, thinned to what fits, the values in the cells of small grids and a colour bar with the
 // range and the scale; hover shows the cell's row, column and value. Also the pieces every
 // heatmap's export shares (a titled image, a grid of small heatmaps, a colour bar on its own).
-(function (root) {
-  'use strict';
 
   // Viridis (perceptually uniform, readable with colour-blindness), 9 stops.
   const VIRIDIS = [
@@ -518,7 +516,7 @@
   // A canvas drawn by hand, sized to its CSS box times the device's pixel ratio and cleared, its
   // context set to draw in CSS pixels: {ctx, w, h}.
   function fitCanvas(canvas) {
-    const ratio = root.devicePixelRatio || 1;
+    const ratio = globalThis.devicePixelRatio || 1;
     const w = canvas.clientWidth || canvas.width, h = canvas.clientHeight || canvas.height;
     const pw = Math.max(1, Math.round(w * ratio)), ph = Math.max(1, Math.round(h * ratio));
     if (canvas.width !== pw) canvas.width = pw;
@@ -529,10 +527,7 @@
     return { ctx, w, h };
   }
 
-  const api = {
-    heatmapConfig, paint, viridis, fitCanvas, drawColourBar, gridColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
-    pickLabels, clip, textColourOn, colourOf, barTexts, STRINGS,
-  };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabHeatmap = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export {
+  heatmapConfig, paint, viridis, fitCanvas, drawColourBar, gridColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
+  pickLabels, clip, textColourOn, colourOf, barTexts, STRINGS,
+};

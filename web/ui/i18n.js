@@ -1,7 +1,7 @@
 // i18n.js — every text of the page in Chinese and English (the tutorial is read in both).
 // Formulas in the explanations are the ones the core implements (see core/model/ and core/app/).
-(function (root) {
-  'use strict';
+import { MODEL_STRINGS } from './strings-model.js';
+import { TRAIN_STRINGS } from './strings-train.js';
 
   const STRINGS = {
     zh: {
@@ -436,7 +436,7 @@
     return 'en';
   }
 
-  const api = { STRINGS, describeProblems, pickLanguage };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabI18n = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+  // The model view's and the Train tab's text join the page's.
+  for (const more of [MODEL_STRINGS, TRAIN_STRINGS]) for (const lang of Object.keys(more)) Object.assign(STRINGS[lang], more[lang]);
+
+export { STRINGS, describeProblems, pickLanguage };

@@ -3,10 +3,8 @@
 // page speaks outside its charts: the message line and the URL hash. The other page scripts
 // (render.js, run.js, walkthrough.js, controls.js, then app.js) read and set these fields and
 // keep no copy of their own.
-(function (root) {
-  'use strict';
-  const { STRINGS, describeProblems } = root.AttnLabI18n;
-  const S = root.AttnLabState;
+import { STRINGS, describeProblems } from './i18n.js';
+import * as S from './state.js';
   const $ = (id) => document.getElementById(id);
 
   const page = {
@@ -32,7 +30,7 @@
       return existing;
     }
     if (existing) existing.destroy();
-    charts[canvasId] = new root.Chart($(canvasId), config);
+    charts[canvasId] = new window.Chart($(canvasId), config);
     return charts[canvasId];
   };
 
@@ -86,7 +84,7 @@
   };
   page.bringIntoView = (panel, spot = null) => {
     const y = page.viewTop(panel, spot);
-    if (Math.abs(y - scrollY) > 1) root.scrollTo(0, y);
+    if (Math.abs(y - scrollY) > 1) window.scrollTo(0, y);
   };
 
   // ---------------------------------------------------------------- KV head choices
@@ -109,5 +107,4 @@
     }, 150);
   };
 
-  root.AttnLabPage = page;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { page };

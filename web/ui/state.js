@@ -2,8 +2,6 @@
 // read from a hash is validated: out-of-range numbers are clamped, junk falls back to the
 // default, and each correction is reported so the page can say what it changed (i18n.js words
 // it: describeProblems).
-(function (root) {
-  'use strict';
 
   // key: [default, min, max, kind]. The limits are ones the page can serve: at all of them at
   // once (MiniMind-3's width 768, 16 heads of 64 dims or 8 of 128, 1024 tokens) it loads within
@@ -178,7 +176,4 @@
   const headsOf = (text) => (text ? text.split(',').map((p) => p.split('.').map(Number)) : []);
   const headsText = (heads) => heads.map(([l, h]) => `${l}.${h}`).join(',');
 
-  const api = { headsOf, headsText, FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };
-  if (typeof module === 'object' && module.exports) module.exports = api;
-  else root.AttnLabState = api;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+export { headsOf, headsText, FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };

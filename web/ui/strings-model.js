@@ -1,7 +1,5 @@
 // model/strings.js — the model view's text in Chinese and English, added to the page's
 // strings (i18n.js). The numbers in the explanations are the ones the core computes.
-(function (root) {
-  'use strict';
   const MODEL_STRINGS = {
     zh: {
       tabsLabel: '视图',
@@ -252,6 +250,5 @@
         fortunes: ['欲穷千里目，更上一层', '欲穷千里目，更上一年', '楼', '年'] },
     },
   };
-  if (root.AttnLabI18n) for (const lang of Object.keys(MODEL_STRINGS)) Object.assign(root.AttnLabI18n.STRINGS[lang], MODEL_STRINGS[lang]);
-  if (typeof module === 'object' && module.exports) module.exports = MODEL_STRINGS;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+
+export { MODEL_STRINGS };

@@ -1,7 +1,5 @@
 // train/strings.js — the Train tab's text in Chinese and English, added to the page's strings
 // (i18n.js).
-(function (root) {
-  'use strict';
   const TRAIN_STRINGS = {
     zh: {
       tabTrain: '训练一个模型',
@@ -92,6 +90,5 @@
       trainedName: (step) => `trained on this page (step ${step})`,
     },
   };
-  if (root.AttnLabI18n) for (const lang of Object.keys(TRAIN_STRINGS)) Object.assign(root.AttnLabI18n.STRINGS[lang], TRAIN_STRINGS[lang]);
-  if (typeof module === 'object' && module.exports) module.exports = TRAIN_STRINGS;
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+
+export { TRAIN_STRINGS };

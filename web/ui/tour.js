@@ -4,9 +4,7 @@
 // tokens, one sampler step, a previous-token head, no induction head, one trained and opened,
 // its diagonal, then the layer lab's mask, RoPE, GQA and KV cache. Back / Next / Close, Esc
 // closes; the card is not modal: the page is used while it is open.
-(function (root) {
-  'use strict';
-  const P = root.AttnLabPage;
+import { page as P } from './page.js';
   const $ = P.$;
 
   // key: its strings (t.tourSteps[key]: title, text); tab: the view; panel: the element
@@ -142,10 +140,10 @@
     });
     document.addEventListener('keydown', (e) => { if (e.key === 'Escape' && isOpen()) close(); });
     // A learner who scrolls while a step settles keeps the place they scrolled to.
-    for (const type of ['wheel', 'touchmove']) root.addEventListener(type, () => { tour.userMoved = true; }, { passive: true });
+    for (const type of ['wheel', 'touchmove']) window.addEventListener(type, () => { tour.userMoved = true; }, { passive: true });
     // The card's text in the language chosen, once the page has switched its strings.
     $('lang').addEventListener('change', () => setTimeout(render, 0));
-    root.addEventListener('resize', () => {
+    window.addEventListener('resize', () => {
       if (!isOpen()) return;
       render();
       settle(STEPS[tour.at], ++tour.serial);
@@ -157,5 +155,5 @@
   }
 
   wire();
-  root.AttnLabTour = { open, close, next, back, STEPS };
-})(typeof globalThis !== 'undefined' ? globalThis : this);
+
+export { open, close, next, back, STEPS };
