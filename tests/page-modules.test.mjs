@@ -1,0 +1,159 @@
+// page-modules.test.mjs — the page's code is ES modules: every web/**/*.js is a module in the
+// one form web/modules.mjs inlines (imports at the top, one export at the bottom), reached from
+// the entry module or a worker's; none sets a global but main.js's one handle (window.attnlab),
+// and the loaded page, served and from file://, has no other new name on window than that and
+// Chart.js's; the single-file page loads no script from a file; and the workers' one protocol
+// (web/core/protocol.js) answers, refuses, sends events, hands buffers over and leaves shared
+// memory shared.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { MessageChannel } from 'node:worker_threads';
+import { ROOT } from './lib/run.mjs';
+import { openPage, servedBrowser } from './lib/browser.mjs';
+import { moduleGraph } from '../web/modules.mjs';
+import { Client, serve, emit } from '../web/core/protocol.js';
+
+const WEB = join(ROOT, 'web');
+const DIST = join(ROOT, 'dist', 'attnlab.html');
+
+// Every .js file of the page's own (not the generated or vendored ones), relative to web/.
+function pageFiles(dir = WEB) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) return ['gen', 'vendor'].includes(e.name) && dir === WEB ? [] : pageFiles(p);
+    return e.name.endsWith('.js') ? [relative(WEB, p).split(sep).join('/')] : [];
+  });
+}
+
+// The entries: index.html's module scripts and the workers the page starts.
+const html = readFileSync(join(WEB, 'index.html'), 'utf8');
+const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
+const WORKERS = ['model/worker.js', 'train/worker.js'];
+
+test('index.html loads Chart.js and one entry module, no other script', () => {
+  assert.deepEqual(entries, ['main.js']);
+  const scripts = [...html.matchAll(/<script\b[^>]*>/g)].map((m) => m[0]);
+  assert.deepEqual(scripts, ['<script defer src="vendor/chart.umd.js">', '<script type="module" src="main.js">']);
+});
+
+test('every web/**/*.js is a module in the inlined form, reached from the entry or a worker', () => {
+  const reached = new Set();
+  for (const entry of [...entries, ...WORKERS]) for (const m of moduleGraph(entry)) reached.add(m.path);
+  const files = pageFiles();
+  assert.ok(files.length >= 30, `only ${files.length} page files found`);
+  assert.deepEqual(files.filter((f) => !reached.has(f)), [], 'files no entry imports (classic scripts left over?)');
+  for (const f of files) {
+    const text = readFileSync(join(WEB, f), 'utf8');
+    assert.match(text, /^(import|export) /m, `${f} imports or exports: a module`);
+    assert.doesNotMatch(text, /^\(function \((root|self)\)/m, `${f} is still wrapped as a classic script`);
+  }
+});
+
+test('no page module sets a global, but main.js its one handle window.attnlab', () => {
+  const sets = [];
+  for (const f of pageFiles()) {
+    readFileSync(join(WEB, f), 'utf8').split('\n').forEach((line, i) => {
+      // an assignment to a property of the global object (window.x =, self.x =, globalThis[x] =)
+      if (/\b(window|self|globalThis)\s*(\.\s*[\w$]+|\[[^\]]*\])\s*=(?!=)/.test(line) && !/^\s*\/\//.test(line)) sets.push(`${f}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.equal(sets.length, 1, `global assignments:\n${sets.join('\n')}`);
+  assert.match(sets[0], /^main\.js:\d+: window\.attnlab = \{/);
+});
+
+test('the single-file page loads no script, style or module from a file', () => {
+  const page = readFileSync(DIST, 'utf8');
+  assert.deepEqual([...page.matchAll(/<script\b[^>]*\ssrc=[^>]*>/gi)].map((m) => m[0]), []);
+  assert.deepEqual([...page.matchAll(/<link\b[^>]*rel="?(stylesheet|modulepreload|preload)[^>]*>/gi)].map((m) => m[0]), []);
+  assert.doesNotMatch(page, /<script type="module"/, 'no module script: from file:// Chromium refuses its imports');
+  const blocks = [...page.matchAll(/<script type="application\/json" id="attnlab-embedded">/g)];
+  assert.equal(blocks.length, 1, 'one JSON block carries the wasm, the workers and the model');
+});
+
+// The names the loaded page added to window: its own property names less those of an empty
+// document's window (an about:blank frame's), less the frames' index names.
+async function newGlobals(page) {
+  return page.evaluate(() => {
+    const frame = document.createElement('iframe');
+    document.body.append(frame);
+    const blank = new Set(Object.getOwnPropertyNames(frame.contentWindow));
+    const added = Object.getOwnPropertyNames(window).filter((k) => !blank.has(k) && !/^\d+$/.test(k)).sort();
+    frame.remove();
+    return added;
+  });
+}
+
+let browser, served;
+servedBrowser((b, url) => { browser = b; served = url; });
+
+for (const [label, url] of [['served page', () => served], ['dist/attnlab.html from disk', () => pathToFileURL(DIST).href]]) {
+  test(`${label}: the page adds window.attnlab and Chart.js's Chart to window, nothing else`, async () => {
+    const { page, problems } = await openPage(browser.context, `${url()}#lang=en`);
+    // the views the handle names are there (the tests read them)
+    assert.deepEqual(await page.evaluate(() => Object.keys(window.attnlab).sort()), ['api', 'experiments', 'link', 'modelView', 'page', 'trainView']);
+    assert.deepEqual(await newGlobals(page), ['Chart', 'attnlab']);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
+}
+
+// ------------------------------------------------------------------ the workers' protocol
+// The page's side and a worker's side over a MessageChannel, as over a Worker.
+function pair(ops, transfer) {
+  const { port1, port2 } = new MessageChannel();
+  serve(ops, { port: port1, transfer });
+  const client = new Client(port2);
+  return { client, port1, close: () => { port1.close(); port2.close(); } };
+}
+
+test('protocol: a request is answered, a throw or rejection refused with its message, an unknown op named', async () => {
+  const { client, close } = pair({
+    add: ({ a, b }) => a + b,
+    later: async ({ v }) => v * 2,
+    fail: () => { throw new Error('no such head'); },
+    reject: async () => { throw new Error('refused later'); },
+  });
+  try {
+    assert.equal(await client.request('add', { a: 2, b: 3 }), 5);
+    assert.equal(await client.request('later', { v: 21 }), 42);
+    await assert.rejects(client.request('fail'), /^Error: no such head$/);
+    await assert.rejects(client.request('reject'), /^Error: refused later$/);
+    await assert.rejects(client.request('toString'), /unknown request 'toString'/);
+    await assert.rejects(client.request('nope'), /unknown request 'nope'/);
+    // answers are matched to their requests, whatever order they come back in
+    const [slow, fast] = await Promise.all([client.request('later', { v: 1 }), client.request('add', { a: 1, b: 1 })]);
+    assert.deepEqual([slow, fast], [2, 2]);
+  } finally {
+    close();
+  }
+});
+
+test('protocol: events reach onEvent; buffers named are handed over; shared memory stays shared', async () => {
+  let port;
+  const { client, port1, close } = pair({
+    // fills the buffer it was handed and hands it back
+    fill: ({ buffer }) => { new Uint8Array(buffer).fill(7); return { buffer }; },
+    // writes into the shared memory it was sent: the page sees the write
+    share: ({ memory }) => { new Int32Array(memory)[0] = 123; emit({ progress: { wrote: true } }, [memory], port); return { ok: true }; },
+  }, (result) => (result.buffer ? [result.buffer] : []));
+  port = port1;
+  try {
+    const events = [];
+    client.onEvent = (e) => events.push(e);
+    const buffer = new ArrayBuffer(8);
+    const back = await client.request('fill', { buffer }, [buffer]);
+    assert.equal(buffer.byteLength, 0, 'the buffer was handed over, not copied');
+    assert.deepEqual([...new Uint8Array(back.buffer)], [7, 7, 7, 7, 7, 7, 7, 7]);
+    const memory = new SharedArrayBuffer(16);
+    // a SharedArrayBuffer in a transfer list would make postMessage throw: the protocol leaves it out
+    assert.deepEqual(await client.request('share', { memory }, [memory]), { ok: true });
+    assert.equal(new Int32Array(memory)[0], 123, 'the worker wrote into the same memory');
+    await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(events, [{ progress: { wrote: true } }]);
+  } finally {
+    close();
+  }
+});
