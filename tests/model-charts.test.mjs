@@ -11,6 +11,7 @@ import { fakeCanvas, manyTokenLines } from './lib/fake-canvas.mjs';
 import { loadCore } from './lib/wasm.mjs';
 
 const Next = await import('../web/model/next-chart.js');
+const Format = await import('../web/ui/format.js');
 const Kv = await import('../web/model/kv-model-chart.js');
 const Rope = await import('../web/model/rope-model-chart.js');
 const Lines = await import('../web/model/head-lines.js');
@@ -87,7 +88,7 @@ test('next token: five stage datasets holding exactly the given probabilities', 
 test('next token: labels quote the text, show whitespace and fall back to the id; the drawn one is marked', () => {
   const c = Next.nextConfig(nextData('en'));
   assert.deepEqual(c.data.labels, ['"Lily" (#7)', '"␣the" (#2)', '▶ #4']);
-  assert.equal(Next.visibleText('a b\nc\td'), 'a␣b⏎c⇥d');
+  assert.equal(Format.visibleText('a b\nc\td'), 'a␣b⏎c⇥d');
   // the drawn token's tick bold and dark, its bars with a border; the others not
   const scale = c.options.scales.x.ticks;
   assert.equal(scale.font({ tick: { value: 2 } }).weight, 'bold');

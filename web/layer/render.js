@@ -8,6 +8,7 @@ import * as FfnChart from '../charts/ffn.js';
 import * as KvChart from '../charts/kv.js';
 import * as MaskChart from '../charts/mask.js';
 import * as RopeChart from '../charts/rope.js';
+import { csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
   const $ = P.$;
@@ -36,15 +37,6 @@ import { page as P } from '../ui/page.js';
 
   const draw = (canvasId, config) => P.drawChart(charts, canvasId, config);
 
-  function matrixCsv(values, rows, cols, rowLabel, colLabel) {
-    const lines = [[`${rowLabel}\\${colLabel}`, ...Array.from({ length: cols }, (_, j) => j)].join(',')];
-    for (let i = 0; i < rows; i++) {
-      const row = [i];
-      for (let j = 0; j < cols; j++) row.push(String(values[i * cols + j]));
-      lines.push(row.join(','));
-    }
-    return lines.join('\n') + '\n';
-  }
 
   // ---------------------------------------------------------------- the charts
   function render() {
@@ -61,7 +53,7 @@ import { page as P } from '../ui/page.js';
     const mask = session.mask();
     drawIfChanged('chart-mask', `${len}|${state.prompt}|${state.lang}`,
       () => MaskChart.maskConfig({ mask, len, newestRow, t, lang: state.lang, image: imageFor('chart-mask'), cellsKey: cells }, $('tip-mask')));
-    exports.mask = () => ({ csv: matrixCsv(mask, len, len, t.query, t.key), canvas: 'chart-mask', title: t.maskTitle, tokens: len });
+    exports.mask = () => ({ csv: matrixCsv(mask, len, len, `${t.query}\\${t.key}`), canvas: 'chart-mask', title: t.maskTitle, tokens: len });
 
     // 2. RoPE (each computed only when its chart is redrawn or the export asks for it): the
     // angles, one pair of an all-ones vector turning, and the dot product of the tutorial's
@@ -77,14 +69,14 @@ import { page as P } from '../ui/page.js';
       { points: core.ropePairTrace(ones(), pair, total, hd, base), pair, t }));
     drawIfChanged('chart-rope-rel', `${ropeKey}|${state.seed}|${state.hidden}|${state.heads}|${state.kv}`,
       () => RopeChart.ropeRelativeConfig({ dots: session.ropeRelative(0, Math.max(64, total)), t }));
-    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, t.position, t.pairIndex), canvas: 'chart-rope', title: t.ropeTitle, tokens: total, scale: 'linear' });
+    exports.rope = () => ({ csv: matrixCsv(angles(), total, pairs, `${t.position}\\${t.pairIndex}`), canvas: 'chart-rope', title: t.ropeTitle, tokens: total, scale: 'linear' });
 
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.attention(state.head);
     drawIfChanged('chart-attn', null, () => AttnChart.attnConfig(
       { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
     `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
-    exports.attn = () => ({ csv: matrixCsv(weights, len, len, t.query, t.key), canvas: 'chart-attn', title: `${t.attnTitle} — head ${state.head} (${t.kvHead} ${kvMap[state.head]})`, tokens: len, scale: 'linear' });
+    exports.attn = () => ({ csv: matrixCsv(weights, len, len, `${t.query}\\${t.key}`), canvas: 'chart-attn', title: `${t.attnTitle} — head ${state.head} (${t.kvHead} ${kvMap[state.head]})`, tokens: len, scale: 'linear' });
     renderHeadGrid(len, kvMap, cells);
     renderGqaMap(kvMap);
 
@@ -96,8 +88,8 @@ import { page as P } from '../ui/page.js';
     drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig({ rows, t }));
     drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig({ rows, t }));
     exports.kv = () => ({
-      csv: 'cache_len,bytes,mha_bytes,mqa_bytes,flops_with_cache,flops_without_cache\n' +
-        rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].join(',')).join('\n') + '\n',
+      csv: csvRows([['cache_len', 'bytes', 'mha_bytes', 'mqa_bytes', 'flops_with_cache', 'flops_without_cache'],
+        ...rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached])]),
       canvas: 'chart-kv',
     });
 

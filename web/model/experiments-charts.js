@@ -2,11 +2,11 @@
 // heatmaps are heatmap.js's): the next token's probability with every head on against these
 // heads off, and the embedding's and each FFN's direct share of a token's logit; and the CSV
 // rows of each of the panel's exports. Data in, config or rows out: no numbers made here.
-import * as NextChart from './next-chart.js';
+import { visibleText } from '../ui/format.js';
   const ON = '#4e79a7';   // every head on
   const OFF = '#e15759';  // these heads off
   const SHARE = '#59a14f';
-  const visible = (text) => NextChart.visibleText(text);
+  const visible = (text) => visibleText(text);
   const tokenName = (label, id) => (label ? `"${visible(label)}" (#${id})` : `#${id}`);
 
   // d: {ids (most likely first with the heads off), labels {id: text}, all, off: Float32Array

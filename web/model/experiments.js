@@ -5,11 +5,11 @@
 // a next token to the heads that wrote it (hover a bar of a next-token chart, or its button),
 // and activation patching of two prompts (the model's suggested pair, or the learner's). Every
 // number comes from the core through the model worker (ops ablate, experiment, patch).
+import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
 import * as S from '../ui/state.js';
 import * as ExperimentCharts from './experiments-charts.js';
-import * as NextChart from './next-chart.js';
   const $ = (id) => document.getElementById(id);
   const H = () => Heat;
   const C = () => ExperimentCharts;
@@ -33,7 +33,7 @@ import * as NextChart from './next-chart.js';
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
   const draw = (id, config) => P.drawChart(charts, id, config);
   const forget = (id) => { if (charts[id]) { charts[id].destroy(); delete charts[id]; } };
-  const visible = (text) => NextChart.visibleText(text);
+  const visible = (text) => visibleText(text);
   const chipName = (tok) => visible(H().tokenLabel(tok));
   const fixed = (v, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
   // a token's text short enough for a lens cell
@@ -316,7 +316,7 @@ import * as NextChart from './next-chart.js';
         rawHeads: p.rawHeads, rawResid: p.rawResid, shareHeads: p.heads, shareResid: p.resid, clean: p.clean, corrupt: p.corrupt }),
     };
     if (kind === 'png') return { name: `attnlab-exp-${what}.png`, url: png[what]() };
-    const text = NextChart.csvRows(csv[what]());
+    const text = csvRows(csv[what]());
     return { name: `attnlab-exp-${what}.csv`, url: URL.createObjectURL(new Blob([text], { type: 'text/csv' })) };
   }
 

@@ -3,10 +3,9 @@
 // it gives at least `threshold` of its weight, thicker, more opaque and brighter on the viridis
 // ramp as the weight grows. A chosen query's lines are drawn on top and the others faded. A key
 // above the lines shows the weakest and the strongest line and what hovering marks.
+import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-import * as NextChart from './next-chart.js';
   const H = () => Heat;
-  const N = () => NextChart;
 
   const STRINGS = {
     en: {
@@ -48,7 +47,7 @@ import * as NextChart from './next-chart.js';
 
   const rgb = (c) => `rgb(${Math.round(c[0])}, ${Math.round(c[1])}, ${Math.round(c[2])})`;
   function label(text, i, withIndex) {
-    let s = N().visibleText(text);
+    let s = visibleText(text);
     if ([...s].length > MAX_CHARS) s = [...s].slice(0, MAX_CHARS - 1).join('') + '…';
     return withIndex ? `${i} ${s}` : s;
   }
@@ -182,7 +181,7 @@ import * as NextChart from './next-chart.js';
   // The head's weights: one line per query (its index, its token, its weight on each key).
   function csv(d, lang) {
     check({ ...d, query: -1 });
-    const t = words(lang), n = d.tokens.length, line = N().csvLine;
+    const t = words(lang), n = d.tokens.length, line = csvLine;
     const lines = [line([t.csvQuery, t.csvToken, ...Array.from({ length: n }, (_, j) => t.csvKey(j))])];
     for (let q = 0; q < n; q++) lines.push(line([q, d.tokens[q], ...Array.from(d.weights.slice(q * n, q * n + n))]));
     return lines.join('\n') + '\n';

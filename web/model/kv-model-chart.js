@@ -3,6 +3,7 @@
 // FLOPs of each step with the cache against recomputing every token, the causal work counted
 // (al_model_flops_causal: a query's scores over the keys it sees, none masked). The rows are the core's
 // (al_model_lab_kv): row 0 after the prompt (the prefill), then one after each decode step.
+import { formatBytes, formatCount, csvRows } from '../ui/format.js';
 
   const STRINGS = {
     en: {
@@ -55,21 +56,6 @@
   // Okabe–Ito: this model blue, MHA vermillion, MQA bluish green; the current row black.
   const BLUE = '#0072B2', VERMILLION = '#D55E00', GREEN = '#009E73', MARK = '#000000';
 
-  // Byte counts for the axis and the tooltip: KB = 1024 bytes, MB = 1024 KB, as the page's other
-  // byte counts are written.
-  function formatBytes(v) {
-    const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-    let u = 0, x = v;
-    while (Math.abs(x) >= 1024 && u < units.length - 1) { x /= 1024; u++; }
-    return u === 0 ? `${x} B` : `${Number(x.toPrecision(3))} ${units[u]}`;
-  }
-  // A count with SI prefixes (k, M, G, ...) for the FLOPs axis.
-  function formatCount(v) {
-    const units = ['', 'k', 'M', 'G', 'T', 'P', 'E'];
-    let u = 0, x = v;
-    while (Math.abs(x) >= 1000 && u < units.length - 1) { x /= 1000; u++; }
-    return `${Number(x.toPrecision(3))}${units[u]}`;
-  }
   // Log-axis ticks: only 1, 2 and 5 times a power of ten are labelled.
   function logTick(v) {
     const mantissa = Number(v).toExponential().split('e')[0];
@@ -177,11 +163,8 @@
   function csv(d, lang) {
     checkRows(d.rows, d.current === undefined ? -1 : d.current);
     const t = words(lang);
-    const lines = [[t.tokens, t.phase, ...t.csvBytes, ...t.csvFlops].join(',')];
-    d.rows.forEach((r, i) => {
-      lines.push([r.len, i === 0 ? t.prefill : t.decode, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].join(','));
-    });
-    return lines.join('\n') + '\n';
+    return csvRows([[t.tokens, t.phase, ...t.csvBytes, ...t.csvFlops],
+      ...d.rows.map((r, i) => [r.len, i === 0 ? t.prefill : t.decode, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached])]);
   }
 
-export { kvBytesConfig, kvFlopsConfig, csv, formatBytes, STRINGS };
+export { kvBytesConfig, kvFlopsConfig, csv, STRINGS };

@@ -2,8 +2,8 @@
 // after each of the sampler's five stages (raw softmax, temperature, repetition penalty, top-k,
 // top-p), as the core gives them: for the draw to come (al_model_lab_pending, with the sampler
 // settings as they stand) or, once the text has ended, the last draw (al_model_lab_stages), the
-// token drawn marked. The probabilities on a linear or a log axis. Also the
-// helpers the model view's token labels and CSV files share (visibleText, csvLine).
+// token drawn marked. The probabilities on a linear or a log axis.
+import { visibleText, csvLine } from '../ui/format.js';
 
   const STRINGS = {
     en: {
@@ -40,29 +40,6 @@
 
   const words = (lang) => STRINGS[lang] || STRINGS.en;
 
-  // A token's text with its invisible characters made visible: space ␣, newline ⏎, tab ⇥,
-  // other control characters as their Unicode control pictures (␀…␟, ␡), no-break space ⍽.
-  function visibleText(text) {
-    return String(text).replace(/[\x00-\x20\x7f\u00a0]/g, (c) => {
-      if (c === ' ') return '␣';
-      if (c === '\n') return '⏎';
-      if (c === '\t') return '⇥';
-      if (c === '\x7f') return '␡';
-      if (c === '\u00a0') return '⍽';
-      return String.fromCharCode(0x2400 + c.charCodeAt(0));
-    });
-  }
-
-  // One CSV line (RFC 4180): cells with a comma, quote or line break are quoted.
-  function csvLine(cells) {
-    return cells.map((v) => {
-      const s = String(v);
-      return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-    }).join(',');
-  }
-
-  // A CSV file's text: one line per row, each cell as text.
-  function csvRows(rows) { return rows.map((r) => csvLine(r.map(String))).join('\n') + '\n'; }
 
   // The x label of an id: its text quoted, whitespace visible, then the id; the id alone when
   // there is no text.
@@ -157,4 +134,4 @@
     return lines.join('\n') + '\n';
   }
 
-export { nextConfig, csv, visibleText, csvLine, csvRows, STRINGS };
+export { nextConfig, csv, STRINGS };

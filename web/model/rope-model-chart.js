@@ -2,6 +2,7 @@
 // (al_model_lab_rope: plain, and YaRN-scaled where the model scales), and which two of a head's
 // dimensions rotate together in this model's convention (half_split as MiniMind's rotate_half,
 // interleaved as Llama and llama2.c).
+import { csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
   const H = () => Heat;
 
@@ -92,11 +93,8 @@ import * as Heat from '../ui/heatmap.js';
   function csv(d, lang) {
     checkFreqs(d);
     const t = words(lang);
-    const lines = [['i', t.plain, ...(d.yarn ? [t.scaled] : [])].join(',')];
-    for (let i = 0; i < d.plain.length; i++) {
-      lines.push([i, d.plain[i], ...(d.yarn ? [d.scaled[i]] : [])].join(','));
-    }
-    return lines.join('\n') + '\n';
+    return csvRows([['i', t.plain, ...(d.yarn ? [t.scaled] : [])],
+      ...Array.from(d.plain, (v, i) => [i, v, ...(d.yarn ? [d.scaled[i]] : [])])]);
   }
 
   const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's

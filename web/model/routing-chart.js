@@ -2,10 +2,9 @@
 // cell the weight the router gave that expert for that token (al_model_lab_routing's top-k
 // ids and weights placed in their columns; 0 where the expert was not chosen), drawn by
 // heatmap.js.
+import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-import * as NextChart from './next-chart.js';
   const H = () => Heat;
-  const N = () => NextChart;
 
   const STRINGS = {
     en: {
@@ -59,14 +58,14 @@ import * as NextChart from './next-chart.js';
       values, rows: d.n, cols: d.nExperts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token, lang: d.lang,
       // rows named by their token's text, whitespace visible (on the ticks when few, on hover)
-      rowNames: Array.from({ length: d.n }, (_, i) => N().visibleText(tokens[i] === undefined ? '' : tokens[i])),
+      rowNames: Array.from({ length: d.n }, (_, i) => visibleText(tokens[i] === undefined ? '' : tokens[i])),
       format: (v) => (v === 0 ? `0 (${t.notChosen})` : v.toPrecision(6)),
     }, tooltipEl);
   }
 
   // The matrix: one line per token (its index, its text, its weight for each expert).
   function csv(d, lang) {
-    const t = words(lang), m = dense(d), line = N().csvLine, tokens = d.tokens || [];
+    const t = words(lang), m = dense(d), line = csvLine, tokens = d.tokens || [];
     const lines = [line([t.csvIndex, t.csvToken, ...Array.from({ length: d.nExperts }, (_, e) => t.csvExpert(e))])];
     for (let i = 0; i < d.n; i++) {
       lines.push(line([i, tokens[i] === undefined ? '' : tokens[i], ...Array.from(m.slice(i * d.nExperts, (i + 1) * d.nExperts))]));

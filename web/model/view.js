@@ -4,6 +4,7 @@
 // head roles, the KV cache of the whole model, its RoPE and, for MoE models, the routing; and
 // each chart's PNG / CSV export. Every number comes from the core (through the worker).
 import * as MaskChart from '../charts/mask.js';
+import { visibleText, formatBytes, csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
 import * as HeadLines from './head-lines.js';
@@ -104,7 +105,7 @@ import * as RoutingChart from './routing-chart.js';
     if (!ended) return;
     const i = Array.from(s.topIds).indexOf(s.lastChosen);
     $('gen-ended-text').textContent = P.t.endedNotice(i >= 0 && s.topLabels[i]
-      ? `"${NextChart.visibleText(s.topLabels[i])}" (#${s.lastChosen})` : `#${s.lastChosen}`);
+      ? `"${visibleText(s.topLabels[i])}" (#${s.lastChosen})` : `#${s.lastChosen}`);
   }
 
   // ---------------------------------------------------------------- heads grid
@@ -236,9 +237,6 @@ import * as RoutingChart from './routing-chart.js';
   }
 
   // ---------------------------------------------------------------- KV cache
-  function bytesText(b) {
-    return b >= 1 << 20 ? `${(b / (1 << 20)).toFixed(2)} MB` : b >= 1024 ? `${(b / 1024).toFixed(1)} KB` : `${b} B`;
-  }
   let kvDrawn = '';
   function renderKv(s) {
     const { t } = P, hp = view.info.hparams;
@@ -249,8 +247,8 @@ import * as RoutingChart from './routing-chart.js';
     if (key === kvDrawn) return;
     kvDrawn = key;
     const last = rows[rows.length - 1];
-    $('kv-model-facts').textContent = t.kvModelFacts(bytesText(s.kvLayerBytes), bytesText(last.bytes), hp.n_layers,
-      bytesText(last.bytes_mha), bytesText(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());
+    $('kv-model-facts').textContent = t.kvModelFacts(formatBytes(s.kvLayerBytes), formatBytes(last.bytes), hp.n_layers,
+      formatBytes(last.bytes_mha), formatBytes(last.bytes_mqa), last.flops_cached.toLocaleString(), last.flops_uncached.toLocaleString());
     // The lines are drawn through at most KV_POINTS of the rows (the first, evenly spaced ones and
     // the last): they look the same, and a step's redraw costs the same at 100 tokens and 1000.
     // The CSV export has every row.
@@ -314,12 +312,7 @@ import * as RoutingChart from './routing-chart.js';
 
   // ---------------------------------------------------------------- exports
   // CSV rows, each cell quoted where it must be (a token may hold a comma, a quote or a newline).
-  const csvOf = (rows) => NextChart.csvRows(rows);
-  function matrixCsv(values, rows, cols, names) {
-    const out = [['query\\key', ...Array.from({ length: cols }, (_, j) => j)]];
-    for (let i = 0; i < rows; i++) out.push([names ? `${i} ${names[i]}` : i, ...Array.from(values.subarray(i * cols, (i + 1) * cols), String)]);
-    return csvOf(out);
-  }
+  const csvOf = (rows) => csvRows(rows);
   // The heads grid as one picture: its title and what it shows above, the L / h labels, the
   // colour bar.
   function gridPng(note) {
@@ -358,7 +351,7 @@ import * as RoutingChart from './routing-chart.js';
         }
         return csvOf(rows);
       },
-      head: () => matrixCsv(s.attention, s.len, s.len, names),
+      head: () => matrixCsv(s.attention, s.len, s.len, 'query\\key', names.map((name, i) => `${i} ${name}`)),
       roles: () => {
         const rows = [['layer', 'head', ...info.roleNames]];
         const { n_layers: L, n_heads: Hn } = info.hparams, R = info.roleNames.length;

@@ -5,7 +5,7 @@
 // arrive as they are made and are kept here as they came; nothing is computed from them. While
 // it trains the charts are drawn at most once a frame, each only when what it shows changed, and
 // not at all while the tab is hidden, so a click is answered at once.
-import * as NextChart from '../model/next-chart.js';
+import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
   const $ = (id) => document.getElementById(id);
@@ -166,7 +166,7 @@ import { page as P } from '../ui/page.js';
     const { t } = P, f = view.facts, p = pattern();
     if (!p) return;
     const n = f.probe.length;
-    const names = f.probeText.map((s) => NextChart.visibleText(s));
+    const names = f.probeText.map((s) => visibleText(s));
     $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head) +
       (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '');
     draw('chart-train-head', H().heatmapConfig({
@@ -186,7 +186,7 @@ import { page as P } from '../ui/page.js';
   }
 
   // ---------------------------------------------------------------- exports
-  const csvOf = (rows) => NextChart.csvRows(rows);
+  const csvOf = (rows) => csvRows(rows);
   // A chart's PNG: the loss as drawn; the roles' curves with the grid of the last evaluation
   // under them; the head over the probe; each under a strip with its panel's title.
   function png(chart) {
