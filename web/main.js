@@ -1,9 +1,12 @@
-// app.js — starts the page: the state from the URL hash, the language, the WebAssembly core
-// (fetched, or decoded from the single-file page), then the controls wired and the model view
-// started (model/controls.js; the layer lab's session and walkthrough are built when its tab is
-// first shown). The work itself is in page/: shared.js (what the parts
-// share), render.js (the core's results to the charts), run.js (the session), walkthrough.js
-// and controls.js.
+// main.js — the page's entry module: starts the page: the state from the URL hash, the
+// language, the WebAssembly core (fetched, or decoded from the single-file page), then the
+// controls wired and the model view started (model/controls.js; the layer lab's session and
+// walkthrough are built when its tab is first shown). The page's modules by folder:
+//   core/   the WebAssembly loader and binding, the workers' protocol and client
+//   ui/     what the views share: the page's state and message line, the link (state.js), the
+//           strings of both languages, the heatmap, formatting and CSV, the tour
+//   charts/ one module per chart config of the layer view (the mask chart is the model view's too)
+//   layer/  the layer view;  model/  the model view and its worker;  train/  the Train tab and its worker
 import * as AttnLab from './core/attnlab-api.js';
 import { embedded, base64Bytes } from './core/embedded.js';
 import * as LayerControls from './layer/controls.js';

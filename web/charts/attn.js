@@ -1,5 +1,5 @@
 // attn.js — chart 3: attention weights of the chosen head (rows: queries, columns: keys). The
-// page also paints every head as a small image and shows the GQA map beside it (app.js).
+// page also paints every head as a small image and shows the GQA map beside it (layer/render.js).
 import * as H from '../ui/heatmap.js';
 
   // d: {weights: Float32Array[len*len], len, head, kvHead, newestRow, t, lang}

@@ -11,7 +11,7 @@
 // Every array a call fills is sized one way (Core.array, from its shape in the list), and a
 // refusal carries the core's own message (al_error), never one made here.
 // No maths here: every number comes from the core.
-// Works as a classic browser script (defines globalThis.AttnLab) and as a Node module.
+// An ES module, for the page, its workers and the Node tests alike.
 import { createAttnLabModule } from './wasm-loader.js';
 
   class AttnLabError extends Error {

@@ -8,7 +8,7 @@
 // the tests would say so):
 //   clock_time_get  the benchmark's timer (nanoseconds, from performance.now())
 //   emscripten_notify_memory_growth  memory grew; the views are re-made on next use anyway
-// Works as a classic browser script (defines globalThis.createAttnLabModule) and in Node.
+// An ES module, for the page, its workers and the Node tests alike.
 
   async function createAttnLabModule(options = {}) {
     if (!options.wasmBinary) throw new Error('createAttnLabModule: wasmBinary (the bytes of attnlab.wasm) is required');

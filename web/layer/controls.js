@@ -1,4 +1,4 @@
-// page/controls.js — the controls and the page's events: the inputs shown from the state and
+// layer/controls.js — the controls and the page's events: the inputs shown from the state and
 // read back through the same validation as the URL hash (state.js), the buttons, the keys, the
 // language switch, the walkthrough's buttons, the export buttons and the hash changed by hand.
 import * as ModelControls from '../model/controls.js';

@@ -1,4 +1,4 @@
-// page/render.js — the core's results to the page: the four charts of the layer (each drawn by
+// layer/render.js — the core's results to the page: the four charts of the layer (each drawn by
 // its module in charts/ from the data the core returns here), every head's thumbnail, the GQA
 // map, the live checks, the charts of chapters 04 and 05 and the status line; and each layer
 // chart's PNG / CSV export. Nothing here computes a number.

@@ -1,4 +1,4 @@
-// page/run.js — the session the page shows: built from the state (head_dim and KV heads held to
+// layer/run.js — the session the page shows: built from the state (head_dim and KV heads held to
 // what the core allows), run to the state's token, stepped one token at a time, played and
 // paused. A configuration the core refuses brings back the last good state with the core's
 // message.

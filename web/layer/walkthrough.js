@@ -1,4 +1,4 @@
-// page/walkthrough.js — the walkthrough: every example of the tutorial's chapters, one at a time,
+// layer/walkthrough.js — the walkthrough: every example of the tutorial's chapters, one at a time,
 // as the core gives them (core.demoSections): its title, its code in the script (chapters 02 and
 // 03; the later chapters' code is the tutorial's and not shipped, so the chapter and its script
 // are named instead), what it prints for the page's seed and language, and the panel of the

@@ -1,7 +1,7 @@
-// page/shared.js — what every part of the page shares: the core, the session the charts show
+// ui/page.js — what every part of the page shares: the core, the session the charts show
 // and the state it was built from, the strings of the page's language; and the two places the
 // page speaks outside its charts: the message line and the URL hash. The other page scripts
-// (render.js, run.js, walkthrough.js, controls.js, then app.js) read and set these fields and
+// (layer/, model/, train/, then main.js) read and set these fields and
 // keep no copy of their own.
 import { STRINGS, describeProblems } from './i18n.js';
 import * as S from './state.js';

@@ -1,5 +1,5 @@
-// model/strings.js — the model view's text in Chinese and English, added to the page's
-// strings (i18n.js). The numbers in the explanations are the ones the core computes.
+// ui/strings-model.js — the model view's text in Chinese and English, which i18n.js adds to
+// the page's strings. The numbers in the explanations are the ones the core computes.
   const MODEL_STRINGS = {
     zh: {
       tabsLabel: '视图',

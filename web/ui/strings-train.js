@@ -1,5 +1,5 @@
-// train/strings.js — the Train tab's text in Chinese and English, added to the page's strings
-// (i18n.js).
+// ui/strings-train.js — the Train tab's text in Chinese and English, which i18n.js adds to the
+// page's strings.
   const TRAIN_STRINGS = {
     zh: {
       tabTrain: '训练一个模型',

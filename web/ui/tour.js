@@ -1,4 +1,4 @@
-// page/tour.js — "Start here": a guided path across the three views. Each step opens its view
+// ui/tour.js — "Start here": a guided path across the three views. Each step opens its view
 // (the tab clicked, as a learner would), brings its panel into view above the tour's card,
 // outlines the panel and the thing in it to look at, and says in a line or two what to see:
 // tokens, one sampler step, a previous-token head, no induction head, one trained and opened,
