@@ -10,6 +10,7 @@ import * as Walkthrough from '../layer/walkthrough.js';
 import * as TrainControls from '../train/controls.js';
 import { page as P } from '../ui/page.js';
 import * as S from '../ui/state.js';
+import { selectTab, wireTabs } from '../ui/tabs.js';
 import * as Experiments from './experiments.js';
 import * as ModelView from './view.js';
   const $ = (id) => document.getElementById(id);
@@ -315,14 +316,10 @@ import * as ModelView from './view.js';
   }
 
   // ---------------------------------------------------------------- tabs
-  const TABS = ['model', 'layer', 'train'];
+  // The view shown (ui/tabs.js), and what each does when shown.
   function showTab(tab) {
     P.state.tab = tab;
-    for (const name of TABS) {
-      $(`view-${name}`).hidden = name !== tab;
-      $(`tab-${name}`).setAttribute('aria-selected', String(name === tab));
-      $(`tab-${name}`).tabIndex = name === tab ? 0 : -1;
-    }
+    selectTab(tab);
     if (tab === 'train') TrainControls.boot();
     if (tab === 'model' && m.boot) m.boot().catch((e) => modelMessage(P.t.errorPrefix + e.message));
     if (tab === 'layer' && !m.layerBuilt) {
@@ -350,16 +347,7 @@ import * as ModelView from './view.js';
   // ---------------------------------------------------------------- wiring
   function wire() {
     Experiments.wire({ queue, client: () => m.client, show, sampler, viewArgs, playing: () => m.playing });
-    TABS.forEach((name, i) => {
-      $(`tab-${name}`).addEventListener('click', () => showTab(name));
-      $(`tab-${name}`).addEventListener('keydown', (e) => {
-        if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
-        e.preventDefault();
-        const next = TABS[(i + (e.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
-        showTab(next);
-        $(`tab-${next}`).focus();
-      });
-    });
+    wireTabs(showTab);
     $('model-select').addEventListener('change', async () => {
       if ($('model-select').value === '') return;
       stopPlay();
