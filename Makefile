@@ -200,8 +200,8 @@ web/gen/models/minimind-fortunes/%: models/minimind-fortunes/%
 	@mkdir -p $(@D)
 	$(Q)cp -L $< $@
 
-# The single-file page: every file of web/ (bundle.mjs reads those index.html names), the
-# wasm, Chart.js and the shipped model.
+# The single-file page: every file of web/ (bundle.mjs inlines the modules main.js and the
+# workers import), the wasm, Chart.js and the shipped model.
 WEB_SRC := $(shell find web -type f ! -path 'web/gen/*' ! -path 'web/vendor/*')
 dist/attnlab.html: $(WEB_SRC) web/gen/attnlab.wasm web/vendor/chart.umd.js $(SHIPPED_MODELS) $(SERVED_MODELS)
 	$(Q)node web/bundle.mjs
