@@ -15,7 +15,7 @@ import * as Render from './render.js';
   }
 
   // Builds the session for P.state (head_dim and KV heads held to what the core allows, by
-  // AttnLabState.coreRelations) and runs it to state.at tokens. On a refused configuration,
+  // ui/state.js coreRelations) and runs it to state.at tokens. On a refused configuration,
   // returns to the last good state (or the defaults) and shows the core's message.
   function rebuild(problems = [], refusal = '') {
     const { state, t } = P;
