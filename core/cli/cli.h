@@ -61,6 +61,16 @@ int cli_set_ablation(al_model *m, const char *text);
  * data is read. On failure prints the error and returns NULL. */
 uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size);
 
+/* A regular file of at most max_bytes (checked as cli_read_file checks it) opened to be read
+ * piece by piece through s->src (pread: where it lies, never whole). cli_source_open: 0, or -1
+ * after printing why. */
+typedef struct {
+    al_byte_source src;
+    int fd;
+} cli_source;
+int cli_source_open(cli_source *s, const char *path, size_t max_bytes);
+void cli_source_close(cli_source *s);
+
 /* Reads a whole regular file of at most max_bytes (checked before reading, and a FIFO is
  * refused before it is opened) into a malloc'd buffer. On failure prints the error and returns
  * NULL. */

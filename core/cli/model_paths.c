@@ -158,23 +158,19 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
     *kind = mp.kind;
     const char *config_path = mp.files[CLI_MODEL_CONFIG], *weights_path = mp.files[CLI_MODEL_WEIGHTS];
     char *config = NULL;
-    size_t config_size = 0, size = 0;
-    uint8_t *bytes = NULL;
-    if (*kind == AL_MODEL_FILE_SAFETENSORS) {
-        config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
-        bytes = config ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &size) : NULL;
-    } else {
-        bytes = cli_read_file(weights_path, MAX_MODEL_BYTES, &size);
-    }
-    if (bytes) {
-        st = al_model_load(bytes, size, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
-                           max_step, &m, &err);
+    size_t config_size = 0;
+    if (*kind == AL_MODEL_FILE_SAFETENSORS) config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
+    /* The weights read piece by piece into the model (a .pth whole: see al_model_load_source). */
+    cli_source src = {.fd = -1};
+    if ((*kind != AL_MODEL_FILE_SAFETENSORS || config) && cli_source_open(&src, weights_path, MAX_MODEL_BYTES) == 0) {
+        st = al_model_load_source(&src.src, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
+                                  max_step, &m, &err);
         if (st != AL_OK) {
             cli_error("%s: %s", cli_show(path), err.msg);
             if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
         }
     }
-    free(bytes);
+    cli_source_close(&src);
     free(config);
     cli_model_paths_free(&mp);
     if (m) *status = EXIT_OK;
