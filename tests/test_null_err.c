@@ -452,6 +452,9 @@ static void test_whole_model(void) {
     const float zero = 0.0f;
     EXPECT(al_model_set_param(m, AL_MP_FINAL_NORM, 0, 0, &zero, AL_WEIGHTS_F32, 1, NULL), AL_ERR_SHAPE);
     EXPECT(al_model_set_param(m, AL_MP_WQ, 0, 0, NULL, AL_WEIGHTS_F32, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(m, 0, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(NULL, 2, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(m, 2, NULL), AL_OK);
     al_model_free(m);
     EXPECT(al_model_create(&hp, 16, 4, &m, NULL), AL_OK);
     const int32_t ids[3] = {1, 2, 99};

@@ -4,7 +4,8 @@
  * holding the same values widened (what every model held before: widening is exact); the
  * loaders read the file piece by piece through an al_byte_source (never more than its largest
  * tensor at once) into the same model as from the whole image, and a file that cannot be read
- * to its end is refused cleanly. */
+ * to its end is refused cleanly. On 2 and 3 threads every model gives the bits of 1: logits of
+ * a prefill and of each decode step, and so the ids generated. */
 #include "attnlab.h"
 #include "check.h"
 #include "read_file.h"
@@ -199,6 +200,82 @@ static void test_llama2c(const char *path) {
     free(bytes);
 }
 
+/* Greedy decoding of `steps` tokens after the ids: every step's logits into out [steps + 1,
+ * vocab] (row 0 the prefill's last). */
+static void decode_run(al_model *m, int64_t steps, float *out) {
+    const int64_t V = al_model_get_hparams(m)->vocab;
+    al_error err = {0};
+    al_model_reset(m);
+    CHECK(al_model_forward(m, IDS, N, out, 1, V, NULL, 0, &err) == AL_OK, "prefill: %s", err.msg);
+    for (int64_t s = 0; s < steps; s++) {
+        const int32_t next = (int32_t)al_sample_greedy(out + s * V, V);
+        CHECK(al_model_forward(m, &next, 1, out + (s + 1) * V, 1, V, NULL, 0, &err) == AL_OK, "step: %s", err.msg);
+    }
+}
+
+/* The model on 1, 2 and 3 threads: the same logits, prefill and decode, bit for bit. */
+static void check_threads(al_model *m, const char *what) {
+    enum { STEPS = 3 };
+    const int64_t V = al_model_get_hparams(m)->vocab;
+    float *one = malloc((size_t)((STEPS + 1) * V) * sizeof(float)), *more = malloc((size_t)((STEPS + 1) * V) * sizeof(float));
+    al_error err = {0};
+    CHECK(al_model_set_threads(m, 1, &err) == AL_OK && al_model_threads(m) == 1, "%s: 1 thread: %s", what, err.msg);
+    float *all_one = logits_of(m);
+    decode_run(m, STEPS, one);
+    for (int threads = 2; threads <= 3; threads++) {
+        CHECK(al_model_set_threads(m, threads, &err) == AL_OK && al_model_threads(m) == threads, "%s: %d threads: %s", what,
+              threads, err.msg);
+        float *all = logits_of(m);
+        decode_run(m, STEPS, more);
+        CHECK(memcmp(all, all_one, (size_t)(N * V) * sizeof(float)) == 0, "%s: the prefill's logits on %d threads differ", what,
+              threads);
+        CHECK(memcmp(one, more, (size_t)((STEPS + 1) * V) * sizeof(float)) == 0, "%s: decoding on %d threads differs", what,
+              threads);
+        free(all);
+    }
+    CHECK(al_model_set_threads(m, 0, &err) == AL_ERR_ARG && al_model_set_threads(m, AL_MAX_THREADS + 1, &err) == AL_ERR_ARG,
+          "%s: 0 and too many threads refused", what);
+    free(all_one), free(one), free(more);
+}
+
+static void test_threads(const char *fixtures, const char *stories) {
+    /* 1. loaded models: float32, 16-bit and MoE fixtures, and stories260K */
+    const char *names[] = {"dense_f32", "dense_f16", "dense_bf16", "moe_top2_norm", "moe_top1_nonorm_bf16", "untied"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char folder[512];
+        snprintf(folder, sizeof folder, "%s/%s", fixtures, names[i]);
+        size_t config_len = 0, size = 0;
+        char *config = (char *)read_in(folder, "config.json", &config_len);
+        uint8_t *bytes = read_in(folder, "model.safetensors", &size);
+        al_model *m = NULL;
+        al_error err = {0};
+        if (config && bytes)
+            CHECK(al_model_load(bytes, size, AL_MODEL_FILE_SAFETENSORS, config, config_len, NULL, CONTEXT, CONTEXT, &m, &err) == AL_OK,
+                  "%s: %s", names[i], err.msg);
+        if (m) check_threads(m, names[i]);
+        al_model_free(m);
+        free(config), free(bytes);
+    }
+    size_t size = 0;
+    uint8_t *bytes = read_file(stories, &size);
+    al_model *m = NULL;
+    al_error err = {0};
+    if (bytes) CHECK(al_model_load(bytes, size, AL_MODEL_FILE_LLAMA2C, NULL, 0, NULL, CONTEXT, CONTEXT, &m, &err) == AL_OK, "%s", err.msg);
+    if (m) check_threads(m, "stories260K");
+    al_model_free(m);
+    free(bytes);
+    /* 2. wider random models, every projection split (a MoE too), in pieces of 5 tokens */
+    for (int moe = 0; moe <= 1; moe++) {
+        al_model_hparams hp = al_minimind_hparams_for(1000, 192, 2, 6, 2);
+        if (moe) hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 160, hp.norm_topk_prob = 1;
+        al_model *r = NULL;
+        CHECK(al_model_create(&hp, CONTEXT, 5, &r, &err) == AL_OK && al_model_fill_random(r, 7, &err) == AL_OK, "random: %s",
+              err.msg);
+        if (r) check_threads(r, moe ? "random MoE" : "random dense");
+        al_model_free(r);
+    }
+}
+
 int main(int argc, char **argv) {
     const char *fixtures = argc > 1 ? argv[1] : "tests/fixtures/minimind";
     test_fixture(fixtures, "dense_f32", AL_WEIGHTS_F32);
@@ -209,5 +286,6 @@ int main(int argc, char **argv) {
     test_fixture(fixtures, "attn_only", -1);
     test_fixture(fixtures, "gqa_4x2", -1);
     test_llama2c(argc > 2 ? argv[2] : "models/stories260K/stories260K.bin");
+    test_threads(fixtures, argc > 2 ? argv[2] : "models/stories260K/stories260K.bin");
     CHECK_DONE();
 }

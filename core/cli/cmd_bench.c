@@ -41,7 +41,7 @@ static al_model_hparams minimind3(void) { return al_minimind_hparams_for(6400, 7
  * [--read-mib M]`: the whole model's prefill and decode speed, and its bounds, one JSON line. */
 static int bench_model(int argc, char **argv) {
     const char *model_path = NULL, *preset = NULL;
-    int64_t seq = 128, decode = 128, repeats = 5, seed = 0, read_mib = 0;
+    int64_t seq = 128, decode = 128, repeats = 5, seed = 0, read_mib = 0, threads = 0;
     for (int i = 0; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = value != NULL;
@@ -52,6 +52,9 @@ static int bench_model(int argc, char **argv) {
         else if (!strcmp(flag, "--repeats")) ok = cli_parse_int(value, 1, 1000, &repeats);
         else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
         else if (!strcmp(flag, "--read-mib")) ok = cli_parse_int(value, 1, 16384, &read_mib);
+        else if (!strcmp(flag, "--threads")) {
+            if (!cli_parse_threads(value, &threads)) return EXIT_BAD_INPUT;
+        }
         else {
             cli_error("unknown option '%s' for bench --model / --preset (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -83,6 +86,10 @@ static int bench_model(int argc, char **argv) {
             al_model_free(m);
             return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
         }
+    }
+    if (!cli_set_threads(m, threads)) {
+        al_model_free(m);
+        return EXIT_BAD_INPUT;
     }
     const int64_t llc = last_level_cache_bytes();
     al_model_bench_result r;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_MODEL_BYTES ((size_t)2 << 30)
 #define MAX_CONFIG_BYTES ((size_t)1 << 20)
@@ -129,6 +130,23 @@ int cli_check_model_output(const char *out, const char *model_path, const char *
     const int ok = cli_check_output(out, inputs, 1 + CLI_MODEL_FILES + n_others);
     cli_model_paths_free(&mp);
     return ok;
+}
+
+int cli_parse_threads(const char *value, int64_t *threads) {
+    if (cli_parse_int(value, 1, AL_MAX_THREADS, threads)) return 1;
+    cli_error("--threads expects a count from 1 to %d", AL_MAX_THREADS);
+    return 0;
+}
+
+int cli_set_threads(al_model *m, int64_t threads) {
+    if (threads == 0) { /* the machine's cores */
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores < 1 ? 1 : cores > AL_MAX_THREADS ? AL_MAX_THREADS : cores;
+    }
+    al_error err = {0};
+    if (al_model_set_threads(m, threads, &err) == AL_OK) return 1;
+    cli_error("--threads: %s", err.msg);
+    return 0;
 }
 
 int cli_is_file(const char *path) {

@@ -5,7 +5,7 @@
 #ifndef ATTNLAB_MODEL_ATTEND_H
 #define ATTNLAB_MODEL_ATTEND_H
 
-#include "kernels/gemm.h"
+#include "kernels/pool.h"
 
 /* Queries processed a block at a time: the scores buffer holds one block's rows. */
 #define AL_ATTEND_QUERY_BLOCK 32
@@ -36,6 +36,7 @@ typedef struct {
     const uint8_t *head_patched;      /* [H] or NULL */
     const float *patch;               /* [batch · seq, H·D], read with head_patched */
     al_weight_dtype dtype;            /* the element type of wq, wk, wv and wo */
+    al_pool *pool;                    /* the threads the projections are split over, or NULL */
 } al_attn_block;
 
 /* Where the block writes what it computes, for n = batch · seq new tokens. A training forward

@@ -62,6 +62,7 @@ struct al_model {
     void **packed;                       /* [n_layers · packs + 1], head last: wdtype panels */
     int64_t packs;                       /* per layer: 4 + (3 dense, or 1 + 3 · n_experts) */
     int packed_stale;
+    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one */
 
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
@@ -538,6 +539,7 @@ void al_model_free(al_model *m) {
     if (!m) return;
     for (int64_t l = 0; m->cache && l < m->hp.n_layers; l++) al_kv_cache_free(m->cache[l]);
     free(m->cache);
+    al_pool_free(m->pool);
     free(m->weights);
     free(m->store);
     free(m->packed_mem);
@@ -550,6 +552,23 @@ void al_model_free(al_model *m) {
 }
 
 const al_model_hparams *al_model_get_hparams(const al_model *m) { return m ? &m->hp : NULL; }
+
+al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
+    if (!m) return al_fail(err, AL_ERR_ARG, "model threads: NULL model");
+    if (threads < 1 || threads > AL_MAX_THREADS)
+        return al_fail(err, AL_ERR_ARG, "model threads: %lld; give 1 to %d", (long long)threads, AL_MAX_THREADS);
+#if defined(__wasm__)
+    if (threads > 1) return al_fail(err, AL_ERR_ARG, "model threads: this build runs on one thread");
+#endif
+    if (threads == al_pool_threads(m->pool)) return AL_OK;
+    al_pool *pool = threads > 1 ? al_pool_create((int)threads) : NULL;
+    if (threads > 1 && !pool) return al_fail(err, AL_ERR_NOMEM, "model threads: %lld threads could not be started", (long long)threads);
+    al_pool_free(m->pool);
+    m->pool = pool;
+    return AL_OK;
+}
+
+int64_t al_model_threads(const al_model *m) { return m ? al_pool_threads(m->pool) : -1; }
 int64_t al_model_context(const al_model *m) { return m ? m->context : -1; }
 int64_t al_model_len(const al_model *m) { return m ? m->len : -1; }
 
@@ -760,7 +779,8 @@ static const void *packed_map(const al_model *m, int64_t l, int64_t slot) { retu
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    al_gemm(y, out_dim, x, in_dim, al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim, in_dim, 0);
+    al_gemm_pool(m->pool, y, out_dim, x, in_dim, al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim,
+                 in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
@@ -937,7 +957,7 @@ static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const a
                                  packed_map(m, l, PACK_O), layer_param(m, l, AL_MP_Q_NORM),
                                  layer_param(m, l, AL_MP_K_NORM), m->rope_cos, m->rope_sin, hp->rope_style,
                                  al_model_heads_off(m, l), patched ? probe->patch_heads : NULL,
-                                 patched ? probe->patch_value + at * HD : NULL, m->wdtype};
+                                 patched ? probe->patch_value + at * HD : NULL, m->wdtype, m->pool};
         al_attn_block_forward(m->tmp, A ? A->att : attn ? attn + l * H * seq * keys : NULL, &bufs, xn, &m->attn_hp, &w,
                               A ? NULL : m->cache[l], batch, seq);
         if (probe && probe->heads) memcpy(probe_rows(probe->heads, l, total, at, HD), bufs.ctx, (size_t)(n * HD) * sizeof(float));
