@@ -95,6 +95,7 @@ static int bench_model(int argc, char **argv) {
     al_model_bench_result r;
     const al_status st = al_model_bench_run(m, seq, decode, repeats, read_mib ? read_mib << 20 : read_buffer_bytes(llc), &r, &err);
     const al_model_hparams hp = *al_model_get_hparams(m);
+    const int64_t weight_bytes = al_model_weight_bytes(m), threads_run = al_model_threads(m);
     al_model_free(m);
     if (st != AL_OK) {
         cli_error("%s", err.msg);
@@ -105,12 +106,12 @@ static int bench_model(int argc, char **argv) {
            "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"read_buffer_bytes\": %lld, "
            "\"last_level_cache_bytes\": %lld, \"read_lanes\": %d, \"bandwidth_bound_tokens_per_s\": %.1f, "
            "\"prefill_flops\": %lld, \"fma_peak_gflops\": %.2f, \"fma_lanes\": %d, "
-           "\"compute_bound_prefill_tokens_per_s\": %.1f}\n",
+           "\"compute_bound_prefill_tokens_per_s\": %.1f, \"weight_bytes\": %lld, \"threads\": %lld}\n",
            model_path ? "file" : "minimind-3 (random weights)", (long long)al_model_param_count(&hp), (long long)seq,
            (long long)decode, r.prefill_ms, r.prefill_tokens_per_s, r.decode_ms, r.decode_tokens_per_s,
            (long long)r.weight_bytes_per_token, r.read_gb_per_s, (long long)r.read_buffer_bytes, (long long)llc,
            (int)r.read_lanes, r.bandwidth_bound_tokens_per_s, (long long)r.prefill_flops, r.fma_peak_gflops,
-           (int)r.fma_lanes, r.compute_bound_prefill_tokens_per_s);
+           (int)r.fma_lanes, r.compute_bound_prefill_tokens_per_s, (long long)weight_bytes, (long long)threads_run);
     return EXIT_OK;
 }
 

@@ -432,7 +432,54 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
         _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
     }
 }
+/* The same two panels held in 16 bits, widened as they are loaded: a decode step (a few rows of
+ * A) reads each element of B once, so widening it into a buffer first (panel_block) would write
+ * and read it again; here the conversion (one instruction per 16 values) rides on the loads.
+ * The same fused multiply-adds in the same order: the same bits. */
+#define LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define LOAD_BF16(p) \
+    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
+#define AVX512_PAIR16_ROWS(R, LOAD)                                                    \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk0 = LOAD(b0 + kk * NR);                                         \
+        const __m512 bk1 = LOAD(b1 + kk * NR);                                         \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
+            const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);                         \
+            acc0[i] = _mm512_fmadd_ps(ai, bk0, acc0[i]);                               \
+            acc1[i] = _mm512_fmadd_ps(ai, bk1, acc1[i]);                               \
+        }                                                                              \
+    }
+#define AVX512_PAIR16_SWITCH(LOAD)                                                     \
+    switch (m) {                                                                       \
+    case 6: AVX512_PAIR16_ROWS(6, LOAD) break;                                         \
+    case 5: AVX512_PAIR16_ROWS(5, LOAD) break;                                         \
+    case 4: AVX512_PAIR16_ROWS(4, LOAD) break;                                         \
+    case 3: AVX512_PAIR16_ROWS(3, LOAD) break;                                         \
+    case 2: AVX512_PAIR16_ROWS(2, LOAD) break;                                         \
+    default: AVX512_PAIR16_ROWS(1, LOAD) break;                                        \
+    }
+__attribute__((target("avx512f"))) static void kernel_avx512_pair16(
+    int m, int64_t kc, const float *a, int64_t lda, const uint16_t *b0, const uint16_t *b1,
+    al_weight_dtype dtype, float *c, int64_t ldc, int cols1, int accumulate) {
+    const __mmask16 keep1 = (__mmask16)((1u << cols1) - 1u);
+    __m512 acc0[6], acc1[6];
+    for (int i = 0; i < m; i++) {
+        acc0[i] = accumulate ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+        acc1[i] = accumulate ? _mm512_maskz_loadu_ps(keep1, c + i * ldc + NR) : _mm512_setzero_ps();
+    }
+    if (dtype == AL_WEIGHTS_F16) AVX512_PAIR16_SWITCH(LOAD_F16)
+    else AVX512_PAIR16_SWITCH(LOAD_BF16)
+    for (int i = 0; i < m; i++) {
+        _mm512_storeu_ps(c + i * ldc, acc0[i]);
+        _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
+    }
+}
+#undef AVX512_PAIR16_SWITCH
+#undef AVX512_PAIR16_ROWS
+#undef LOAD_BF16
+#undef LOAD_F16
 #endif
+
 
 /* A right-edge panel of row-major B (the V cache, say, when n is not a multiple of 16), copied
  * zero-padded to NR columns so the kernels can read it whole. */
@@ -532,11 +579,20 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
         for (int64_t j = 0; j < n;) {
             const int cols = n - j < NR ? (int)(n - j) : NR;
             const int64_t at = (j / NR) * b.panel_stride + k0 * b.row_stride;
-            const float *bp = panel_block(b, at, kc, wide0);
             int64_t ldb = b.dtype == AL_WEIGHTS_F32 ? b.row_stride : NR;
             /* Two full-or-padded panels side by side, when the kernel exists and the second
              * panel can be read as it is. */
             const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
+#if defined(AL_X86_DISPATCH)
+            /* 16-bit B and a few rows: widened as the kernel loads it */
+            if (g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6 && n - j > NR) {
+                const uint16_t *b0 = (const uint16_t *)b.p + at;
+                kernel_avx512_pair16((int)m, kc, a + k0, lda, b0, b0 + b.panel_stride, b.dtype, c + j, ldc, cols1, acc);
+                j += 2 * NR;
+                continue;
+            }
+#endif
+            const float *bp = panel_block(b, at, kc, wide0);
             if (g_pair_kernel && n - j > NR && (b.padded || cols1 == NR)) {
                 const float *bp1 = panel_block(b, at + b.panel_stride, kc, wide1);
                 for (int64_t i = 0; i < m; i += g_mr) {
