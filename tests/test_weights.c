@@ -131,6 +131,15 @@ static void test_fixture(const char *root, const char *name, int want_dtype) {
         CHECK(a && b && memcmp(a, b, (size_t)(N * V) * sizeof(float)) == 0, "%s: logits differ from the widened float32 model's",
               name);
         CHECK(a && c && memcmp(a, c, (size_t)(N * V) * sizeof(float)) == 0, "%s: read piece by piece, other logits", name);
+        /*    and token by token through the caches (a decode step's few rows take the kernels'
+         *    other path through 16-bit weights) */
+        float *steps = malloc((size_t)(N * V) * sizeof(float));
+        al_model_reset(loaded);
+        for (int64_t t = 0; steps && t < N; t++)
+            CHECK(al_model_forward(loaded, &IDS[t], 1, steps + t * V, 1, V, NULL, 0, &err) == AL_OK, "%s: step: %s", name, err.msg);
+        CHECK(steps && b && memcmp(steps, b, (size_t)(N * V) * sizeof(float)) == 0,
+              "%s: decoded token by token, logits differ from the widened float32 model's", name);
+        free(steps);
         /* 3. no piece larger than the largest tensor */
         size_t largest = 0;
         for (int i = 0; i < al_st_count(st); i++) {
