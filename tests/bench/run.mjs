@@ -39,6 +39,7 @@ import { storyText100KB } from '../lib/tok-texts.mjs';
 import { megabyteCorpus } from '../lib/train-corpus.mjs';
 import { loadCore } from '../lib/wasm.mjs';
 import { addedTokensBench } from './added_tokens.mjs';
+import { minimind3Folders } from './minimind3_files.mjs';
 import { blasLabel, cpuFlags, torchEnv } from './blas.mjs';
 import { llamaCppBench, llamaCppMarkdown, llamaCppTarget } from './llama_cpp.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
@@ -390,6 +391,38 @@ function patchBench() {
   }
 }
 
+// The weights in their dtype, and threads, on MiniMind-3-shaped files (tests/out/minimind3: float32
+// and its float16 twin): f16 decode against f32 (the bytes a token reads, its time, each against
+// the bandwidth bound), two threads against one (f16), each pair alternated; and the peak memory
+// (maximum resident size, /usr/bin/time -v) of `attnlab generate` on the f16 model against its
+// weights in their dtype + its KV cache + 32 MB.
+function weightsBench() {
+  const { f32, f16 } = minimind3Folders(CLI, join(OUT, 'minimind3'));
+  const work = { seq: 128, decode: 64, repeats: quick ? 1 : 2, new_tokens: 64 };
+  const bench = (dir, threads) => () => JSON.parse(execFileSync(CLI, ['bench', '--model', dir, '--seq', work.seq, '--decode', work.decode,
+    '--repeats', work.repeats, '--threads', threads].map(String), { encoding: 'utf8' }));
+  const keys = ['decode_ms', 'decode_tokens_per_s', 'prefill_tokens_per_s', 'bandwidth_bound_tokens_per_s', 'read_gb_per_s'];
+  const d = alternated(bench(f16, 1), bench(f32, 1), [
+    ['decode', (a, b) => a.decode_tokens_per_s / b.decode_tokens_per_s],
+    ['f16_bound_over_decode', (a) => a.bandwidth_bound_tokens_per_s / a.decode_tokens_per_s],
+    ['f32_bound_over_decode', (a, b) => b.bandwidth_bound_tokens_per_s / b.decode_tokens_per_s],
+  ], keys);
+  const t = alternated(bench(f16, 2), bench(f16, 1), [
+    ['decode', (a, b) => a.decode_tokens_per_s / b.decode_tokens_per_s],
+    ['prefill', (a, b) => a.prefill_tokens_per_s / b.prefill_tokens_per_s],
+  ], keys);
+  const config = JSON.parse(readFileSync(join(f16, 'config.json'), 'utf8'));
+  const ids = '1 2 3', context = 3 + work.new_tokens;
+  const r = spawnSync('/usr/bin/time', ['-v', CLI, 'generate', '--model', f16, '--ids', ids, '--max-new-tokens', String(work.new_tokens),
+    '--temperature', '0', '--ignore-eos'], { encoding: 'utf8' });
+  const kib = Number((/Maximum resident set size \(kbytes\): (\d+)/.exec(r.stderr) || [])[1]);
+  const headDim = config.hidden_size / config.num_attention_heads;
+  const kv = config.num_hidden_layers * 2 * context * config.num_key_value_heads * headDim * 4;
+  const budget = d.ours.weight_bytes + kv + 32 * 2 ** 20;
+  return { work, dtype: { f16: d.ours, f32: d.torch, ratio: d.ratio }, threads: { two: t.ours, one: t.torch, ratio: t.ratio },
+    memory: { peak_bytes: kib * 1024, weight_bytes: d.ours.weight_bytes, kv_cache_bytes: kv, budget_bytes: budget } };
+}
+
 // Training: MiniMind's step (forward with labels, backward, clipping, AdamW) on the same small
 // MiniMind (hidden 128, 4 layers, 4/2 heads, 6400 vocab), batch 8 × 128 tokens, one thread.
 function trainBench() {
@@ -549,6 +582,7 @@ async function main() {
   const mm3model = minimind3Model();
   console.error('attnlab patch, from each block and a whole forward each…');
   const patching = patchBench();
+  const weights = weightsBench();
   console.error('training…');
   const training = trainBench();
   const trainLab = trainLabBench(core);
@@ -606,6 +640,10 @@ async function main() {
     ['stories260K in WebAssembly (Node, charts off) ≥ 5,000 generated tokens/s', stories.wasm_tokens_per_s, (v) => v >= 5000, (v) => `${fmt(v)} tokens/s`],
     ['MiniMind-3 model decode ≥ 3× PyTorch (tokens/s)', mm3model.ratio.decode && mm3model.ratio.decode.median, (v) => v >= 3, () => showRatio(mm3model.ratio.decode, fmt)],
     ['MiniMind-3 model decode within 2× of the memory-bandwidth bound', mm3model.ratio.bound_over_decode.median, (v) => v <= 2, (v) => `bound / measured ${fmt(v)} (${fmt(mm3model.ratio.bound_over_decode.min)}–${fmt(mm3model.ratio.bound_over_decode.max)})`],
+    ['MiniMind-3 files: f16 decode faster than f32 (one thread)', weights.dtype.ratio.decode.median, (v) => v > 1, () => `${showRatio(weights.dtype.ratio.decode, fmt)}; ${(weights.dtype.f16.weight_bytes / 2 ** 20).toFixed(1)} MiB of weights, ${fmt(weights.dtype.f16.decode_ms)} ms a token (f32: ${(weights.dtype.f32.weight_bytes / 2 ** 20).toFixed(1)} MiB, ${fmt(weights.dtype.f32.decode_ms)} ms)`],
+    ['MiniMind-3 files: f16 decode within 1.25× of its bandwidth bound', weights.dtype.ratio.f16_bound_over_decode.median, (v) => v <= 1.25, () => `bound / measured ${showRatio(weights.dtype.ratio.f16_bound_over_decode, fmt)} (f32: ${showRatio(weights.dtype.ratio.f32_bound_over_decode, fmt)})`],
+    ['MiniMind-3 files: 2 threads faster than 1 (f16 decode)', weights.threads.ratio.decode.median, (v) => v > 1, () => `${showRatio(weights.threads.ratio.decode, fmt)} (prefill of ${weights.work.seq}: ${showRatio(weights.threads.ratio.prefill, fmt)})`],
+    ['MiniMind-3 files: attnlab generate on f16 peaks ≤ 1.1× weights + KV cache + 32 MB', weights.memory.peak_bytes / weights.memory.budget_bytes, (v) => v <= 1.1, (v) => `${fmt(v)}× (${(weights.memory.peak_bytes / 2 ** 20).toFixed(1)} MiB against ${(weights.memory.budget_bytes / 2 ** 20).toFixed(1)} MiB)`],
     ['MiniMind-3 model prefill of 512 ≥ 1.5× PyTorch (tokens/s)', mm3model.ratio.prefill && mm3model.ratio.prefill.median, (v) => v >= 1.5, () => `${showRatio(mm3model.ratio.prefill, fmt)} (at the FMA ceiling: ${fmt(mm3model.ours.compute_bound_prefill_tokens_per_s / mm3model.torch.prefill_tokens_per_s)}×)`],
     ['model view: load → first attention ≤ 500 ms, served (median)', median(page.model.load.served), (v) => v <= 500, (v) => `${fmt(v)} ms`],
     ['model view: load → first attention ≤ 500 ms, file:// (median)', median(page.model.load.file), (v) => v <= 500, (v) => `${fmt(v)} ms`],
@@ -638,7 +676,7 @@ async function main() {
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, minimind3_files: weights, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
