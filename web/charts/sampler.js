@@ -12,7 +12,7 @@
 
   // The sampler's stages by the model view's order (al_sampler_stages' rows).
   const RAW = 0, PENALISED = 2, TOP_K = 3, TOP_P = 4;
-  const TEMPS = ['#fde725', '#21908c', '#440154']; // viridis: cold to hot
+  const TEMPS = ['#0072B2', '#009E73', '#D55E00']; // Okabe–Ito, cold to hot
   const CUMULATIVE = '#c62828';
 
   const stageName = (lang, s) => (N().STRINGS[lang] || N().STRINGS.en).stages[s];
