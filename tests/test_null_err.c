@@ -769,6 +769,18 @@ static void test_demos(void) {
     EXPECT(al_demo_block_stream(7, out, 14, NULL), AL_OK);
     EXPECT(al_demo_shifted_labels(0, NULL, 25, NULL), AL_ERR_ARG);
     EXPECT(al_demo_shifted_labels(0, out, 25, NULL), AL_OK);
+    /* chapter 10's: refused, then given */
+    float gen[192];
+    EXPECT(al_demo_sampler_stages(-1, 6, gen, 144, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_sampler_stages(-1, 4, gen, 119, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_sampler_stages(-1, 4, gen, 120, NULL), AL_OK);
+    EXPECT(al_demo_temperatures(7, gen, 143, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_temperatures(7, gen, 144, NULL), AL_OK);
+    EXPECT(al_demo_draws(0, NULL, 192, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_draws(0, gen, 191, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_draws(0, gen, 192, NULL), AL_OK);
+    EXPECT(al_demo_eos(0, gen, 47, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_eos(0, gen, 48, NULL), AL_OK);
 }
 
 /* The experiments on a small model of zeroed weights, and the lab's and the trainer's ablation,

@@ -147,7 +147,9 @@
     L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)                 \
     L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO)                                                  \
     L(AL_DEMO_MOE_TOKENS) L(AL_DEMO_MOE_EXPERTS) L(AL_DEMO_MOE_TOP_K) L(AL_DEMO_BLOCK_DEPTH)  \
-    L(AL_DEMO_BLOCK_POINTS) L(AL_DEMO_LOSS_SEQ) L(AL_DEMO_CURVE_MAX)
+    L(AL_DEMO_BLOCK_POINTS) L(AL_DEMO_LOSS_SEQ) L(AL_DEMO_CURVE_MAX)                       \
+    L(AL_DEMO_GEN_VOCAB) L(AL_DEMO_GEN_TEMPS) L(AL_DEMO_GEN_DRAWS) L(AL_DEMO_GEN_BATCH)         \
+    L(AL_DEMO_GEN_MAX_NEW) L(AL_DEMO_GEN_STAGE_ROWS)
 
 #define AL_ABI_FUNCTIONS(F)                                                                    \
     F(al_attn_hparams_fill_default, void, al_attn_hparams *hp)                                 \
@@ -173,6 +175,11 @@
     F(al_demo_expert_load, al_status, int64_t seed, float *out, int64_t cap, al_error *err)    \
     F(al_demo_block_stream, al_status, int64_t seed, float *out, int64_t cap, al_error *err)   \
     F(al_demo_shifted_labels, al_status, int64_t seed, float *out, int64_t cap, al_error *err) \
+    F(al_demo_sampler_stages, al_status, int64_t seed, int32_t example, float *out, int64_t cap, \
+        al_error *err)                                                                         \
+    F(al_demo_temperatures, al_status, int64_t seed, float *out, int64_t cap, al_error *err)   \
+    F(al_demo_draws, al_status, int64_t seed, float *out, int64_t cap, al_error *err)          \
+    F(al_demo_eos, al_status, int64_t seed, float *out, int64_t cap, al_error *err)            \
     F(al_session_create, al_status, const al_session_config *cfg, al_session **out, al_error *err) \
     F(al_session_free, void, al_session *s)                                                    \
     F(al_session_prefill, al_status, al_session *s, al_error *err)                             \
@@ -344,6 +351,10 @@
     A(al_demo_expert_load, out, "4 AL_DEMO_MOE_EXPERTS")                                       \
     A(al_demo_block_stream, out, "2 AL_DEMO_BLOCK_POINTS")                                     \
     A(al_demo_shifted_labels, out, "5 AL_DEMO_LOSS_SEQ")                                       \
+    A(al_demo_sampler_stages, out, "AL_DEMO_GEN_STAGE_ROWS AL_DEMO_GEN_VOCAB")                 \
+    A(al_demo_temperatures, out, "AL_DEMO_GEN_TEMPS 4 AL_DEMO_GEN_VOCAB")                      \
+    A(al_demo_draws, out, "2 AL_DEMO_GEN_DRAWS AL_DEMO_GEN_VOCAB")                             \
+    A(al_demo_eos, out, "2 AL_DEMO_GEN_BATCH AL_DEMO_GEN_MAX_NEW")                             \
     A(al_abi_json, buf, "result")                                                              \
     A(al_model_lab_ids, out, "al_model_lab_len")                                               \
     A(al_model_lab_token_text, out, "result")                                                  \
