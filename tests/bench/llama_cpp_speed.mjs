@@ -25,7 +25,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
 import { NODE_LLAMA_CPP, install, llamaCppRelease } from './llama_cpp.mjs';
 import { PREFILL, attnlabBench, attnlabGreedy, attnlabHasThreads, benchIds, speedModels } from './speed_models.mjs';
-import { ROUNDS, median, showRatio, spread } from './stats.mjs';
+import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
 
 const GREEDY_CHECKED = 8; // the first decode ids compared with AttnLab's greedy continuation
 const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
@@ -123,6 +123,7 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
     return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
   }
   const backend = (logs.find((l) => /loaded CPU backend from/.test(l)) || '').match(/libggml-cpu-([\w-]+)\.so/);
+  const systemInfo = llama.systemInfo.replace(/^CPU : /, '').replace(/ = 1/g, '').replace(/\s*\|\s*$/, '').replace(/ \| /g, ' ');
   const hasThreads = attnlabHasThreads();
   const rows = [];
   const sides = [];
@@ -135,8 +136,9 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
     }
     const repeatsOf = (model) => (model.name === 'stories260K' ? (quick ? 3 : 10) : 1);
     const rounds = list.map(() => []);
+    const t0 = performance.now();
     for (let round = 0; round < ROUNDS; round++) {
-      console.error(`  llama.cpp speed: round ${round + 1} of ${ROUNDS}`);
+      console.error(`  llama.cpp speed: round ${round + 1} of ${ROUNDS} (${((performance.now() - t0) / 1e3).toFixed(0)} s)`);
       const ours = new Map(); // one AttnLab process per model, run and thread count a round
       for (const [i, c] of list.entries()) {
         const key = `${c.model.name} ${c.model.dtype} ${c.run.prompt} ${c.run.decode} ${c.ours}`;
@@ -156,7 +158,7 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
           attnlab_tokens_per_s: median(a), llama_api_tokens_per_s: median(api), vs_api: spread(a.map((v, k) => v / api[k])) };
         if (own.every((v) => v !== undefined)) Object.assign(row, { llama_own_tokens_per_s: median(own), vs_own: spread(a.map((v, k) => v / own[k])) });
         if (work === 'decode') {
-          const want = attnlabGreedy(c.model, c.run, GREEDY_CHECKED), got = rs[0].theirs.ids.slice(0, GREEDY_CHECKED);
+          const want = attnlabGreedy(c.model, c.run.prompt + 1, GREEDY_CHECKED), got = rs[0].theirs.ids.slice(0, GREEDY_CHECKED);
           let agree = 0;
           while (agree < want.length && got[agree] === want[agree]) agree++;
           row.greedy_agree = agree;
@@ -174,7 +176,7 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
   const versions = { 'node-llama-cpp': NODE_LLAMA_CPP, 'llama.cpp': llamaCppRelease() };
   const how = {
     attnlab: `build/attnlab bench --model FILE --seq P --decode D --repeats R${hasThreads ? ' --threads N' : ''} (al_model_bench_run: a warm-up run then R timed, medians; each step one al_model_forward with the last token's logits, no sampling; loading excluded), one process a round; ${hasThreads ? 'threads as the rows say' : 'one thread: this CLI takes no --threads yet (attnlab help), so the rows beside llama.cpp\'s two threads are AttnLab\'s one'}`,
-    'llama.cpp': `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${versions['llama.cpp']}), its prebuilt linux-x64 CPU binary; ggml's CPU backend ${backend ? `libggml-cpu-${backend[1]}` : '(variant not logged)'} (${llama.systemInfo.replace(/^CPU : /, '').replace(/ = 1/g, '').replace(/\s*\|\s*$/, '').replace(/ \| /g, ' ')}); the GGUF loaded once (gpuLayers 0, mmap), a context per thread count: threads {ideal: N, min: N}, batch ${PREFILL}, KV cache F32, flash attention off; per run: sequence.clearHistory(), evaluateWithoutGeneratingNewTokens(prompt) (prefill), then sequence.evaluate([next id], {temperature: 0, yieldEogToken: true}) for D tokens (decode: greedy); a warm-up run before the first round`,
+    'llama.cpp': `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${versions['llama.cpp']}), its prebuilt linux-x64 CPU binary; ggml's CPU backend ${backend ? `libggml-cpu-${backend[1]}` : '(variant not logged)'} (${systemInfo}); the GGUF loaded once (gpuLayers 0, mmap), a context per thread count: threads {ideal: N, min: N}, batch ${PREFILL}, KV cache F32, flash attention off; per run: sequence.clearHistory(), evaluateWithoutGeneratingNewTokens(prompt) (prefill), then sequence.evaluate([next id], {temperature: 0, yieldEogToken: true}) for D tokens (decode: greedy); a warm-up run before the first round`,
     counts: 'llama.cpp API: performance.now() around those calls (node-llama-cpp\'s JavaScript, its addon\'s thread hand-offs and the greedy sampler included); llama.cpp own count: llama_perf_context (context.printTimings(), performanceTracking on) over the same runs, its llama_decode calls alone — the targets use this one',
     models: 'stories260K.bin (float32) and stories260K-f32.gguf; a MiniMind-3-shaped model (hidden 768, 8 layers, 8/4 heads, head_dim 96, FFN 2432, vocabulary 6400, 64M parameters) that `attnlab train` writes after one step, float32, and that folder converted by `attnlab convert --dtype f16`; their GGUFs by `attnlab convert --out X.gguf` (the float16 one from the float16 folder: the same values on both sides); prompt ids (7 i + 3) mod vocab, as al_model_bench_run makes them',
   };
@@ -184,7 +186,8 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
 const fmtDefault = (v) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(1) : v.toPrecision(3));
 const threadsOf = (n) => `${n} thread${n > 1 ? 's' : ''}`;
 
-export function llamaCppSpeedMarkdown({ how, rows, note }, fmt = fmtDefault) {
+export function llamaCppSpeedMarkdown(result, fmt = fmtDefault) {
+  const { how, rows, note } = result;
   const md = [`AttnLab against llama.cpp on the same weights (tokens/s; ${ROUNDS} rounds of AttnLab then llama.cpp: medians, and AttnLab / llama.cpp per round, its median and range; > 1: AttnLab is faster):`, ''];
   if (note) md.push(`Not run: ${note}.`, '');
   if (!rows.length) return md;
@@ -196,6 +199,7 @@ export function llamaCppSpeedMarkdown({ how, rows, note }, fmt = fmtDefault) {
   const weights = [...new Set(rows.map((r) => `${r.model} ${r.dtype}: ${r.weights}`))];
   md.push('', ...Object.entries(how).map(([k, v]) => `- ${k}: ${v}`), `- llama.cpp's weight buffers (its load log): ${weights.join('; ')}`,
     '- greedy ids equal: the first decode ids llama.cpp drew against `attnlab generate --temperature 0` on the same prompt (a check that both run the same model; the MiniMind-3-shaped model is one step from its random initialisation, so its top logits are close and a float16 product rounded otherwise may pick another)', '');
+  md.push(...targetTable(llamaCppSpeedTargets(result, fmt)), '');
   return md;
 }
 
@@ -224,8 +228,7 @@ export function llamaCppSpeedTargets({ rows }, fmt = fmtDefault) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await llamaCppSpeedBench({ quick: process.argv.includes('--quick') });
-  const md = [...llamaCppSpeedMarkdown(r), '| target | measured | met |', '|---|---:|:---:|'];
-  for (const [name, value, ok, show] of llamaCppSpeedTargets(r)) md.push(`| ${name} | ${value === undefined ? '—' : show(value)} | ${value === undefined ? '—' : ok(value) ? 'yes' : '**no**'} |`);
+  const md = llamaCppSpeedMarkdown(r);
   mkdirSync(join(ROOT, 'tests', 'out'), { recursive: true });
   writeFileSync(join(ROOT, 'tests', 'out', 'llama_cpp_speed.json'), JSON.stringify(r, null, 2) + '\n');
   writeFileSync(join(ROOT, 'tests', 'out', 'llama_cpp_speed.md'), md.join('\n') + '\n');

@@ -26,7 +26,7 @@ const CORPUS = join(ROOT, 'models', 'minimind-fortunes', 'train-sample.txt');
 // MiniMind-3-shaped model decodes after its prefill of 512, as run.mjs's MiniMind-3 rows do.
 export const PREFILL = 512;
 const STORIES_RUNS = [{ prompt: PREFILL, decode: 0 }, { prompt: 1, decode: 256 }];
-const MINIMIND3_RUNS = [{ prompt: PREFILL, decode: 32 }];
+const MINIMIND3_RUNS = [{ prompt: PREFILL, decode: 16 }];
 
 // The ids of a run, as al_model_bench_run makes them: the prompt's, then each decode step's input.
 export const benchIds = (n, vocab) => Array.from({ length: n }, (_, i) => (7 * i + 3) % vocab);
@@ -37,11 +37,17 @@ const cli = (args) => {
   return r.stdout;
 };
 
-// The models, made into tests/out/peers/models/ each time (a few seconds: no stale file outlives
-// a change of the writer). Each: name, dtype, vocab, context (the tokens a run may reach),
+// The models, made into tests/out/peers/models/ once a process (a few seconds: no stale file
+// outlives a change of the writer). Each: name, dtype, vocab, context (the tokens a run may reach),
 // attnlab (the path `attnlab bench --model` reads), files (what the page's model lab reads:
 // model, config, tokenizer), gguf, runs.
+let made = null;
 export function speedModels() {
+  if (!made) made = makeModels();
+  return made;
+}
+
+function makeModels() {
   const dir = peerFolder('models');
   mkdirSync(dir, { recursive: true });
   const stories = { name: 'stories260K', dtype: 'f32', vocab: 512, context: 512, attnlab: join(STORIES, 'stories260K.bin'),
@@ -57,7 +63,7 @@ export function speedModels() {
   const minimind = (dtype, folder) => {
     const gguf = join(dir, `minimind-3-${dtype}.gguf`);
     cli(['convert', '--model', folder, '--out', gguf, '--dtype', dtype]);
-    return { name: 'MiniMind-3-shaped', dtype, vocab: 6400, context: PREFILL + 32, attnlab: folder,
+    return { name: 'MiniMind-3-shaped', dtype, vocab: 6400, context: PREFILL + 16, attnlab: folder,
       files: { model: join(folder, 'model.safetensors'), config: join(folder, 'config.json'), tokenizer: join(folder, 'tokenizer.json') }, gguf, runs: MINIMIND3_RUNS };
   };
   return [stories, minimind('f32', f32), minimind('f16', f16)];
@@ -84,10 +90,10 @@ export function attnlabBench(model, r, { repeats, threads = 1, hasThreads = fals
   return { prefill_tokens_per_s: j.prefill_tokens_per_s, decode_tokens_per_s: r.decode ? j.decode_tokens_per_s : undefined };
 }
 
-// AttnLab's greedy continuation of a run's first prompt + 1 ids (what the peers' decode starts
-// from), `n` ids: to show both sides run the same model.
-export function attnlabGreedy(model, r, n) {
-  const ids = benchIds(r.prompt + 1, model.vocab);
+// AttnLab's greedy continuation of the first `length` bench ids, `n` ids: to show both sides
+// run the same model.
+export function attnlabGreedy(model, length, n) {
+  const ids = benchIds(length, model.vocab);
   return cli(['generate', '--model', model.attnlab, '--ids', ids.join(' '), '--temperature', '0', '--max-new-tokens', String(n),
     '--print-ids', '--ignore-eos']).trim().split(/\s+/).map(Number);
 }
