@@ -53,10 +53,11 @@ function serve(files) {
       'Cross-Origin-Resource-Policy': 'same-origin', 'Cache-Control': 'no-cache' };
     try {
       const body = path === '/' ? Buffer.from(PAGE) : files.has(path) ? readFileSync(files.get(path)) : null;
-      if (!body) throw Object.assign(new Error('not served'), { code: 'ENOENT' });
+      if (!body) throw Object.assign(new Error(`not served: ${path}`), { code: 'ENOENT' });
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[path === '/' ? '.html' : extname(path)] || 'application/octet-stream' });
       res.end(body);
     } catch (e) {
+      if (process.env.WLLAMA_DEBUG) console.error(e.message);
       res.writeHead(e.code === 'ENOENT' ? 404 : 500, { ...headers, 'Content-Type': 'text/plain' });
       res.end('not found\n');
     }
@@ -116,7 +117,8 @@ async function pageFreeAll() {
   window.wl = {};
 }
 
-export async function wllamaBench({ quick = false } = {}) {
+// models: speed_models.mjs's list (made there when not given).
+export async function wllamaBench({ quick = false, models = null } = {}) {
   const inst = installPeer('wllama', [`@wllama/wllama@${WLLAMA}`], ['@wllama/wllama/esm/index.js', '@wllama/wllama/esm/wasm/wllama.wasm']);
   if (inst.note) return { note: inst.note, rows: [] };
   const esm = join(inst.dir, 'node_modules', '@wllama', 'wllama', 'esm');
@@ -126,9 +128,8 @@ export async function wllamaBench({ quick = false } = {}) {
     ['/wllama/esm/index.js', join(esm, 'index.js')], ['/wllama/esm/wasm/wllama.wasm', join(esm, 'wasm', 'wllama.wasm')],
   ]);
   const libllama = (readFileSync(join(esm, 'index.js'), 'utf8').match(/LIBLLAMA_VERSION = "([^"]+)"/) || [])[1];
-  let models;
   try {
-    models = speedModels();
+    models = models || speedModels();
   } catch (e) {
     return { note: firstLine(e), rows: [] };
   }
@@ -144,8 +145,10 @@ export async function wllamaBench({ quick = false } = {}) {
   try {
     const page = await browser.context.newPage();
     page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+    page.on('requestfailed', (q) => problems.push(`request failed: ${q.url()}`));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
-    await page.waitForSelector('body[data-ready="true"]', { timeout: 60000 }); // a hang guard
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60000 }); // a hang guard
     const isolated = await page.evaluate(() => window.crossOriginIsolated);
     for (const [i, model] of models.entries()) {
       console.error(`  wllama: ${model.name} ${model.dtype}`);
