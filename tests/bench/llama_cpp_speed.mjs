@@ -160,7 +160,7 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
           attnlab_tokens_per_s: median(a), llama_api_tokens_per_s: median(api), vs_api: spread(a.map((v, k) => v / api[k])) };
         if (own.every((v) => v !== undefined)) Object.assign(row, { llama_own_tokens_per_s: median(own), vs_own: spread(a.map((v, k) => v / own[k])) });
         if (work === 'decode') {
-          const want = attnlabGreedy(c.model, c.run.prompt + 1, GREEDY_CHECKED), got = rs[0].theirs.ids.slice(0, GREEDY_CHECKED);
+          const want = attnlabGreedy(c.model, benchIds(c.run.prompt + 1, c.model.vocab), GREEDY_CHECKED), got = rs[0].theirs.ids.slice(0, GREEDY_CHECKED);
           let agree = 0;
           while (agree < want.length && got[agree] === want[agree]) agree++;
           row.greedy_agree = agree;

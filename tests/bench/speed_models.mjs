@@ -11,7 +11,7 @@
 // The work is al_model_bench_run's (`attnlab bench --model`): a prompt of fixed ids
 // ((7 i + 3) mod vocab) prefilled in one pass, then one-token decode steps.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT, run } from '../lib/run.mjs';
 import { peerFolder } from './npm_peer.mjs';
@@ -90,12 +90,20 @@ export function attnlabBench(model, r, { repeats, threads = 1, hasThreads = fals
   return { prefill_tokens_per_s: j.prefill_tokens_per_s, decode_tokens_per_s: r.decode ? j.decode_tokens_per_s : undefined };
 }
 
-// AttnLab's greedy continuation of the first `length` bench ids, `n` ids: to show both sides
-// run the same model.
-export function attnlabGreedy(model, length, n) {
-  const ids = benchIds(length, model.vocab);
+// AttnLab's greedy continuation of the ids, `n` ids: to show both sides run the same model.
+export function attnlabGreedy(model, ids, n) {
   return cli(['generate', '--model', model.attnlab, '--ids', ids.join(' '), '--temperature', '0', '--max-new-tokens', String(n),
     '--print-ids', '--ignore-eos']).trim().split(/\s+/).map(Number);
 }
 
-export const haveCli = () => existsSync(CLI);
+// A text that AttnLab's tokenizer for the model (the one its GGUF holds: tests/bench/llama_cpp.mjs
+// checks both encode alike) makes `n` ids of, the start token it adds included: "a a a …", each
+// " a" one token. { text, ids }.
+export function textOfTokens(model, n) {
+  const encode = (words) => cli(['tokenize', '--tokenizer', model.files.tokenizer, '--text', Array(words).fill('a').join(' ')])
+    .trim().split(/\s+/).filter(Boolean).map(Number);
+  const words = n - (encode(1).length - 1);
+  const ids = encode(words);
+  if (ids.length !== n) throw new Error(`${model.name}'s tokenizer makes ${ids.length} ids of ${words} words "a", not ${n}`);
+  return { text: Array(words).fill('a').join(' '), ids };
+}

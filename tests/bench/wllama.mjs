@@ -25,7 +25,7 @@ import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
 import { installPeer } from './npm_peer.mjs';
-import { PREFILL, attnlabGreedy, benchIds, speedModels } from './speed_models.mjs';
+import { PREFILL, attnlabGreedy, speedModels, textOfTokens } from './speed_models.mjs';
 import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
 
 export const WLLAMA = '3.13.0';
@@ -101,10 +101,9 @@ async function pageLoadWllama({ key, url, threads, context }) {
   return { threads: w.getNumThreads(), multithread: w.isMultithread(), isolated: window.crossOriginIsolated };
 }
 
-// In the page: one wllama run (a completion of the prompt ids), its own counts and the first ids.
-async function pageRunWllama({ key, ids, decode }) {
-  const r = await window.wl[key].createCompletion({ prompt: ids, max_tokens: decode + 1, temperature: 0, ignore_eos: true,
-    cache_prompt: false, logprobs: null, n_probs: 0 });
+// In the page: one wllama run (a completion of the prompt text: wllama takes no ids), its own counts.
+async function pageRunWllama({ key, text, decode }) {
+  const r = await window.wl[key].createCompletion({ prompt: text, max_tokens: decode + 1, temperature: 0, ignore_eos: true, cache_prompt: false });
   const t = r.timings;
   return { prompt_n: t.prompt_n, cache_n: t.cache_n, predicted_n: t.predicted_n, prefill: (1e3 * t.prompt_n) / t.prompt_ms,
     decode: decode ? (1e3 * (t.predicted_n - 1)) / t.predicted_ms : null };
@@ -141,7 +140,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
   const server = await serve(files);
   const browser = await launch();
   const rows = [], problems = [];
-  let threading = null;
+  let threading = null, isolated = false;
   try {
     const page = await browser.context.newPage();
     page.on('pageerror', (e) => problems.push(`uncaught: ${e.message}`));
@@ -149,7 +148,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
     page.on('requestfailed', (q) => problems.push(`request failed: ${q.url()}`));
     await page.goto(`http://127.0.0.1:${server.address().port}/`);
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 60000 }); // a hang guard
-    const isolated = await page.evaluate(() => window.crossOriginIsolated);
+    isolated = await page.evaluate(() => window.crossOriginIsolated);
     for (const [i, model] of models.entries()) {
       console.error(`  wllama: ${model.name} ${model.dtype}`);
       const urls = Object.fromEntries(Object.keys(model.files).map((k) => [k, `/models/${i}/${k}`]));
@@ -160,27 +159,35 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
       threading = threading || loaded;
       const repeats = model.name === 'stories260K' ? (quick ? 2 : 5) : 1;
       for (const r of model.runs) {
-        const ids = benchIds(r.prompt, model.vocab);
-        const arg = { ids, decode: r.decode };
-        const rounds = [];
-        // a warm-up of each side, then ROUNDS rounds of `repeats` runs each (medians)
-        await page.evaluate(pageRunAttnLab, arg);
-        for (const t of threadCounts) await page.evaluate(pageRunWllama, { key: String(t), ...arg });
-        for (let round = 0; round < ROUNDS; round++) {
-          const ours = [], theirs = Object.fromEntries(threadCounts.map((t) => [t, []]));
-          for (let k = 0; k < repeats; k++) ours.push(await page.evaluate(pageRunAttnLab, arg));
-          for (const t of threadCounts) for (let k = 0; k < repeats; k++) theirs[t].push(await page.evaluate(pageRunWllama, { key: String(t), ...arg }));
-          rounds.push({ ours, theirs });
+        // The prompt: a text both tokenizers make the same ids of (wllama takes text, AttnLab
+        // these ids); llama-server refuses a prompt that fills its whole context, so stories260K
+        // (context 512) prefills 511 here.
+        const { text, ids } = textOfTokens(model, Math.min(r.prompt, model.context - 1));
+        const ours = () => page.evaluate(pageRunAttnLab, { ids, decode: r.decode });
+        const theirs = (t) => page.evaluate(pageRunWllama, { key: String(t), text, decode: r.decode });
+        // a warm-up of each side (V8 compiles WebAssembly with its optimising tier only after a
+        // while: at least 1 s and 2 runs, as peers.mjs's medianMs), then ROUNDS rounds of
+        // `repeats` runs each (their medians)
+        for (const side of [ours, ...threadCounts.map((t) => () => theirs(t))]) {
+          const until = performance.now() + 1000;
+          for (let w = 0; w < 2 || performance.now() < until; w++) await side();
         }
-        const want = r.decode ? attnlabGreedy(model, r.prompt, GREEDY_CHECKED) : null;
+        const rounds = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          const a = [], b = Object.fromEntries(threadCounts.map((t) => [t, []]));
+          for (let k = 0; k < repeats; k++) a.push(await ours());
+          for (const t of threadCounts) for (let k = 0; k < repeats; k++) b[t].push(await theirs(t));
+          rounds.push({ ours: a, theirs: b });
+        }
+        const want = r.decode ? attnlabGreedy(model, ids, GREEDY_CHECKED) : null;
         for (const t of threadCounts) {
-          const last = rounds[0].theirs[t][0];
+          const seen = rounds[0].theirs[t][0];
           for (const kind of ['prefill', 'decode']) {
             if (kind === 'prefill' ? r.prompt !== PREFILL : !r.decode) continue;
             const a = rounds.map((x) => median(x.ours.map((y) => y[kind]))), b = rounds.map((x) => median(x.theirs[t].map((y) => y[kind])));
-            const row = { model: model.name, dtype: model.dtype, kind, work: kind === 'prefill' ? `prefill of ${PREFILL}` : `decode, ${r.decode} steps after ${r.prompt}`,
+            const row = { model: model.name, dtype: model.dtype, kind, work: kind === 'prefill' ? `prefill of ${ids.length}` : `decode, ${r.decode} steps after ${ids.length}`,
               attnlab_threads: 1, wllama_threads: loaded[t].threads, attnlab_tokens_per_s: median(a), wllama_tokens_per_s: median(b), ratio: spread(a.map((v, k) => v / b[k])),
-              wllama_prompt_n: last.prompt_n, wllama_cache_n: last.cache_n };
+              prompt_ids: ids.length, wllama_prompt_n: seen.prompt_n, wllama_cache_n: seen.cache_n };
             if (kind === 'decode') {
               const got = rounds[0].ours[0].ids;
               let agree = 0;
@@ -201,10 +208,10 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
     server.close();
   }
   const how = {
-    attnlab: 'web/gen/attnlab.wasm through the page\'s own binding, on the page\'s thread (one: no threaded build): Core.createModelLab of the model\'s files (stories260K.bin with tok512.bin; the MiniMind folder\'s model.safetensors, config.json, tokenizer.json), setCharts(false), setIgnoreEos(true); prefill = promptIds(512 ids), decode = step({temperature: 0}) (greedy draw, then the token through the model), performance.now() around them',
-    wllama: `npm @wllama/wllama ${WLLAMA} (llama.cpp ${libllama || '—'}), its one build (esm/wasm/wllama.wasm: memory64, JSPI, SIMD128; pthreads at run time), in its Worker; loadModel(GGUF, {n_threads, n_gpu_layers: 0, n_ctx, n_batch: 512, n_ubatch: 512, cache_type_k/v: 'f32', flash_attn: false, n_parallel: 1}); a run = createCompletion({prompt: the ids, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false}); tokens/s from the llama-server timings it returns: prompt_n / prompt_ms (prefill), (predicted_n − 1) / predicted_ms (decode: the steps after the first draw)`,
-    browser: `Debian's Chromium, headless (tests/lib/browser.mjs), the page served by the bench itself with Cross-Origin-Opener-Policy same-origin and Cross-Origin-Embedder-Policy require-corp: crossOriginIsolated ${threading ? 'true' : 'false'}; wllama's two threads ${threading && threading[2] ? `measured (multithread ${threading[2].multithread}, ${threading[2].threads} threads)` : 'not measured: the page is not cross-origin isolated'}`,
-    runs: `a warm-up run of each side, then ${ROUNDS} rounds, AttnLab then wllama (each thread count), the same ids ((7 i + 3) mod vocab); stories260K 5 runs a round (their median), the MiniMind-3-shaped model one`,
+    attnlab: 'web/gen/attnlab.wasm through the page\'s own binding, on the page\'s thread (one: no threaded build): Core.createModelLab of the model\'s files (stories260K.bin with tok512.bin; the MiniMind folder\'s model.safetensors, config.json, tokenizer.json), setCharts(false), setIgnoreEos(true); prefill = promptIds(the prompt\'s ids), decode = step({temperature: 0}) (greedy draw, then the token through the model), performance.now() around them',
+    wllama: `npm @wllama/wllama ${WLLAMA} (llama.cpp ${libllama || '—'}), its one build (esm/wasm/wllama.wasm: memory64, JSPI, SIMD128; pthreads at run time), in its Worker; loadModel(GGUF, {n_threads, n_gpu_layers: 0, n_ctx, n_batch: 512, n_ubatch: 512, cache_type_k/v: 'f32', flash_attn: false, n_parallel: 1}); a run = createCompletion({prompt: the text, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false}); tokens/s from the llama-server timings it returns: prompt_n / prompt_ms (prefill), (predicted_n − 1) / predicted_ms (decode: the steps after the first draw)`,
+    browser: `Debian's Chromium, headless (tests/lib/browser.mjs), the page served by the bench itself with Cross-Origin-Opener-Policy same-origin and Cross-Origin-Embedder-Policy require-corp: crossOriginIsolated ${isolated}; wllama's two threads ${threading && threading[2] ? `measured (multithread ${threading[2].multithread}, ${threading[2].threads} threads)` : 'not measured: the page is not cross-origin isolated'}`,
+    runs: `a warm-up of each side (at least 1 s and 2 runs), then ${ROUNDS} rounds, AttnLab then wllama (each thread count); the prompt "a a a …", which both tokenizers make the same ids of (AttnLab takes the ids, wllama the text, and reports how many tokens it saw); stories260K ${quick ? 2 : 5} runs a round (their median), the MiniMind-3-shaped model one; stories260K prefills 511 here, as llama-server refuses a prompt that fills the model's whole context of 512`,
   };
   return { how, versions: { '@wllama/wllama': WLLAMA, 'llama.cpp (wllama)': libllama }, rows };
 }
@@ -219,7 +226,8 @@ export function wllamaMarkdown(result, fmt = fmtDefault) {
   if (!rows.length) return md;
   md.push('| model | dtype | work | AttnLab | wllama | AttnLab tokens/s | wllama tokens/s | AttnLab / wllama | wllama prompt tokens | AttnLab greedy ids equal |', '|---|---|---|---|---|---:|---:|---:|---:|---:|');
   for (const r of rows) {
-    md.push(`| ${r.model} | ${r.dtype} | ${r.work} | ${threadsOf(r.attnlab_threads)} | ${threadsOf(r.wllama_threads)} | ${fmt(r.attnlab_tokens_per_s)} | ${fmt(r.wllama_tokens_per_s)} | ${showRatio(r.ratio, fmt)} | ${r.wllama_prompt_n}${r.wllama_cache_n ? ` (${r.wllama_cache_n} cached)` : ''} | ${r.greedy_checked ? `${r.attnlab_greedy_agree} of ${r.greedy_checked}` : ''} |`);
+    const seen = r.wllama_prompt_n === r.prompt_ids ? String(r.wllama_prompt_n) : `**${r.wllama_prompt_n}** (AttnLab: ${r.prompt_ids})`;
+    md.push(`| ${r.model} | ${r.dtype} | ${r.work} | ${threadsOf(r.attnlab_threads)} | ${threadsOf(r.wllama_threads)} | ${fmt(r.attnlab_tokens_per_s)} | ${fmt(r.wllama_tokens_per_s)} | ${showRatio(r.ratio, fmt)} | ${seen}${r.wllama_cache_n ? ` (${r.wllama_cache_n} cached)` : ''} | ${r.greedy_checked ? `${r.attnlab_greedy_agree} of ${r.greedy_checked}` : ''} |`);
   }
   md.push('', ...Object.entries(how).map(([k, v]) => `- ${k}: ${v}`), '- AttnLab greedy ids equal: the page\'s first decode ids against `attnlab generate --temperature 0` natively on the same prompt', '');
   md.push(...targetTable(wllamaTargets(result, fmt)), '');
