@@ -32,7 +32,7 @@ const GREEDY_CHECKED = 8; // the first decode ids compared with AttnLab's greedy
 const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
 
 // llama_perf_context's lines, as printed since the last print: { prompt: {ms, n}, eval: {ms, n} }.
-function perfCounts(lines) {
+export function perfCounts(lines) {
   const text = lines.join('\n');
   const prompt = text.match(/prompt eval time =\s*([\d.]+) ms \/\s*(\d+) tokens/);
   const evals = text.match(/(?<!prompt )eval time =\s*([\d.]+) ms \/\s*(\d+) runs/);

@@ -69,15 +69,18 @@ function makeModels() {
   return [stories, minimind('f32', f32), minimind('f16', f16)];
 }
 
-// Whether `attnlab bench --model` takes --threads, as `attnlab help` says: the usage block that
-// starts with that command, up to the next command.
-export function attnlabHasThreads() {
-  const help = run(CLI, ['help']);
-  const text = `${help.stdout}${help.stderr}`;
+// Whether `attnlab bench --model` takes --threads, as the text of `attnlab help` says: the usage
+// block that starts with that command, up to the next command.
+export function helpHasModelThreads(text) {
   const at = text.indexOf('attnlab bench --model');
   if (at < 0) return false;
   const next = text.indexOf('\n  attnlab ', at);
   return /--threads/.test(text.slice(at, next < 0 ? undefined : next));
+}
+
+export function attnlabHasThreads() {
+  const help = run(CLI, ['help']);
+  return helpHasModelThreads(`${help.stdout}${help.stderr}`);
 }
 
 // One `attnlab bench --model` process: a warm-up run, then `repeats` timed ones, medians (the
