@@ -35,7 +35,7 @@ const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
 export function perfCounts(lines) {
   const text = lines.join('\n');
   const prompt = text.match(/prompt eval time =\s*([\d.]+) ms \/\s*(\d+) tokens/);
-  const evals = text.match(/(?<!prompt )eval time =\s*([\d.]+) ms \/\s*(\d+) runs/);
+  const evals = text.match(/eval time =\s*([\d.]+) ms \/\s*(\d+) runs/); // "runs": not the prompt's line
   return { prompt: prompt && { ms: Number(prompt[1]), n: Number(prompt[2]) }, eval: evals && { ms: Number(evals[1]), n: Number(evals[2]) } };
 }
 
