@@ -20,12 +20,11 @@
 // Run alone: node tests/bench/llama_cpp_speed.mjs [--quick] (writes tests/out/llama_cpp_speed.md
 // and .json).
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
 import { NODE_LLAMA_CPP, install, llamaCppRelease } from './llama_cpp.mjs';
-import { PREFILL, attnlabBench, attnlabGreedy, attnlabHasThreads, benchIds, speedModels } from './speed_models.mjs';
+import { PREFILL, attnlabBench, attnlabGreedy, attnlabHasThreads, benchIds, loadLine, loadNow, speedModels } from './speed_models.mjs';
 import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
 
 const GREEDY_CHECKED = 8; // the first decode ids compared with AttnLab's greedy continuation
@@ -126,7 +125,7 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
   const backend = (logs.find((l) => /loaded CPU backend from/.test(l)) || '').match(/libggml-cpu-([\w-]+)\.so/);
   const systemInfo = llama.systemInfo.replace(/^CPU : /, '').replace(/ = 1/g, '').replace(/\s*\|\s*$/, '').replace(/ \| /g, ' ');
   const hasThreads = attnlabHasThreads();
-  const load = [loadavg()[0]];
+  const load = [loadNow()];
   const rows = [];
   const sides = [];
   try {
@@ -175,12 +174,12 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
     for (const s of sides) await s.side.dispose();
     await llama.dispose();
   }
-  load.push(loadavg()[0]);
+  load.push(loadNow());
   const versions = { 'node-llama-cpp': NODE_LLAMA_CPP, 'llama.cpp': llamaCppRelease() };
   const how = {
     attnlab: `build/attnlab bench --model FILE --seq P --decode D --repeats R${hasThreads ? ' --threads N' : ''} (al_model_bench_run: a warm-up run then R timed, medians; each step one al_model_forward with the last token's logits, no sampling; loading excluded), one process a round; ${hasThreads ? 'threads as the rows say' : 'one thread: this CLI takes no --threads yet (attnlab help), so the rows beside llama.cpp\'s two threads are AttnLab\'s one'}`,
     'llama.cpp': `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${versions['llama.cpp']}), its prebuilt linux-x64 CPU binary; ggml's CPU backend ${backend ? `libggml-cpu-${backend[1]}` : '(variant not logged)'} (${systemInfo}); the GGUF loaded once (gpuLayers 0, mmap), a context per thread count: threads {ideal: N, min: N}, batch ${PREFILL}, KV cache F32, flash attention off; per run: sequence.clearHistory(), evaluateWithoutGeneratingNewTokens(prompt) (prefill), then sequence.evaluate([next id], {temperature: 0, yieldEogToken: true}) for D tokens (decode: greedy); a warm-up run before the first round`,
-    machine: `the one-minute load average ${load.map((v) => v.toFixed(1)).join(' before, ')} after, on ${cpus().length} cores (others' work shares them: ggml's threads wait for each other at every operation, so llama.cpp's two threads lose the most when a core is taken)`,
+    machine: loadLine(...load),
     counts: 'llama.cpp API: performance.now() around those calls (node-llama-cpp\'s JavaScript, its addon\'s thread hand-offs and the greedy sampler included); llama.cpp own count: llama_perf_context (context.printTimings(), performanceTracking on) over the same runs, its llama_decode calls alone — the targets use this one',
     models: 'stories260K.bin (float32) and stories260K-f32.gguf; a MiniMind-3-shaped model (hidden 768, 8 layers, 8/4 heads, head_dim 96, FFN 2432, vocabulary 6400, 64M parameters) that `attnlab train` writes after one step, float32, and that folder converted by `attnlab convert --dtype f16`; their GGUFs by `attnlab convert --out X.gguf` (the float16 one from the float16 folder: the same values on both sides); prompt ids (7 i + 3) mod vocab, as al_model_bench_run makes them',
   };

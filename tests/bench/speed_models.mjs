@@ -12,6 +12,7 @@
 // ((7 i + 3) mod vocab) prefilled in one pass, then one-token decode steps.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, run } from '../lib/run.mjs';
 import { peerFolder } from './npm_peer.mjs';
@@ -110,3 +111,8 @@ export function textOfTokens(model, n) {
   if (ids.length !== n) throw new Error(`${model.name}'s tokenizer makes ${ids.length} ids of ${words} words "a", not ${n}`);
   return { text: Array(words).fill('a').join(' '), ids };
 }
+
+// The machine's one-minute load average now, for the reports: a comparison is made beside whatever
+// else the cores run.
+export const loadNow = () => loadavg()[0];
+export const loadLine = (before, after) => `the one-minute load average ${before.toFixed(1)} before, ${after.toFixed(1)} after, on ${cpus().length} cores (others' work shares them: llama.cpp's threads wait for each other at every operation, so its two threads lose the most when a core is taken)`;

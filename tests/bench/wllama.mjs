@@ -25,7 +25,7 @@ import { extname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
 import { installPeer } from './npm_peer.mjs';
-import { PREFILL, attnlabGreedy, speedModels, textOfTokens } from './speed_models.mjs';
+import { PREFILL, attnlabGreedy, loadLine, loadNow, speedModels, textOfTokens } from './speed_models.mjs';
 import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
 
 export const WLLAMA = '3.13.0';
@@ -139,7 +139,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
   const { launch } = await import('../lib/browser.mjs');
   const server = await serve(files);
   const browser = await launch();
-  const rows = [], problems = [];
+  const rows = [], problems = [], before = loadNow();
   let threading = null, isolated = false;
   try {
     const page = await browser.context.newPage();
@@ -211,6 +211,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
     attnlab: 'web/gen/attnlab.wasm through the page\'s own binding, on the page\'s thread (one: no threaded build): Core.createModelLab of the model\'s files (stories260K.bin with tok512.bin; the MiniMind folder\'s model.safetensors, config.json, tokenizer.json), setCharts(false), setIgnoreEos(true); prefill = promptIds(the prompt\'s ids), decode = step({temperature: 0}) (greedy draw, then the token through the model), performance.now() around them',
     wllama: `npm @wllama/wllama ${WLLAMA} (llama.cpp ${libllama || '—'}), its one build (esm/wasm/wllama.wasm: memory64, JSPI, SIMD128; pthreads at run time), in its Worker; loadModel(GGUF, {n_threads, n_gpu_layers: 0, n_ctx, n_batch: 512, n_ubatch: 512, cache_type_k/v: 'f32', flash_attn: false, n_parallel: 1}); a run = createCompletion({prompt: the text, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false}); tokens/s from the llama-server timings it returns: prompt_n / prompt_ms (prefill), (predicted_n − 1) / predicted_ms (decode: the steps after the first draw)`,
     browser: `Debian's Chromium, headless (tests/lib/browser.mjs), the page served by the bench itself with Cross-Origin-Opener-Policy same-origin and Cross-Origin-Embedder-Policy require-corp: crossOriginIsolated ${isolated}; wllama's two threads ${threading && threading[2] ? `measured (multithread ${threading[2].multithread}, ${threading[2].threads} threads)` : 'not measured: the page is not cross-origin isolated'}`,
+    machine: loadLine(before, loadNow()),
     runs: `a warm-up of each side (at least 1 s and 2 runs), then ${ROUNDS} rounds, AttnLab then wllama (each thread count); the prompt "a a a …", which both tokenizers make the same ids of (AttnLab takes the ids, wllama the text, and reports how many tokens it saw); stories260K ${quick ? 2 : 5} runs a round (their median), the MiniMind-3-shaped model one; stories260K prefills 511 here, as llama-server refuses a prompt that fills the model's whole context of 512`,
   };
   return { how, versions: { '@wllama/wllama': WLLAMA, 'llama.cpp (wllama)': libllama }, rows };
