@@ -117,7 +117,8 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
   const logs = [];
   try {
     lib = await import(pathToFileURL(inst.entry).href);
-    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.log, // 'log': the CPU backend's line too logger: (level, message) => logs.push(String(message)),
+    // level 'log': llama_perf_context's lines (info) and the CPU backend's (log)
+    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.log, logger: (level, message) => logs.push(String(message)),
       progressLogs: false, skipDownload: true });
   } catch (e) {
     return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
