@@ -19,7 +19,7 @@
 //     llama-bench reports). The targets are judged on llama.cpp's own count, the faster one.
 // Run alone: node tests/bench/llama_cpp_speed.mjs [--quick] (writes tests/out/llama_cpp_speed.md
 // and .json).
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
@@ -117,13 +117,13 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
   const logs = [];
   try {
     lib = await import(pathToFileURL(inst.entry).href);
-    // level 'log': llama_perf_context's lines (info) and the CPU backend's (log)
-    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.log, logger: (level, message) => logs.push(String(message)),
+    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.info, logger: (level, message) => logs.push(String(message)),
       progressLogs: false, skipDownload: true });
   } catch (e) {
     return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
   }
-  const backend = (logs.find((l) => /loaded CPU backend from/.test(l)) || '').match(/libggml-cpu-([\w-]+)\.so/);
+  // ggml's CPU backend: the variant for this CPU that node-llama-cpp loaded, as the process maps it
+  const backend = (existsSync('/proc/self/maps') ? readFileSync('/proc/self/maps', 'utf8') : '').match(/libggml-cpu-([\w-]+)\.so/);
   const systemInfo = llama.systemInfo.replace(/^CPU : /, '').replace(/ = 1/g, '').replace(/\s*\|\s*$/, '').replace(/ \| /g, ' ');
   const hasThreads = attnlabHasThreads();
   const load = [loadNow()];

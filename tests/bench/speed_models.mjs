@@ -60,7 +60,7 @@ function makeModels() {
   cli(['train', '--corpus', CORPUS, '--out', f32, '--tokenizer', MINIMIND_TOKENIZER, '--hidden', '768', '--layers', '8', '--heads', '8',
     '--kv-heads', '4', '--steps', '1', '--batch', '1', '--seq', '16']);
   rmSync(join(f32, 'train_state.safetensors'), { force: true }); // the optimiser's state: not the model
-  cli(['convert', '--model', f32, '--out', f16, '--dtype', 'f16']);
+  cli(['convert', '--model', f32, '--out', f16, '--dtype', 'f16', '--force']);
   const minimind = (dtype, folder) => {
     const gguf = join(dir, `minimind-3-${dtype}.gguf`);
     cli(['convert', '--model', folder, '--out', gguf, '--dtype', dtype]);
