@@ -42,9 +42,10 @@ export function perfCounts(lines) {
 // one run and returns tokens/s through the API and by llama.cpp's own count, and the first
 // decoded ids.
 async function llamaSide(llama, logs, model, threadCounts) {
-  logs.length = 0;
+  const from = logs.length;
   const m = await llama.loadModel({ modelPath: model.gguf, gpuLayers: 0 });
-  const buffers = logs.filter((l) => /model buffer size/.test(l)).map((l) => l.replace(/^.*load_tensors:\s*/, '').replace(/\s+/g, ' ').trim());
+  await new Promise((resolve) => setTimeout(resolve, 0)); // the load's log lines arrive on the next turn
+  const buffers = logs.slice(from).filter((l) => /model buffer size/.test(l)).map((l) => l.replace(/^.*load_tensors:\s*/, '').replace(/\s+/g, ' ').trim());
   const contexts = {}, seqs = {};
   for (const t of threadCounts) {
     contexts[t] = await m.createContext({ contextSize: model.context + 8, batchSize: PREFILL, sequences: 1, threads: { ideal: t, min: t },
