@@ -24,7 +24,10 @@
 //     LLAMA2C_RUN_C names its source file), and a MiniMind-3-shaped model's prefill and decode
 //     against the PyTorch reference model (tests/bench/torch_model_bench.py) and against the
 //     memory-bandwidth bound;
-//   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone).
+//   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone);
+//   - llama.cpp as the speed peer on the same weights: natively (tests/bench/llama_cpp_speed.mjs)
+//     and in WebAssembly, @wllama/wllama in headless Chromium (tests/bench/wllama.mjs), each
+//     runnable alone.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -42,6 +45,8 @@ import { addedTokensBench } from './added_tokens.mjs';
 import { minimind3Folders } from './minimind3_files.mjs';
 import { blasLabel, cpuFlags, torchEnv } from './blas.mjs';
 import { llamaCppBench, llamaCppMarkdown, llamaCppTarget } from './llama_cpp.mjs';
+import { llamaCppSpeedBench, llamaCppSpeedMarkdown, llamaCppSpeedTargets } from './llama_cpp_speed.mjs';
+import { wllamaBench, wllamaMarkdown, wllamaTargets } from './wllama.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 import { ROUNDS, median, showRatio, spread } from './stats.mjs';
 import { TARGET_MS as TRAIN_INPUT_MS, showTrainInput, trainInputRun } from './train_input.mjs';
@@ -258,6 +263,10 @@ const processMs = (program, args, options) => {
   return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
 };
 
+// Why run.c is not measured when LLAMA2C_RUN_C is unset: the bench may fetch llama2.c but not
+// ship it, and the only registries it reaches (Debian's, npm) hold no llama2.c.
+const RUN_C_MISSING = 'run.c not measured: llama2.c is in neither package registry the bench reaches (Debian, npm) and is not shipped here; stories260K (4 KV heads of 8, tok512.bin by -z) needs a run.c of August 2023 or later: set LLAMA2C_RUN_C to its path';
+
 // stories260K, greedy from BOS, 250 tokens, against llama2.c's own run.c (not shipped here: built
 // -Ofast -march=native when LLAMA2C_RUN_C names its source, run with OMP_NUM_THREADS=1): ROUNDS
 // rounds of `attnlab generate` then run.c, each process timed whole with a nanosecond clock
@@ -266,7 +275,7 @@ const processMs = (program, args, options) => {
 function storiesRounds() {
   const src = process.env.LLAMA2C_RUN_C;
   let bin = null, note = null;
-  if (!src) note = 'run.c not measured: set LLAMA2C_RUN_C to the path of llama2.c\'s run.c';
+  if (!src) note = RUN_C_MISSING;
   else {
     bin = join(OUT, 'llama2c_run');
     const cc = spawnSync('cc', ['-Ofast', '-march=native', '-o', bin, src, '-lm'], { encoding: 'utf8' });
@@ -572,6 +581,8 @@ async function main() {
   const peers = await peersBench(core, { quick });
   console.error('GGUF through llama.cpp…');
   const llamaCpp = await llamaCppBench();
+  console.error('llama.cpp as the speed peer…');
+  const llamaSpeed = await llamaCppSpeedBench({ quick });
   console.error('decode curve…');
   const curve = [64, 128, 256, 512, 1024, 2048].map((at) => {
     const r = nativeBench({ ...SIZES['minimind-3'], seq: 0, decode_at: at, repeats: quick ? 3 : 7 });
@@ -599,6 +610,8 @@ async function main() {
   const trainInput = await trainInputRun({ quick });
   console.error('page…');
   const page = await pageTimings();
+  console.error('wllama in headless Chromium…');
+  const wllama = await wllamaBench({ quick });
   const size = (p) => statSync(join(ROOT, p)).size;
   // The page's payload: index.html, everything it links (scripts, styles) and the .wasm it fetches.
   const html = readFileSync(join(ROOT, 'web', 'index.html'), 'utf8');
@@ -636,7 +649,7 @@ async function main() {
     ['WASM ≥ 0.5× native (median over MiniMind cases)', wasmRatio, (v) => v >= 0.5, (v) => `${fmt(v)}×`],
     ['page repaint ≤ 16 ms after a change at seq 64 (median)', pageSummary[64].median_ms, (v) => v <= 16, (v) => `${fmt(v)} ms`],
     ['page repaint ≤ 100 ms after a change at seq 512 (median)', pageSummary[512].median_ms, (v) => v <= 100, (v) => `${fmt(v)} ms`],
-    ['stories260K greedy 250 tokens ≥ 1.25× llama2.c run.c (each process timed whole)', stories.vs_run_c && stories.vs_run_c.median, (v) => v >= 1.25, () => showRatio(stories.vs_run_c, fmt)],
+    ['stories260K greedy 250 tokens ≥ 1.5× llama2.c run.c (each process timed whole)', stories.vs_run_c && stories.vs_run_c.median, (v) => v >= 1.5, () => showRatio(stories.vs_run_c, fmt)],
     ['stories260K in WebAssembly (Node, charts off) ≥ 5,000 generated tokens/s', stories.wasm_tokens_per_s, (v) => v >= 5000, (v) => `${fmt(v)} tokens/s`],
     ['MiniMind-3 model decode ≥ 3× PyTorch (tokens/s)', mm3model.ratio.decode && mm3model.ratio.decode.median, (v) => v >= 3, () => showRatio(mm3model.ratio.decode, fmt)],
     ['MiniMind-3 model decode within 2× of the memory-bandwidth bound', mm3model.ratio.bound_over_decode.median, (v) => v <= 2, (v) => `bound / measured ${fmt(v)} (${fmt(mm3model.ratio.bound_over_decode.min)}–${fmt(mm3model.ratio.bound_over_decode.max)})`],
@@ -673,10 +686,12 @@ async function main() {
     ['WebAssembly GEMM ≥ 80% of the measured SIMD128 ceiling (MiniMind-3 prefill shapes, median)', simd.fraction, (v) => v >= 0.8, (v) => `${fmt(100 * v)}% (${fmt(median(simd.gemm.map((g) => g.gflops)))} of ${fmt(simd.peak_gflops)} GFLOP/s)`],
     ...peersTargets(peers, fmt),
     llamaCppTarget(llamaCpp),
+    ...llamaCppSpeedTargets(llamaSpeed, fmt),
+    ...wllamaTargets(wllama, fmt),
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, minimind3_files: weights, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, minimind3_files: weights, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, llama_cpp_speed: llamaSpeed, wllama, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -729,6 +744,8 @@ async function main() {
   md.push('');
   md.push(...peersMarkdown(peers, fmt));
   md.push(...llamaCppMarkdown(llamaCpp, fmt));
+  md.push(...llamaCppSpeedMarkdown(llamaSpeed, fmt));
+  md.push(...wllamaMarkdown(wllama, fmt));
   // What 3× a peer asks of the MiniMind-3 layer: its FLOPs (the native row's GFLOP/s × ms) in a
   // third of the peer's time, against the ceiling measured above.
   const needs = (peers.rows || []).filter((r) => /^minimind-3/.test(r.case) && r.peer_ms && /^onnxruntime-web/.test(r.engine)).map((r) => {
