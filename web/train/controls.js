@@ -145,7 +145,7 @@
     for (const b of buttons) {
       const l = Number(b.dataset.layer), h = Number(b.dataset.head), off = V().isOff(l, h);
       b.setAttribute('aria-pressed', String(off));
-      b.setAttribute('aria-label', t.trainAblateHeadLabel(l, h, off));
+      b.title = t.trainAblateHeadLabel(l, h, off); // the state is aria-pressed's; the name stays the text shown
     }
   }
 

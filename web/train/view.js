@@ -176,19 +176,21 @@
       xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'), lang: P.state.lang,
     }, $('tip-roles-grid'));
     grid.plugins.push(HEADS_OFF);
-    grid.options.plugins.headsOff = { heads: view.ablation.map((p) => [...p]), text: t.trainAblateGridOff };
+    grid.options.plugins.headsOff = { heads: view.ablation.map((p) => [...p]), text: t.trainAblateGridOff,
+      values: view.ablation.map(([l, h]) => (last ? values[l * Hn + h].toFixed(2) : '')) }; // as the cells write them
     draw('chart-roles-grid', grid);
   }
 
-  // The heads switched off, greyed over the grid's cells with a word on them; what was drawn is
-  // kept on the canvas (canvas.headsOffDrawn: [[layer, head], ...]) for whoever checks it.
-  const OFF_GREY = 'rgba(96, 96, 96, 0.85)';
+  // The heads switched off, their cells painted grey with the word and the score on them; what
+  // was drawn is kept on the canvas (canvas.headsOffDrawn: [[layer, head], ...]) for whoever
+  // checks it.
+  const OFF_GREY = '#5f5f5f';
   const HEADS_OFF = {
     id: 'headsOff',
     afterDraw(chart, _args, opts) {
       const heads = (opts && opts.heads) || [], { x, y } = chart.scales, ctx = chart.ctx;
       ctx.save();
-      for (const [l, h] of heads) {
+      heads.forEach(([l, h], i) => {
         const x0 = x.getPixelForValue(h - 0.5), x1 = x.getPixelForValue(h + 0.5);
         const y0 = y.getPixelForValue(l - 0.5), y1 = y.getPixelForValue(l + 0.5);
         const left = Math.min(x0, x1), top = Math.min(y0, y1), w = Math.abs(x1 - x0), hgt = Math.abs(y1 - y0);
@@ -198,8 +200,13 @@
         ctx.font = 'bold 14px sans-serif';
         ctx.textAlign = 'center';
         ctx.textBaseline = 'middle';
-        ctx.fillText(opts.text, left + w / 2, top + hgt / 2);
-      }
+        const small = Math.min(12, hgt / 4);
+        ctx.fillText(opts.text, left + w / 2, top + hgt / 2 - (opts.values[i] ? small : 0));
+        if (opts.values[i]) {
+          ctx.font = `${small}px sans-serif`;
+          ctx.fillText(opts.values[i], left + w / 2, top + hgt / 2 + small);
+        }
+      });
       ctx.restore();
       chart.canvas.headsOffDrawn = heads;
     },
