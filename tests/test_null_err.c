@@ -710,8 +710,9 @@ static void test_trainer(void) {
 
 /* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
 
-/* The Train tab's lab on a tokenizer trained here: a refused shape, then a run, a refused head
- * and file, one that is there. */
+/* The Train tab's lab on a tokenizer trained here: a refused shape, then a run; a refused head
+ * (its pattern, its ablation), the probe's losses in too little room and a refused file, then
+ * one of each that is there. */
 static void test_train_lab(void) {
     char *tj = NULL;
     size_t tj_len = 0;
@@ -733,6 +734,12 @@ static void test_train_lab(void) {
     uint8_t piece[8];
     CHECK(al_train_lab_piece(lab, -1, piece, 8, NULL) == -1 && al_train_lab_piece(lab, 97, piece, 8, NULL) == 1,
           "piece");
+    const int32_t bad_head[2] = {0, 2}, head[2] = {1, 0};
+    float probe[AL_PROBE_COLUMNS];
+    EXPECT(al_train_lab_set_ablation(lab, bad_head, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_set_ablation(lab, head, 1, NULL), AL_OK);
+    EXPECT(al_train_lab_probe_loss(lab, probe, AL_PROBE_COLUMNS - 1, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_train_lab_probe_loss(lab, probe, AL_PROBE_COLUMNS, NULL), AL_OK);
     uint8_t *file = NULL;
     size_t file_len = 0;
     EXPECT(al_train_lab_file(lab, (al_train_lab_file_kind)9, &file, &file_len, NULL), AL_ERR_ARG);

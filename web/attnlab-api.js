@@ -1056,6 +1056,34 @@
     }
     // al_train_lab_piece: the bytes an id stands for
     piece(id) { return this.array('al_train_lab_piece', 'out', { id }, 'u8'); }
+    // al_train_lab_set_ablation: heads [[layer, head], ...] switched off in the probe's
+    // evaluation (training never sees it; [] for none); the probe's losses measured again
+    setAblation(heads) {
+      if (!Array.isArray(heads)) throw new AttnLabError('the heads to switch off must be an array of [layer, head]', ARG_ERROR);
+      const flat = [];
+      for (const pair of heads) {
+        if (!Array.isArray(pair) || pair.length !== 2) throw new AttnLabError('each head to switch off is [layer, head]', ARG_ERROR);
+        checkInt('layer', pair[0], 0, this.hparams.n_layers - 1);
+        checkInt('head', pair[1], 0, this.hparams.n_heads - 1);
+        flat.push(pair[0], pair[1]);
+      }
+      const c = this.core;
+      c.withAllocs([4 * Math.max(1, flat.length)], (p) => c.withError((err) => {
+        c.m.HEAP32.set(flat, p >> 2);
+        c.throwIf(c.fn.al_train_lab_set_ablation(this.live(), p, heads.length, err), err);
+      }));
+    }
+    // al_train_lab_ablation: the heads off, [[layer, head], ...] layer by layer
+    ablation() {
+      const flat = this.array('al_train_lab_ablation', 'heads', {}, 'i32');
+      return Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
+    }
+    // al_train_lab_probe_loss: {step, first_half, repeated_half, first_half_off, repeated_half_off}
+    probeLoss() {
+      const v = this.array('al_train_lab_probe_loss', 'out', {}, 'f32');
+      const names = enumNames(this.core.abi.enums.train_probe_column).filter((n) => n !== 'count');
+      return Object.fromEntries(names.map((n, i) => [n, v[i]]));
+    }
     // al_train_lab_file: 'config' | 'model' | 'tokenizer' → bytes
     file(which) {
       const kind = this.core.abi.enums.train_lab_file_kind[which];
