@@ -17,7 +17,8 @@ servedBrowser((b, url) => { browser = b; served = url; });
 // Every chart of the page exists and the checks table is filled: what axe sees is the page
 // a reader sees, not one still loading.
 const CHARTS = ['chart-mask', 'chart-rope', 'chart-rope-pair', 'chart-rope-rel', 'chart-attn', 'chart-kv', 'chart-kv-flops',
-  'chart-ffn-curves', 'chart-ffn-router', 'chart-ffn-renorm', 'chart-ffn-load', 'chart-block-stream', 'chart-block-labels'];
+  'chart-ffn-curves', 'chart-ffn-router', 'chart-ffn-renorm', 'chart-ffn-load', 'chart-block-stream', 'chart-block-labels',
+  'chart-gen-greedy', 'chart-gen-temps', 'chart-gen-topk', 'chart-gen-topp', 'chart-gen-penalty', 'chart-gen-draws', 'chart-gen-eos'];
 function chartsDrawn(page) {
   return page.waitForFunction((ids) => ids.every((id) => window.Chart.getChart(document.getElementById(id))) &&
     document.querySelectorAll('#verify tbody tr').length > 0, CHARTS);

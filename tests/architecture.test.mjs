@@ -49,7 +49,10 @@ const CLI_SYSTEM_HEADERS = new Set([...CORE_SYSTEM_HEADERS, 'stdio.h', 'errno.h'
 
 // One file past those: the ABI's al_heap_in_use reads the WebAssembly allocator's mallinfo
 // (<malloc.h>, in the wasm build only) so that the binding's leak checks need no struct offsets.
-const FILE_SYSTEM_HEADERS = { 'app/abi.c': new Set(['malloc.h']) };
+// And the kernels' thread pool, C11's <threads.h> (in glibc's libc since 2.34: no library beyond
+// libc): the threads a model's GEMMs are split over (kernels/pool.c, which the WebAssembly build
+// compiles without it, one thread).
+const FILE_SYSTEM_HEADERS = { 'app/abi.c': new Set(['malloc.h']), 'kernels/pool.c': new Set(['threads.h']) };
 
 function sourceFiles() {
   const files = [];

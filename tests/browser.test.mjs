@@ -191,7 +191,7 @@ for (const [i, hash] of HOSTILE.entries()) {
   });
 }
 
-// The page's largest settings, from its own limits (web/state.js), must be ones it can serve:
+// The page's largest settings, from its own limits (web/ui/state.js), must be ones it can serve:
 // every decode step run to the last token, a Step that adds its row, language switches that
 // take, Pause that stops the run. (How long each takes is the bench's: tests/bench/run.mjs.)
 test('at its largest settings the page loads every step, steps, switches language and pauses', async () => {

@@ -1,4 +1,4 @@
-// generate.test.mjs — one generation loop: the page's model lab (web/attnlab-api.js on
+// generate.test.mjs — one generation loop: the page's model lab (web/core/attnlab-api.js on
 // web/gen/attnlab.wasm, as the model view drives it) gives `attnlab generate`'s tokens and text on
 // both shipped models, stories260K (llama2.c: BOS first, stops at BOS) and minimind-fortunes
 // (MiniMind: stops at eos): greedy and sampled, runs that end at the stop token, the same runs

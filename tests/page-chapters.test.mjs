@@ -1,7 +1,7 @@
-// page-chapters.test.mjs — chapters 04 and 05 on the page against the command line, in the
+// page-chapters.test.mjs — chapters 04, 05 and 10 on the page against the command line, in the
 // browser, by what the page shows:
-//   the walkthrough's examples of 04 and 05, their titles and what each prints, make up exactly
-//     what `attnlab demo mlp-moe|block --seed S --lang L` prints (the command the walkthrough
+//   the walkthrough's examples of 04, 05 and 10, their titles and what each prints, make up
+//     exactly what `attnlab demo mlp-moe|block|generation --seed S --lang L` prints (the command the walkthrough
 //     names) for the page's seed, in English and in Chinese, at the default seed and at one
 //     typed into the Seed field;
 //   the charts of the FFN and MoE and the block panels hold the numbers those examples print
@@ -9,10 +9,14 @@
 //     and each token's top-2 (the outlined cells), the renormalised weights, each expert's load
 //     and mean probability and the balancing loss, the stream's norm before and after 6 pre-norm
 //     and post-norm blocks, the tokens, their shifted labels (the ignored ones named) and the
-//     loss;
+//     loss; the sampler panel's charts hold what chapter 10 prints: the softmax and its greedy
+//     choice, the three temperatures' distributions with their entropies, top-k's kept ids and
+//     renormalised probabilities, top-p's order, cumulative sum, mask and distribution, the
+//     logits before and after the penalty with the ids seen, each of the 8 draws' candidates,
+//     token and probability, and the batch's tokens and EOS flags at every step;
 //   every panel the core names (al_demo_panel) is in the layer view, every demo of the core is
 //     walked, and each chart's data-demo-example names an example of its own panel;
-//   every chart of the two panels has a title and labelled axes, served and from
+//   every chart of the three panels has a title and labelled axes, served and from
 //     dist/attnlab.html via file://, at 1440×900 and 390×844, with nothing scrolling sideways.
 // The walkthrough's screens themselves (each example's panel in view and alone outlined) are
 // tests/page-tour.test.mjs's.
@@ -28,7 +32,9 @@ let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
 
 const RULE = '='.repeat(70);
-const CHARTS = ['chart-ffn-curves', 'chart-ffn-router', 'chart-ffn-renorm', 'chart-ffn-load', 'chart-block-stream', 'chart-block-labels'];
+const GEN_BARS = ['chart-gen-greedy', 'chart-gen-temps', 'chart-gen-topk', 'chart-gen-topp', 'chart-gen-penalty'];
+const CHARTS = ['chart-ffn-curves', 'chart-ffn-router', 'chart-ffn-renorm', 'chart-ffn-load', 'chart-block-stream', 'chart-block-labels',
+  ...GEN_BARS, 'chart-gen-draws', 'chart-gen-eos'];
 
 // Every example of the walkthrough, from the first to the last by its Next button: its
 // chapter, title, the numbers it shows and the command it names.
@@ -89,9 +95,9 @@ function list(out, label) {
 // v is `printed`, written with `decimals` decimals (half a unit of the last digit either way).
 const near = (v, printed, decimals) => Math.abs(v - printed) <= 0.5 * 10 ** -decimals + 1e-9;
 
-// The data the two panels' charts hold now, read from Chart.js.
+// The data the three panels' charts hold now, read from Chart.js.
 function chartData(page) {
-  return page.evaluate(() => {
+  return page.evaluate((bars) => {
     const chart = (id) => window.Chart.getChart(document.getElementById(id));
     const cells = (id) => {
       const m = chart(id).options.plugins.matrixImage;
@@ -102,8 +108,77 @@ function chartData(page) {
       curves: sets('chart-ffn-curves'), router: cells('chart-ffn-router'), renorm: cells('chart-ffn-renorm'),
       load: sets('chart-ffn-load'), loadTitle: chart('chart-ffn-load').options.plugins.title.text,
       stream: sets('chart-block-stream'), labels: chart('chart-block-labels').data.labels, losses: sets('chart-block-labels'),
+      gen: Object.fromEntries(bars.map((id) => [id, { labels: chart(id).data.labels, sets: sets(id), names: chart(id).data.datasets.map((d) => d.label) }])),
+      draws: cells('chart-gen-draws'),
+      // the EOS chart: its flags, the token written in each cell, its columns (the steps run)
+      eos: (() => {
+        const m = chart('chart-gen-eos').options.plugins.matrixImage, c = m.image.cells;
+        return { finished: Array.from(c.values), tokens: Array.from(c.values, (v, i) => c.cellText(v, i)), cols: c.cols, rows: c.rows };
+      })(),
     };
+  }, GEN_BARS);
+}
+
+// What is wrong with the sampler panel's charts against what `attnlab demo generation --lang en`
+// prints.
+function generationWrongs(d, gen) {
+  const bad = [];
+  const expect = (ok, what) => { if (!ok) bad.push(what); };
+  const ex = (n) => gen.slice(gen.indexOf(`Example ${n}:`), n < 7 ? gen.indexOf(`Example ${n + 1}:`) : undefined);
+  const idOf = (label) => Number(/#(\d+)$/.exec(label)[1]);
+  const all = (a, b, decimals) => a.length === b.length && a.every((v, i) => near(v, b[i], decimals));
+  // 1: the softmax by id, the greedy token marked
+  const g = d.gen['chart-gen-greedy'];
+  const greedy = Number(/Token chosen by greedy decoding: (\d+)/.exec(gen)[1]);
+  expect(all(g.sets[0], list(ex(1), 'Probabilities after softmax: '), 4), `greedy: ${g.sets[0]}`);
+  expect(g.labels.filter((l) => l.startsWith('▶')).join() === `▶ #${greedy}`, `greedy: marked ${g.labels.filter((l) => l.startsWith('▶'))}, printed ${greedy}`);
+  // 2: each temperature's distribution, its entropy in its name
+  const temps = d.gen['chart-gen-temps'];
+  ['0.5', '1.0', '2.0'].forEach((T, k) => {
+    const part = ex(2).slice(ex(2).indexOf(`temperature=${T}:`));
+    const entropy = /entropy: (\S+)/.exec(part)[1];
+    expect(all(temps.sets[k], list(part, 'probabilities: '), 4), `T ${T}: ${temps.sets[k]}`);
+    expect(temps.names[k].endsWith(`entropy ${entropy}`) && temps.names[k].startsWith(`T = ${Number(T)} `), `T ${T}: named "${temps.names[k]}", entropy printed ${entropy}`);
   });
+  // 3: the raw softmax, the ids top-k keeps (not crossed out) and their renormalised probabilities
+  const k = d.gen['chart-gen-topk'];
+  const top = list(ex(3), 'Top-5 token ids: ').sort((a, b) => a - b), renorm = list(ex(3), 'Top-5 probabilities after renormalization: ');
+  const keptK = k.labels.filter((l) => !l.startsWith('✕')).map(idOf);
+  expect(all(k.sets[0], list(ex(3), 'Raw probabilities (12 tokens): '), 4), `top-k raw: ${k.sets[0]}`);
+  expect(keptK.join() === top.join(), `top-k: kept ${keptK}, printed ${top}`);
+  expect(all(k.sets[1].filter((_, id) => top.includes(id)), renorm, 4) && k.sets[1].every((v, id) => top.includes(id) || v === 0), `top-k: ${k.sets[1]}, printed ${renorm}`);
+  // 4: most likely first, the cumulative line, the mask, top-p's distribution
+  const p = d.gen['chart-gen-topp'];
+  const order = list(ex(4), 'token ids, sorted: '), after = list(ex(4), 'probabilities after Top-P (in the original order): ');
+  const mask = /mask \(True = removed\): \[([^\]]*)\]/.exec(ex(4))[1].split(', ').map((b) => b === 'True');
+  expect(p.labels.map(idOf).join() === order.join(), `top-p: order ${p.labels}, printed ${order}`);
+  expect(all(p.sets[2], list(ex(4), 'cumulative:   '), 4), `top-p: cumulative ${p.sets[2]}`);
+  expect(p.labels.every((l, i) => l.startsWith('✕') === mask[i]), `top-p: crossed out ${p.labels}, mask printed ${mask}`);
+  expect(all(p.sets[1], order.map((id) => after[id]), 4), `top-p: ${p.sets[1]}, printed ${after}`);
+  // 5: the logits before and after the penalty, the ids seen marked
+  const pen = d.gen['chart-gen-penalty'];
+  const seen = list(ex(5), 'Tokens seen so far: ');
+  expect(all(pen.sets[0], list(ex(5), 'Raw logits: '), 3) && all(pen.sets[1], list(ex(5), 'Logits after the penalty: '), 3), `penalty: ${pen.sets[0]} / ${pen.sets[1]}`);
+  expect(pen.labels.filter((l) => l.startsWith('●')).map(idOf).join() === seen.join(), `penalty: marked ${pen.labels}, seen ${seen}`);
+  // 6: each step's candidates, its token (outlined) and its probability
+  for (let s = 0; s < 8; s++) {
+    const [, n, token, prob] = new RegExp(`step ${s + 1}: candidates=(\\d+), token chosen=(\\d+), its probability=(\\S+)`).exec(ex(6)).map(Number);
+    const row = d.draws.values.slice(s * 12, s * 12 + 12);
+    expect(row.filter((v) => v > 0).length === n && d.draws.outlined.includes(s * 12 + token) && near(row[token], prob, 4),
+      `draw ${s + 1}: ${row}, outlined ${d.draws.outlined}; printed ${n} candidates, token ${token}, p ${prob}`);
+  }
+  expect(d.draws.outlined.length === 8, `draws: ${d.draws.outlined.length} cells outlined`);
+  // 7: every step's tokens and flags, and no step more
+  const steps = [...ex(7).matchAll(/step (\d+): next_tokens=\[([^\]]*)\], finished=\[([^\]]*)\]/g)];
+  expect(d.eos.rows === 3 && d.eos.cols === steps.length, `EOS: ${d.eos.rows} × ${d.eos.cols}, ${steps.length} steps printed`);
+  for (const [, step, tokens, flags] of steps) {
+    const col = Number(step) - 1;
+    tokens.split(', ').forEach((tok, b) => {
+      const i = b * d.eos.cols + col;
+      expect(d.eos.tokens[i] === tok && d.eos.finished[i] === (flags.split(', ')[b] === 'True' ? 1 : 0), `EOS: sequence ${b} step ${step}: ${d.eos.tokens[i]} ${d.eos.finished[i]}, printed ${tok} ${flags}`);
+    });
+  }
+  return bad;
 }
 
 // What is wrong with the charts' numbers against what the English commands print.
@@ -168,7 +243,7 @@ async function typeSeed(page, seed) {
   await page.waitForFunction((s) => document.getElementById('walk-command').textContent.includes(`--seed ${s} `), seed, { timeout: 30000 });
 }
 
-test('served page: the walkthrough of chapters 04 and 05 is what the command line prints, and the charts hold its numbers, at two seeds and in both languages', async () => {
+test('served page: the walkthrough of chapters 04, 05 and 10 is what the command line prints, and the charts hold its numbers, at two seeds and in both languages', async () => {
   const { page, problems } = await openPage(browser.context, `${served}#tab=layer&lang=en`, SIZES.desktop);
   await showLayerLab(page);
   const bad = [];
@@ -177,11 +252,12 @@ test('served page: the walkthrough of chapters 04 and 05 is what the command lin
     for (const lang of ['en', 'zh']) {
       await switchLanguage(page, lang);
       const steps = await walkSteps(page);
-      for (const chapter of ['04', '05']) bad.push(...chapterWrongs(steps, chapter).map((w) => `seed ${seed}, ${lang}: ${w}`));
+      for (const chapter of ['04', '05', '10']) bad.push(...chapterWrongs(steps, chapter).map((w) => `seed ${seed}, ${lang}: ${w}`));
       if (lang === 'en') {
         const d = await chartData(page);
         const moe = cli(`attnlab demo mlp-moe --seed ${seed} --lang en`), block = cli(`attnlab demo block --seed ${seed} --lang en`);
         bad.push(...numberWrongs(d, moe, block).map((w) => `seed ${seed}: ${w}`));
+        bad.push(...generationWrongs(d, cli(`attnlab demo generation --seed ${seed} --lang en`)).map((w) => `seed ${seed}: ${w}`));
       }
     }
   }
@@ -209,7 +285,7 @@ test('served page: every panel the core names is in the layer view, every demo o
   });
   assert.deepEqual(found.panels.filter(([, n]) => n !== 1), [], 'panels of the core without exactly one element in the layer view');
   assert.deepEqual(found.charts.filter(([, want, got]) => want !== got), [], 'charts in a panel their example does not belong to');
-  assert.equal(found.charts.length, 6);
+  assert.equal(found.charts.length, 13);
   const steps = await walkSteps(page);
   assert.equal(steps.length, found.examples, `${steps.length} examples walked, the core's ${found.demos.join(', ')} have ${found.examples}`);
   assert.deepEqual(problems, []);
@@ -222,7 +298,7 @@ const PAGES = [
 ];
 for (const [name, base] of PAGES) {
   for (const viewport of Object.values(SIZES)) {
-    test(`${name}, ${viewport.width}×${viewport.height}: the charts of chapters 04 and 05 have titles and labelled axes, inside their panels, nothing scrolling sideways`, async () => {
+    test(`${name}, ${viewport.width}×${viewport.height}: the charts of chapters 04, 05 and 10 have titles and labelled axes, inside their panels, nothing scrolling sideways`, async () => {
       const { page, problems } = await openPage(browser.context, `${base()}#tab=layer&lang=en`, viewport);
       await showLayerLab(page);
       await page.waitForFunction((ids) => ids.every((id) => window.Chart.getChart(document.getElementById(id))), CHARTS);

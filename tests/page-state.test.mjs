@@ -1,5 +1,5 @@
-// page-state.test.mjs — the page's state from a URL hash (web/state.js) and the words for its
-// corrections (web/i18n.js): a value clamped to a field's range records which limit it met,
+// page-state.test.mjs — the page's state from a URL hash (web/ui/state.js) and the words for its
+// corrections (web/ui/i18n.js): a value clamped to a field's range records which limit it met,
 // and the message says "lower" for the minimum and "upper" for the maximum, in both languages;
 // the rules the core decides (coreRelations) through the WebAssembly core.
 import { test } from 'node:test';

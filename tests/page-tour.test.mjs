@@ -6,7 +6,7 @@
 //     above the tour's card; the card is in the window and says the step's text; nothing
 //     scrolls sideways; Back goes back, Enter on Next goes on, Esc closes and gives the focus
 //     back to "Start here";
-//   the walkthrough: each example of chapters 02 to 05 is titled by its chapter and number
+//   the walkthrough: each example of chapters 02 to 05 and 10 is titled by its chapter and number
 //     ("02 · 1/3 · …"), names its chapter and script, says what to notice, outlines only the
 //     panel it is about (none for the embedding and RMSNorm, which no chart draws) and brings it
 //     into view with its note (and the chart that draws the example, where one does, whole in
@@ -50,11 +50,16 @@ const WALK = [
   ['05 · 1/7', 'block-panel'], ['05 · 2/7', 'block-panel', 'chart-block-stream'], ['05 · 3/7', 'block-panel'],
   ['05 · 4/7', 'block-panel'], ['05 · 5/7', 'block-panel'], ['05 · 6/7', 'block-panel', 'chart-block-labels'],
   ['05 · 7/7', 'block-panel'],
+  ['10 · 1/7', 'sampler-panel', 'chart-gen-greedy'], ['10 · 2/7', 'sampler-panel', 'chart-gen-temps'],
+  ['10 · 3/7', 'sampler-panel', 'chart-gen-topk'], ['10 · 4/7', 'sampler-panel', 'chart-gen-topp'],
+  ['10 · 5/7', 'sampler-panel', 'chart-gen-penalty'], ['10 · 6/7', 'sampler-panel', 'chart-gen-draws'],
+  ['10 · 7/7', 'sampler-panel', 'chart-gen-eos'],
 ];
 // Each chapter's demo (the ABI's name) and script.
 const CHAPTERS = {
   '02': ['basic', '02-basic-components-demo.py'], '03': ['attention', '03-attention-demo.py'],
   '04': ['mlp_moe', '04-mlp-moe-demo.py'], '05': ['block', '05-transformer-block-demo.py'],
+  '10': ['generation', '10-generation-demo.py'],
 };
 
 // What the window shows now: each view's computed display and box, the outlined panels, the
@@ -206,7 +211,7 @@ async function followWalkthrough(page, lang, shots) {
     if (info.sideways.length) bad.push(at(`listings that scroll sideways: ${info.sideways.join(', ')}`));
     if (shots) await shot(page, join(OUT, `${shots}-${lang}-${String(i + 1).padStart(2, '0')}.png`));
     // axe, with the note in a panel
-    if (['03 · 4/7', '04 · 3/7', '05 · 6/7'].includes(label)) bad.push(...(await audit(page)).map(at));
+    if (['03 · 4/7', '04 · 3/7', '05 · 6/7', '10 · 6/7'].includes(label)) bad.push(...(await audit(page)).map(at));
   }
   return bad;
 }
@@ -236,7 +241,7 @@ for (const [label, name, base] of PAGES) {
       await page.close();
     });
 
-    test(`${name}, ${viewport.width}×${viewport.height}: the walkthrough's examples (chapters 02 to 05) are titled by chapter and number, each brings its panel (and its chart) into view, outlined alone, and its listings wrap`, async () => {
+    test(`${name}, ${viewport.width}×${viewport.height}: the walkthrough's examples (chapters 02 to 05 and 10) are titled by chapter and number, each brings its panel (and its chart) into view, outlined alone, and its listings wrap`, async () => {
       mkdirSync(OUT, { recursive: true });
       const { page, problems } = await openPage(browser.context, `${base()}#tab=layer&lang=en`, viewport);
       const found = [];

@@ -8,7 +8,8 @@
  * the capacity checks and bad arguments. tests/demo-sections.test.mjs checks the code excerpts
  * against the scripts themselves.
  * Also the numbers the page's charts of chapters 04 and 05 draw (al_demo_ffn_curves,
- * al_demo_router, al_demo_expert_load, al_demo_block_stream, al_demo_shifted_labels) against
+ * al_demo_router, al_demo_expert_load, al_demo_block_stream, al_demo_shifted_labels) and of
+ * chapter 10 (al_demo_sampler_stages, al_demo_temperatures, al_demo_draws, al_demo_eos) against
  * what PyTorch printed for every seed of tests/fixtures/demo/: each value, rounded as the script
  * rounds it, is the printed one. */
 #include "attnlab.h"
@@ -154,6 +155,31 @@ static int read_list(const char *s, double *v, int n) {
     return i;
 }
 
+/* The fixture at path as a NUL-terminated string (free it), or NULL (and a failed check). */
+static char *read_text(const char *path) {
+    size_t size;
+    char *text = (char *)read_file(path, &size);
+    CHECK(text != NULL, "no fixture %s", path);
+    if (!text) return NULL;
+    text = realloc(text, size + 1);
+    text[size] = '\0';
+    return text;
+}
+
+/* Reads Python's list of booleans "[True, False, ...]" at s into v[n] (1 or 0); the count read. */
+static int read_bools(const char *s, int *v, int n) {
+    if (!s || *s != '[') return 0;
+    s++;
+    int i = 0;
+    for (; i < n; i++) {
+        if (!strncmp(s, "True", 4)) v[i] = 1, s += 4;
+        else if (!strncmp(s, "False", 5)) v[i] = 0, s += 5;
+        else break;
+        while (*s == ',' || *s == ' ') s++;
+    }
+    return i;
+}
+
 /* v written with `decimals` decimals (as Python's round or "%.Nf" prints it) reads as printed. */
 static int same(double v, int decimals, double printed) {
     char text[64];
@@ -166,11 +192,8 @@ static void check_ffn_figures(const char *seed_name, int64_t seed) {
     char path[128], what[64];
     snprintf(path, sizeof path, "tests/fixtures/demo/mlp-moe.zh.%s.txt", seed_name);
     snprintf(what, sizeof what, "mlp-moe seed %s", seed_name);
-    size_t size;
-    char *text = (char *)read_file(path, &size);
+    char *text = read_text(path);
     if (!text) return;
-    text = realloc(text, size + 1);
-    text[size] = '\0';
     al_error err = {0};
 
     /* Example 2: the curves at -3 .. 3 (7 points: the whole numbers) */
@@ -241,11 +264,8 @@ static void check_block_figures(const char *seed_name, int64_t seed) {
     char path[128], what[64];
     snprintf(path, sizeof path, "tests/fixtures/demo/block.zh.%s.txt", seed_name);
     snprintf(what, sizeof what, "block seed %s", seed_name);
-    size_t size;
-    char *text = (char *)read_file(path, &size);
+    char *text = read_text(path);
     if (!text) return;
-    text = realloc(text, size + 1);
-    text[size] = '\0';
     al_error err = {0};
 
     /* Example 2: the input's norm and the norms after 6 pre-norm and 6 post-norm blocks */
@@ -286,6 +306,153 @@ static void check_block_figures(const char *seed_name, int64_t seed) {
     free(text);
 }
 
+/* Chapter 10's charts against what the script printed: the stages, logits, order, cumulative
+ * sums and marks of examples 1, 3, 4 and 5, the three temperatures, the eight draws and the
+ * batch's tokens and EOS flags. */
+static void check_generation_figures(const char *seed_name, int64_t seed) {
+    enum { V = AL_DEMO_GEN_VOCAB, ROWS = AL_DEMO_GEN_STAGE_ROWS, T = AL_DEMO_GEN_TEMPS };
+    enum { RAW = 0, PENALISED = 2, TOP_K = 3, TOP_P = 4, LOGITS = 5, PENAL_LOGITS = 6, ORDER = 7, CUMSUM = 8, MARK = 9 };
+    char path[128], what[64];
+    snprintf(path, sizeof path, "tests/fixtures/demo/generation.zh.%s.txt", seed_name);
+    snprintf(what, sizeof what, "generation seed %s", seed_name);
+    char *text = read_text(path);
+    if (!text) return;
+    al_error err = {0};
+    float st[4][ROWS * V];
+    const int examples[4] = {1, 3, 4, 5};
+    for (int e = 0; e < 4; e++)
+        CHECK(al_demo_sampler_stages(seed, examples[e], st[e], ROWS * V, &err) == AL_OK, "%s: stages of example %d: %s",
+              what, examples[e], err.msg);
+    const char *ex[8];
+    for (int e = 0; e < 7; e++) {
+        char label[32];
+        snprintf(label, sizeof label, "示例 %d", e + 1);
+        ex[e] = after(text, label, what);
+    }
+    if (!ex[0] || !ex[1] || !ex[2] || !ex[3] || !ex[4] || !ex[5] || !ex[6]) goto done;
+    double v[V], w[V];
+
+    /* Example 1: the logits (3 decimals), softmax (4), the greedy token marked */
+    CHECK(read_list(after(ex[0], "logits: ", what), v, V) == V && read_list(after(ex[0], "softmax 后概率: ", what), w, V) == V,
+          "%s: example 1's lists", what);
+    const char *greedy_at = after(ex[0], "贪心解码选择的 token: ", what);
+    const int greedy = greedy_at ? atoi(greedy_at) : -1;
+    for (int i = 0; i < V; i++)
+        CHECK(same(st[0][LOGITS * V + i], 3, v[i]) && same(st[0][RAW * V + i], 4, w[i]) &&
+              st[0][MARK * V + i] == (i == greedy), "%s: example 1, id %d: logit %.6f p %.6f mark %g, printed %g %g greedy %d",
+              what, i, st[0][LOGITS * V + i], st[0][RAW * V + i], st[0][MARK * V + i], v[i], w[i], greedy);
+
+    /* Example 2: each temperature's probabilities, highest probability and entropy (4) */
+    float temps[T * 4 * V];
+    CHECK(al_demo_temperatures(seed, temps, T * 4 * V, &err) == AL_OK, "%s: temperatures: %s", what, err.msg);
+    static const char *const NAMES[T] = {"temperature=0.5:", "temperature=1.0:", "temperature=2.0:"};
+    static const double TS[T] = {0.5, 1.0, 2.0};
+    for (int k = 0; k < T; k++) {
+        const char *at = after(ex[1], NAMES[k], what);
+        const char *top_at = after(at, "最高概率: ", what), *h_at = after(at, "熵: ", what);
+        CHECK(read_list(after(at, "概率: ", what), v, V) == V && top_at && h_at, "%s: temperature %g's lines", what, TS[k]);
+        if (!top_at || !h_at) continue;
+        const float *row = temps + k * 4 * V;
+        for (int i = 0; i < V; i++)
+            CHECK(same(row[i], 4, v[i]) && row[V + i] == (float)TS[k] && same(row[2 * V + i], 4, strtod(top_at, NULL)) &&
+                  same(row[3 * V + i], 4, strtod(h_at, NULL)), "%s: T %g id %d: p %.6f T %g top %.6f entropy %.6f, printed %g %s %s",
+                  what, TS[k], i, row[i], row[V + i], row[2 * V + i], row[3 * V + i], v[i], top_at, h_at);
+    }
+
+    /* Example 3: the top-5 ids kept, their renormalised probabilities in id order (4) */
+    double ids[V];
+    CHECK(read_list(after(ex[2], "Top-5 的 token 索引: ", what), ids, 5) == 5 &&
+          read_list(after(ex[2], "Top-5 重新归一化后概率: ", what), w, 5) == 5, "%s: example 3's lists", what);
+    for (int i = 0, kept = 0; i < V; i++) {
+        int in = 0;
+        for (int j = 0; j < 5; j++) in |= (int)ids[j] == i;
+        CHECK(st[1][MARK * V + i] == in && (st[1][TOP_K * V + i] > 0.0f) == in, "%s: example 3, id %d: mark %g p %g, in %d", what,
+              i, st[1][MARK * V + i], st[1][TOP_K * V + i], in);
+        if (in && kept < 5) CHECK(same(st[1][TOP_K * V + i], 4, w[kept++]), "%s: example 3, id %d: %.6f", what, i, st[1][TOP_K * V + i]);
+    }
+
+    /* Example 4: the sorted ids, the cumulative sums, the mask, top-p's distribution (4) */
+    int mask[V];
+    double cum[V];
+    CHECK(read_list(after(ex[3], "排序后 token 索引: ", what), ids, V) == V && read_list(after(ex[3], "累计概率:   ", what), cum, V) == V &&
+          read_bools(after(ex[3], "屏蔽掩码（True=移除）: ", what), mask, V) == V &&
+          read_list(after(ex[3], "Top-P 采样后概率（原始顺序）: ", what), w, V) == V, "%s: example 4's lists", what);
+    for (int i = 0; i < V; i++)
+        CHECK(st[2][ORDER * V + i] == (float)ids[i] && same(st[2][CUMSUM * V + i], 4, cum[i]) &&
+              st[2][MARK * V + (int)ids[i]] == !mask[i] && same(st[2][TOP_P * V + i], 4, w[i]),
+              "%s: example 4, rank %d: id %g cum %.6f; id %d: mark %g top-p %.6f, printed %g %g %d %g", what, i,
+              st[2][ORDER * V + i], st[2][CUMSUM * V + i], i, st[2][MARK * V + i], st[2][TOP_P * V + i], ids[i], cum[i], mask[i], w[i]);
+
+    /* Example 5: the logits before and after the penalty (3), the seen ids, their
+     * probabilities before and after (4) */
+    CHECK(read_list(after(ex[4], "原始 logits: ", what), v, V) == V && read_list(after(ex[4], "惩罚后 logits: ", what), w, V) == V &&
+          read_list(after(ex[4], "已出现过的 token: ", what), ids, 3) == 3, "%s: example 5's lists", what);
+    for (int i = 0; i < V; i++) {
+        const int seen = i == (int)ids[0] || i == (int)ids[1] || i == (int)ids[2];
+        CHECK(same(st[3][LOGITS * V + i], 3, v[i]) && same(st[3][PENAL_LOGITS * V + i], 3, w[i]) && st[3][MARK * V + i] == seen,
+              "%s: example 5, id %d: logits %.6f → %.6f mark %g, printed %g → %g", what, i, st[3][LOGITS * V + i],
+              st[3][PENAL_LOGITS * V + i], st[3][MARK * V + i], v[i], w[i]);
+    }
+    const char *probs_at = after(ex[4], "惩罚前后已出现 token 的概率:\n", what);
+    for (int j = 0; j < 3 && probs_at; j++) {
+        char label[32];
+        snprintf(label, sizeof label, "token %d: ", (int)ids[j]);
+        const char *at = after(probs_at, label, what);
+        const char *arrow = at ? strstr(at, "→ ") : NULL;
+        if (!at || !arrow) continue;
+        const int id = (int)ids[j];
+        CHECK(same(st[3][RAW * V + id], 4, strtod(at, NULL)) && same(st[3][PENALISED * V + id], 4, strtod(arrow + strlen("→ "), NULL)),
+              "%s: example 5, token %d: %.6f → %.6f, printed %.20s", what, id, st[3][RAW * V + id], st[3][PENALISED * V + id], at);
+    }
+
+    /* Example 6: each step's candidates, token and its probability */
+    enum { S = AL_DEMO_GEN_DRAWS };
+    float draws[2 * S * V];
+    CHECK(al_demo_draws(seed, draws, 2 * S * V, &err) == AL_OK, "%s: draws: %s", what, err.msg);
+    for (int s = 0; s < S; s++) {
+        char label[32];
+        snprintf(label, sizeof label, "步骤 %d: ", s + 1);
+        int candidates = -1, token = -1;
+        double p = NAN;
+        const char *at = after(ex[5], label, what);
+        CHECK(at && sscanf(at, "候选数=%d, 选中 token=%d, 其概率=%lf", &candidates, &token, &p) == 3, "%s: step %d's line", what, s + 1);
+        int n = 0, marked = -1;
+        for (int i = 0; i < V; i++) {
+            n += draws[s * V + i] > 0.0f;
+            if (draws[S * V + s * V + i] == 1.0f) marked = marked < 0 ? i : V;
+        }
+        CHECK(n == candidates && marked == token && token >= 0 && token < V && same(draws[s * V + token], 4, p),
+              "%s: step %d: %d candidates, token %d, p %.6f; printed %d %d %g", what, s + 1, n, marked,
+              marked >= 0 && marked < V ? draws[s * V + marked] : NAN, candidates, token, p);
+    }
+
+    /* Example 7: the batch's tokens and flags at each step, -1 after the last */
+    enum { B = AL_DEMO_GEN_BATCH, N = AL_DEMO_GEN_MAX_NEW };
+    float eos[2 * B * N];
+    CHECK(al_demo_eos(seed, eos, 2 * B * N, &err) == AL_OK, "%s: eos: %s", what, err.msg);
+    for (int s = 0; s < N; s++) {
+        char label[48];
+        snprintf(label, sizeof label, "步骤 %d: next_tokens=", s + 1);
+        const char *at = strstr(ex[6], label);
+        double next[B];
+        int finished[B];
+        if (!at) { /* the loop had stopped */
+            for (int b = 0; b < B; b++)
+                CHECK(eos[b * N + s] == -1.0f && eos[B * N + b * N + s] == -1.0f, "%s: sequence %d at step %d not run: %g %g", what, b,
+                      s + 1, eos[b * N + s], eos[B * N + b * N + s]);
+            continue;
+        }
+        CHECK(read_list(at + strlen(label), next, B) == B && read_bools(after(at, "finished=", what), finished, B) == B,
+              "%s: step %d's lists", what, s + 1);
+        for (int b = 0; b < B; b++)
+            CHECK(eos[b * N + s] == (float)next[b] && eos[B * N + b * N + s] == (float)finished[b],
+                  "%s: sequence %d at step %d: token %g finished %g, printed %g %d", what, b, s + 1, eos[b * N + s],
+                  eos[B * N + b * N + s], next[b], finished[b]);
+    }
+done:
+    free(text);
+}
+
 /* Bad arguments to the charts' functions: a refused count, no buffer, too small a buffer. */
 static void check_figure_refusals(void) {
     al_error err = {0};
@@ -299,6 +466,12 @@ static void check_figure_refusals(void) {
     CHECK(al_demo_block_stream(-1, NULL, 14, &err) == AL_ERR_ARG, "stream: NULL accepted");
     CHECK(al_demo_shifted_labels(-1, out, 24, &err) == AL_ERR_CAPACITY, "labels: a short buffer accepted");
     /* the curve's points run from -3 to 3 evenly, ends included */
+    CHECK(al_demo_sampler_stages(-1, 2, out, 40, &err) == AL_ERR_ARG && strstr(err.msg, "example 2"), "stages of example 2: %s",
+          err.msg);
+    CHECK(al_demo_sampler_stages(-1, 1, out, 40, &err) == AL_ERR_CAPACITY && strstr(err.msg, "120"), "stages: %s", err.msg);
+    CHECK(al_demo_temperatures(-1, NULL, 144, &err) == AL_ERR_ARG, "temperatures: NULL accepted");
+    CHECK(al_demo_draws(-1, out, 40, &err) == AL_ERR_CAPACITY, "draws: a short buffer accepted");
+    CHECK(al_demo_eos(-1, out, 40, &err) == AL_ERR_CAPACITY && strstr(err.msg, "48"), "eos: %s", err.msg);
     CHECK(al_demo_ffn_curves(out, 13, 39, &err) == AL_OK && out[0] == -3.0f && out[12] == 3.0f && out[6] == 0.0f &&
           out[1] == -2.5f, "curves of 13 points: %g %g %g %g", out[0], out[1], out[6], out[12]);
 }
@@ -314,6 +487,7 @@ int main(void) {
         const int64_t seed = strcmp(SEEDS[i], "default") ? strtoll(SEEDS[i], NULL, 10) : -1;
         check_ffn_figures(SEEDS[i], seed);
         check_block_figures(SEEDS[i], seed);
+        check_generation_figures(SEEDS[i], seed);
     }
     check_figure_refusals();
 

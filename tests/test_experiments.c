@@ -69,9 +69,11 @@ static void test_ablation(const uint8_t *bytes, size_t size) {
     int32_t block[2 * 8];
     for (int64_t h = 0; h < H; h++) block[2 * h] = 2, block[2 * h + 1] = (int32_t)h;
     CHECK(al_model_set_ablation(m, block, H, &err) == AL_OK, "ablate block 2: %s", err.msg);
-    int64_t numel = 0;
-    float *wo = al_model_param_for_write(zeroed, AL_MP_WO, 2, 0, &numel);
-    memset(wo, 0, (size_t)numel * sizeof(float));
+    const int64_t numel = al_model_read_param(zeroed, AL_MP_WO, 2, 0, NULL, 0);
+    float *wo = calloc((size_t)numel, sizeof(float));
+    CHECK(wo && al_model_set_param(zeroed, AL_MP_WO, 2, 0, wo, AL_WEIGHTS_F32, numel, &err) == AL_OK, "o_proj zeroed: %s",
+          err.msg);
+    free(wo);
     float *off = logits_of(m, PROMPT, N), *zero_wo = logits_of(zeroed, PROMPT, N);
     CHECK(memcmp(off, zero_wo, (size_t)(N * V) * sizeof(float)) == 0, "block 2 ablated is not its o_proj zeroed");
     /* The ablated model's own caches: token by token, the same logits. */
@@ -108,9 +110,11 @@ static void test_lens(al_model *m, const char *what) {
     CHECK(memcmp(lens + L * N * V, logits, (size_t)(N * V) * sizeof(float)) == 0, "%s: the lens' last row is not the logits", what);
     CHECK(al_model_len(m) == N, "%s: the lens leaves %lld tokens in the caches", what, (long long)al_model_len(m));
     /* Row 0: RMSNorm(embedding) · headᵀ, in double. */
-    const float *emb = al_model_get_param(m, AL_MP_EMBED, 0, 0, NULL);
+    float *emb = malloc((size_t)(V * E) * sizeof(float)), *head = malloc((size_t)(V * E) * sizeof(float));
     const float *w = al_model_get_param(m, AL_MP_FINAL_NORM, 0, 0, NULL);
-    const float *head = al_model_get_param(m, hp->tied ? AL_MP_EMBED : AL_MP_LM_HEAD, 0, 0, NULL);
+    CHECK(emb && head && al_model_read_param(m, AL_MP_EMBED, 0, 0, emb, V * E) == V * E &&
+              al_model_read_param(m, hp->tied ? AL_MP_EMBED : AL_MP_LM_HEAD, 0, 0, head, V * E) == V * E,
+          "%s: the embedding and the head read out", what);
     double worst = 0.0;
     for (int64_t s = 0; s < N; s += 7) {
         const float *x = emb + (int64_t)PROMPT[s] * E;
@@ -124,6 +128,7 @@ static void test_lens(al_model *m, const char *what) {
         }
     }
     CHECK(worst < 1e-4, "%s: the lens' first row is not the head on the embeddings (off by %g)", what, worst);
+    free(emb), free(head);
     int32_t *top = malloc((size_t)((L + 1) * N) * sizeof(int32_t));
     float *prob = malloc((size_t)((L + 1) * N) * sizeof(float));
     CHECK(al_model_logit_lens_top(m, PROMPT, N, top, prob, (L + 1) * N, &err) == AL_OK, "%s lens top: %s", what, err.msg);

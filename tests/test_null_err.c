@@ -159,8 +159,15 @@ static void test_io(void) {
     EXPECT(al_st_check_header(junk, sizeof junk, sizeof junk, NULL), AL_ERR_FORMAT);
     EXPECT(al_st_check_header(weights, 8, w_size, NULL), AL_ERR_ARG); /* the header is not all there */
     EXPECT(al_st_check_header(weights, (size_t)header_end, w_size, NULL), AL_OK);
+    EXPECT(al_st_parse_header(weights, 8, w_size, &st, NULL), AL_ERR_ARG);
+    EXPECT(al_st_parse_header(weights, (size_t)header_end, w_size, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_st_parse_header(weights, (size_t)header_end, w_size, &st, NULL), AL_OK);
+    EXPECT(al_st_check_values(st, "model.layers.0.self_attn.q_proj.weight", NULL, NULL), AL_ERR_ARG); /* no data */
+    al_st_free(st);
     EXPECT(al_st_parse(weights, w_size, &st, NULL), AL_OK);
     if (st) {
+        EXPECT(al_st_check_values(st, "q_proj.weight", NULL, NULL), AL_ERR_MISSING);
+        EXPECT(al_st_check_values(st, "model.layers.0.self_attn.q_proj.weight", NULL, NULL), AL_OK);
         float q[Q_DIM * HIDDEN];
         const char *q_name = "model.layers.0.self_attn.q_proj.weight";
         EXPECT(al_st_read_f32(st, NULL, q, Q_DIM * HIDDEN, NULL), AL_ERR_ARG);
@@ -404,6 +411,9 @@ static void test_pth(void) {
     EXPECT(al_model_load(pth, 7, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_FORMAT);
     EXPECT(al_model_load(pth, sizeof pth, AL_MODEL_FILE_SAFETENSORS, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);
     EXPECT(al_model_load(NULL, 0, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_ARG);
+    EXPECT(al_model_load_source(NULL, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_ARG);
+    EXPECT(al_model_from_llama2c_source(NULL, 0, 1, &lm, NULL), AL_ERR_ARG);
+    EXPECT(al_model_from_minimind_source("{}", 2, NULL, NULL, 0, 1, &lm, NULL), AL_ERR_ARG);
 
     static const float w[8] = {0};
     const al_st_entry e[5] = {
@@ -437,6 +447,15 @@ static void test_whole_model(void) {
     EXPECT(al_model_create(&hp, 99, 4, &m, NULL), AL_ERR_ARG); /* beyond max_seq */
     CHECK(m == NULL, "a refused model is not NULL");
     EXPECT(al_model_create(&hp, 16, 4, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_model_create_inference(&hp, 16, 4, (al_weight_dtype)7, &m, NULL), AL_ERR_ARG);
+    EXPECT(al_model_create_inference(&hp, 16, 4, AL_WEIGHTS_F16, &m, NULL), AL_OK);
+    const float zero = 0.0f;
+    EXPECT(al_model_set_param(m, AL_MP_FINAL_NORM, 0, 0, &zero, AL_WEIGHTS_F32, 1, NULL), AL_ERR_SHAPE);
+    EXPECT(al_model_set_param(m, AL_MP_WQ, 0, 0, NULL, AL_WEIGHTS_F32, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(m, 0, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(NULL, 2, NULL), AL_ERR_ARG);
+    EXPECT(al_model_set_threads(m, 2, NULL), AL_OK);
+    al_model_free(m);
     EXPECT(al_model_create(&hp, 16, 4, &m, NULL), AL_OK);
     const int32_t ids[3] = {1, 2, 99};
     float logits[32];
@@ -691,8 +710,9 @@ static void test_trainer(void) {
 
 /* ---- demos.h: returns a length, -1 on failure --------------------------------------------- */
 
-/* The Train tab's lab on a tokenizer trained here: a refused shape, then a run, a refused head
- * and file, one that is there. */
+/* The Train tab's lab on a tokenizer trained here: a refused shape, then a run; a refused head
+ * (its pattern, its ablation), the probe's losses in too little room and a refused file, then
+ * one of each that is there. */
 static void test_train_lab(void) {
     char *tj = NULL;
     size_t tj_len = 0;
@@ -714,6 +734,12 @@ static void test_train_lab(void) {
     uint8_t piece[8];
     CHECK(al_train_lab_piece(lab, -1, piece, 8, NULL) == -1 && al_train_lab_piece(lab, 97, piece, 8, NULL) == 1,
           "piece");
+    const int32_t bad_head[2] = {0, 2}, head[2] = {1, 0};
+    float probe[AL_PROBE_COLUMNS];
+    EXPECT(al_train_lab_set_ablation(lab, bad_head, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_set_ablation(lab, head, 1, NULL), AL_OK);
+    EXPECT(al_train_lab_probe_loss(lab, probe, AL_PROBE_COLUMNS - 1, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_train_lab_probe_loss(lab, probe, AL_PROBE_COLUMNS, NULL), AL_OK);
     uint8_t *file = NULL;
     size_t file_len = 0;
     EXPECT(al_train_lab_file(lab, (al_train_lab_file_kind)9, &file, &file_len, NULL), AL_ERR_ARG);
@@ -750,6 +776,18 @@ static void test_demos(void) {
     EXPECT(al_demo_block_stream(7, out, 14, NULL), AL_OK);
     EXPECT(al_demo_shifted_labels(0, NULL, 25, NULL), AL_ERR_ARG);
     EXPECT(al_demo_shifted_labels(0, out, 25, NULL), AL_OK);
+    /* chapter 10's: refused, then given */
+    float gen[192];
+    EXPECT(al_demo_sampler_stages(-1, 6, gen, 144, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_sampler_stages(-1, 4, gen, 119, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_sampler_stages(-1, 4, gen, 120, NULL), AL_OK);
+    EXPECT(al_demo_temperatures(7, gen, 143, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_temperatures(7, gen, 144, NULL), AL_OK);
+    EXPECT(al_demo_draws(0, NULL, 192, NULL), AL_ERR_ARG);
+    EXPECT(al_demo_draws(0, gen, 191, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_draws(0, gen, 192, NULL), AL_OK);
+    EXPECT(al_demo_eos(0, gen, 47, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_demo_eos(0, gen, 48, NULL), AL_OK);
 }
 
 /* The experiments on a small model of zeroed weights, and the lab's and the trainer's ablation,

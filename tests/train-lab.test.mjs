@@ -3,8 +3,9 @@
 // is a MiniMind folder that `attnlab inspect` reads as the shape asked, whose attention over the
 // probe (`attnlab logits`) is the pattern the tab draws and whose roles (the model view's, on
 // the same files) are the tab's last evaluation; the tokenizer it downloads is `attnlab
-// cut-tokenizer`'s; the rows it sends are one per step and per evaluation; the defaults and
-// presets are accepted; bad settings are refused with the core's message.
+// cut-tokenizer`'s; the rows it sends are one per step and per evaluation; the probe's losses
+// with heads switched off are the CLI's `logits --ablate` on the downloaded folder; the
+// defaults and presets are accepted; bad settings are refused with the core's message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
@@ -95,6 +96,50 @@ test('the downloaded folder: the CLI loads it; its attention over the probe is t
   cli(['cut-tokenizer', '--tokenizer', join(ROOT, 'models', 'minimind-tokenizer', 'tokenizer.json'), '--vocab', '292', '--out', cut]);
   assert.deepEqual(Buffer.from(lab.file('tokenizer')), readFileSync(cut));
   lab.free();
+});
+
+// The probe's mean −log softmax over the targets r_2..r_R of each copy, from the CLI's logits
+// [T, vocab] (in the test, in double: the page computes none of it).
+function probeHalves(logits, probe, vocab) {
+  const T = probe.length, R = T / 2, out = [];
+  for (let c = 0; c < 2; c++) {
+    let sum = 0;
+    for (let i = c * R; i < c * R + R - 1; i++) {
+      const z = logits.subarray(i * vocab, (i + 1) * vocab);
+      let mx = -Infinity, e = 0;
+      for (const v of z) mx = Math.max(mx, v);
+      for (const v of z) e += Math.exp(v - mx);
+      sum += -(z[probe[i + 1]] - mx - Math.log(e));
+    }
+    out.push(sum / (R - 1));
+  }
+  return out;
+}
+
+test('heads switched off: the probe\'s losses are the CLI\'s logits --ablate; none off, the plain ones; training unchanged', () => {
+  const lab = core.createTrainLab(small(), TOKENIZER), twin = core.createTrainLab(small(), TOKENIZER);
+  lab.setAblation([[1, 1], [0, 1], [1, 1]]);
+  assert.deepEqual(lab.ablation(), [[0, 1], [1, 1]]);
+  lab.step(30);
+  twin.step(30);
+  assert.deepEqual(lab.history(0), twin.history(0), 'the heads off changed the training');
+  const p = lab.probeLoss();
+  assert.deepEqual(Object.keys(p), ['step', 'first_half', 'repeated_half', 'first_half_off', 'repeated_half_off']);
+  assert.equal(p.step, 30);
+  const dir = writeFolder(lab, 'ablated'), probe = lab.probe(), out = join(work, 'ablated.safetensors');
+  for (const [ablate, keys] of [[['--ablate', '0.1,1.1'], ['first_half_off', 'repeated_half_off']], [[], ['first_half', 'repeated_half']]]) {
+    cli(['logits', '--model', dir, '--ids', Array.from(probe).join(' '), '--out', out, ...ablate]);
+    const want = probeHalves(readSafetensors(out).tensors.logits.data, probe, lab.hparams.vocab);
+    keys.forEach((k, i) => assert.ok(Math.abs(p[k] - want[i]) <= 1e-5, `${k} ${p[k]}, the CLI's ${ablate.join(' ') || 'logits'} ${want[i]}`));
+  }
+  lab.setAblation([]);
+  const none = lab.probeLoss();
+  assert.deepEqual([none.first_half_off, none.repeated_half_off], [none.first_half, none.repeated_half], 'none off: not the plain forward');
+  assert.deepEqual(lab.ablation(), []);
+  assert.throws(() => lab.setAblation([[2, 0]]), /layer must be a whole number between 0 and 1/);
+  assert.throws(() => lab.setAblation([[0]]), /each head to switch off is \[layer, head\]/);
+  lab.free();
+  twin.free();
 });
 
 test('text: the built-in sample trains; the halves are not measured', () => {

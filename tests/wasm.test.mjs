@@ -1,4 +1,4 @@
-// wasm.test.mjs — the WebAssembly build through its JavaScript binding (web/attnlab-api.js),
+// wasm.test.mjs — the WebAssembly build through its JavaScript binding (web/core/attnlab-api.js),
 // in Node: the same PyTorch fixtures as the native tests, native and WASM equal within 1e-6 on
 // the same inputs, the tutorial's checks through the JS API, and errors reaching JS as thrown
 // errors carrying the core's message.

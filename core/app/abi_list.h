@@ -136,6 +136,10 @@
     E(train_column, al_train_column)                                                           \
     V(AL_TRAIN_LOSS, loss) V(AL_TRAIN_FIRST_HALF, first_half)                                  \
     V(AL_TRAIN_REPEATED_HALF, repeated_half) V(AL_TRAIN_LR, lr) V(AL_TRAIN_COLUMNS, count)     \
+    E(train_probe_column, al_train_probe_column)                                               \
+    V(AL_PROBE_STEP, step) V(AL_PROBE_FIRST_HALF, first_half)                                  \
+    V(AL_PROBE_REPEATED_HALF, repeated_half) V(AL_PROBE_FIRST_HALF_OFF, first_half_off)        \
+    V(AL_PROBE_REPEATED_HALF_OFF, repeated_half_off) V(AL_PROBE_COLUMNS, count)                \
     E(kv_sharing, al_kv_sharing)                                                               \
     V(AL_KV_MHA, mha) V(AL_KV_GQA, gqa) V(AL_KV_MQA, mqa) V(AL_KV_INVALID, invalid)            \
     E(train_lab_file_kind, al_train_lab_file_kind)                                             \
@@ -145,9 +149,11 @@
     L(AL_MAX_HIDDEN) L(AL_MAX_HEADS) L(AL_MAX_HEAD_DIM) L(AL_MAX_SEQ) L(AL_MAX_BATCH)          \
     L(AL_MAX_BYTES) L(AL_ERROR_MSG_MAX) L(AL_LAB_DEFAULT_CONTEXT) L(AL_LAB_MAX_CONTEXT)        \
     L(AL_SAMPLER_STAGES) L(AL_LAB_ROLES) L(AL_CHECK_COUNT) L(AL_TRAIN_COLUMNS)                 \
-    L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO)                                                  \
+    L(AL_TRAIN_JUMP_FROM) L(AL_TRAIN_JUMP_TO) L(AL_PROBE_COLUMNS)                              \
     L(AL_DEMO_MOE_TOKENS) L(AL_DEMO_MOE_EXPERTS) L(AL_DEMO_MOE_TOP_K) L(AL_DEMO_BLOCK_DEPTH)  \
-    L(AL_DEMO_BLOCK_POINTS) L(AL_DEMO_LOSS_SEQ) L(AL_DEMO_CURVE_MAX)
+    L(AL_DEMO_BLOCK_POINTS) L(AL_DEMO_LOSS_SEQ) L(AL_DEMO_CURVE_MAX)                       \
+    L(AL_DEMO_GEN_VOCAB) L(AL_DEMO_GEN_TEMPS) L(AL_DEMO_GEN_DRAWS) L(AL_DEMO_GEN_BATCH)         \
+    L(AL_DEMO_GEN_MAX_NEW) L(AL_DEMO_GEN_STAGE_ROWS)
 
 #define AL_ABI_FUNCTIONS(F)                                                                    \
     F(al_attn_hparams_fill_default, void, al_attn_hparams *hp)                                 \
@@ -173,6 +179,11 @@
     F(al_demo_expert_load, al_status, int64_t seed, float *out, int64_t cap, al_error *err)    \
     F(al_demo_block_stream, al_status, int64_t seed, float *out, int64_t cap, al_error *err)   \
     F(al_demo_shifted_labels, al_status, int64_t seed, float *out, int64_t cap, al_error *err) \
+    F(al_demo_sampler_stages, al_status, int64_t seed, int32_t example, float *out, int64_t cap, \
+        al_error *err)                                                                         \
+    F(al_demo_temperatures, al_status, int64_t seed, float *out, int64_t cap, al_error *err)   \
+    F(al_demo_draws, al_status, int64_t seed, float *out, int64_t cap, al_error *err)          \
+    F(al_demo_eos, al_status, int64_t seed, float *out, int64_t cap, al_error *err)            \
     F(al_session_create, al_status, const al_session_config *cfg, al_session **out, al_error *err) \
     F(al_session_free, void, al_session *s)                                                    \
     F(al_session_prefill, al_status, al_session *s, al_error *err)                             \
@@ -322,7 +333,12 @@
     F(al_train_lab_piece, int64_t, const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, \
         al_error *err)                                                                         \
     F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
-        uint8_t **out, size_t *size, al_error *err)
+        uint8_t **out, size_t *size, al_error *err)                                            \
+    F(al_train_lab_set_ablation, al_status, al_train_lab *lab, const int32_t *heads, int64_t n, \
+        al_error *err)                                                                         \
+    F(al_train_lab_ablation, int64_t, const al_train_lab *lab, int32_t *heads, int64_t cap)    \
+    F(al_train_lab_probe_loss, al_status, const al_train_lab *lab, float *out, int64_t cap,    \
+        al_error *err)
 
 #define AL_ABI_SHAPES(A)                                                                       \
     A(al_session_outputs, out, "al_session_len hidden")                                        \
@@ -344,6 +360,10 @@
     A(al_demo_expert_load, out, "4 AL_DEMO_MOE_EXPERTS")                                       \
     A(al_demo_block_stream, out, "2 AL_DEMO_BLOCK_POINTS")                                     \
     A(al_demo_shifted_labels, out, "5 AL_DEMO_LOSS_SEQ")                                       \
+    A(al_demo_sampler_stages, out, "AL_DEMO_GEN_STAGE_ROWS AL_DEMO_GEN_VOCAB")                 \
+    A(al_demo_temperatures, out, "AL_DEMO_GEN_TEMPS 4 AL_DEMO_GEN_VOCAB")                      \
+    A(al_demo_draws, out, "2 AL_DEMO_GEN_DRAWS AL_DEMO_GEN_VOCAB")                             \
+    A(al_demo_eos, out, "2 AL_DEMO_GEN_BATCH AL_DEMO_GEN_MAX_NEW")                             \
     A(al_abi_json, buf, "result")                                                              \
     A(al_model_lab_ids, out, "al_model_lab_len")                                               \
     A(al_model_lab_token_text, out, "result")                                                  \
@@ -380,6 +400,8 @@
     A(al_train_lab_last_batch, ids, "result")                                                  \
     A(al_train_lab_probe, ids, "result")                                                       \
     A(al_train_lab_attention, out, "al_train_lab_probe al_train_lab_probe")                    \
-    A(al_train_lab_piece, out, "result")                                                       
+    A(al_train_lab_piece, out, "result")                                                       \
+    A(al_train_lab_ablation, heads, "result 2")                                                \
+    A(al_train_lab_probe_loss, out, "AL_PROBE_COLUMNS")
 
 #endif

@@ -158,8 +158,11 @@ static int64_t decode_weight_bytes(const al_model *m) {
         if (p >= AL_MP_EXPERT_GATE) experts = hp->top_k; /* the experts one token uses */
         for (int64_t l = 0; l < layers; l++)
             for (int64_t e = 0; e < experts; e++) {
-                int64_t numel = 0;
-                if (al_model_get_param(m, (al_model_param)p, l, e, &numel)) bytes += numel * (int64_t)sizeof(float);
+                /* the norms are float32; the rest in the dtype the model holds them in */
+                const int norm = al_model_param_shape(hp, (al_model_param)p, (int64_t[2]){0, 0}) == 1;
+                const int64_t size = norm || al_model_weight_dtype(m) == AL_WEIGHTS_F32 ? 4 : 2;
+                const int64_t numel = al_model_read_param(m, (al_model_param)p, l, e, NULL, 0);
+                if (numel > 0) bytes += numel * size;
             }
     }
     return bytes;

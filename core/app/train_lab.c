@@ -12,7 +12,11 @@
  *            at MiniMind's cosine schedule; every eval_every steps (and the last) the roles
  *            again, and on text the held-out loss (al_train_held_out_loss)
  *   roles:   the probe of lab/head_roles.h (the model view's) through the trainer, batch 1;
- *            each layer's attention kept for the pattern of a clicked head
+ *            each layer's attention kept for the pattern of a clicked head; the probe's loss
+ *            on its two copies, as it is and with the heads the learner switched off
+ *   ablation: those heads off in the probe's forward only (the trainer's ablation set for that
+ *            forward and cleared after it): training never sees it, so a run is the CLI's
+ *            whatever was switched off while it paused
  *
  * The repeated task: each sequence is R random ids, the same R ids again, then fresh random
  * ids to the end, R drawn per sequence from [seq/4, seq/2] (so no fixed distance predicts the
@@ -60,6 +64,10 @@ struct al_train_lab {
     al_role_probe probe;
     int32_t probe_ids[2 * AL_ROLE_REPEAT + 1];
     float *probe_att;       /* [L, H, T, T] */
+    uint8_t *off;           /* [L, H] 1: the head is switched off in the probe's ablated forward */
+    int32_t *off_list;      /* [L·H, 2] those heads as (layer, head), n_off of them */
+    int64_t n_off;
+    float probe_loss[AL_PROBE_COLUMNS]; /* the probe's losses at the last measurement */
 };
 
 static int64_t eval_width(const al_model_hparams *hp) { return 1 + hp->n_layers * hp->n_heads * AL_LAB_ROLES; }
@@ -79,7 +87,7 @@ void al_train_lab_free(al_train_lab *lab) {
     al_tok_free(lab->tok);
     al_corpus_free(&lab->corpus);
     free(lab->tokenizer_json), free(lab->ids), free(lab->held_ids), free(lab->half), free(lab->row_loss);
-    free(lab->uniform), free(lab->history), free(lab->evals), free(lab->probe_att);
+    free(lab->uniform), free(lab->history), free(lab->evals), free(lab->probe_att), free(lab->off), free(lab->off_list);
     free(lab);
 }
 
@@ -171,8 +179,10 @@ al_status al_train_lab_create(const al_train_lab_config *cfg, const uint8_t *tok
         lab->evals = calloc((size_t)(lab->max_evals * eval_width(&lab->hp)), sizeof *lab->evals);
         lab->probe_att = calloc((size_t)(L * H * (2 * AL_ROLE_REPEAT + 1) * (2 * AL_ROLE_REPEAT + 1)),
                                 sizeof *lab->probe_att);
+        lab->off = calloc((size_t)(L * H), sizeof *lab->off);
+        lab->off_list = calloc((size_t)(L * H * 2), sizeof *lab->off_list);
         if (!lab->ids || !lab->held_ids || !lab->half || !lab->row_loss || !lab->uniform || !lab->history || !lab->evals ||
-            !lab->probe_att)
+            !lab->probe_att || !lab->off || !lab->off_list)
             st = al_fail(err, AL_ERR_NOMEM, "train lab: out of memory");
     }
     /* 5. The step's settings: the CLI's defaults but for the shape (AdamW's, clip 1, weight
@@ -255,6 +265,46 @@ static al_batch_source batch_source(al_train_lab *lab) {
 
 /* ---- the probe ----------------------------------------------------------------------------- */
 
+/* The probe through the trainer, batch 1: plain, or with the heads of lab->off switched off (the
+ * trainer's ablation set for this forward only, then cleared: the next step trains the whole
+ * model). */
+static al_status probe_forward(al_train_lab *lab, int ablated, al_error *err) {
+    float loss;
+    al_status st = ablated ? al_trainer_set_ablation(lab->trainer, lab->off_list, lab->n_off, err) : AL_OK;
+    if (st == AL_OK)
+        st = al_trainer_forward(lab->trainer, lab->probe_ids, lab->probe_ids, 1, lab->probe.len, 0.0, &loss, NULL, NULL, err);
+    if (ablated) al_trainer_set_ablation(lab->trainer, NULL, 0, NULL);
+    return st;
+}
+
+/* The last forward's mean loss over each copy of the probe into out[2]: the rows whose targets
+ * are r_2..r_R of the first copy (rows s..s+R-2) and of the second (s+R..s+2R-2), as the step's
+ * halves are counted; summed in double. */
+static void probe_halves(al_train_lab *lab, float *out) {
+    const int64_t s = lab->probe.start, R = lab->probe.repeat;
+    al_trainer_row_losses(lab->trainer, lab->row_loss, lab->probe.len);
+    for (int c = 0; c < 2; c++) {
+        double sum = 0.0;
+        for (int64_t i = s + c * R; i < s + c * R + R - 1; i++) sum += lab->row_loss[i];
+        out[c] = (float)(sum / (double)(R - 1));
+    }
+}
+
+/* The probe's losses now: plain (from the forward just made when plain_done, else a new one),
+ * then with the heads switched off (with none off, the same forward through the ablation's
+ * path). */
+static al_status measure_probe(al_train_lab *lab, int plain_done, al_error *err) {
+    float *out = lab->probe_loss;
+    out[AL_PROBE_STEP] = (float)lab->steps_done;
+    for (int c = 1; c < AL_PROBE_COLUMNS; c++) out[c] = NAN;
+    if (!lab->probe.len) return AL_OK;
+    al_status st = plain_done ? AL_OK : probe_forward(lab, 0, err);
+    if (st == AL_OK) probe_halves(lab, out + AL_PROBE_FIRST_HALF);
+    if (st == AL_OK) st = probe_forward(lab, 1, err);
+    if (st == AL_OK) probe_halves(lab, out + AL_PROBE_FIRST_HALF_OFF);
+    return st;
+}
+
 static al_status evaluate(al_train_lab *lab, al_error *err) {
     const int64_t L = lab->hp.n_layers, H = lab->hp.n_heads, T = lab->probe.len;
     float *row = lab->evals + lab->n_evals * eval_width(&lab->hp);
@@ -262,8 +312,7 @@ static al_status evaluate(al_train_lab *lab, al_error *err) {
     /* the held-out loss first (its forwards are not the probe's) */
     if (lab->source.held_out) lab->held_out = al_train_held_out_loss(lab->trainer, &lab->run, &lab->source, lab->held_ids);
     if (T) {
-        float loss;
-        al_status st = al_trainer_forward(lab->trainer, lab->probe_ids, lab->probe_ids, 1, T, 0.0, &loss, NULL, NULL, err);
+        al_status st = probe_forward(lab, 0, err);
         if (st != AL_OK) return st;
         for (int64_t l = 0; l < L; l++) {
             float *att = lab->probe_att + l * H * T * T;
@@ -273,6 +322,36 @@ static al_status evaluate(al_train_lab *lab, al_error *err) {
         }
     }
     lab->n_evals++;
+    return measure_probe(lab, 1, err);
+}
+
+al_status al_train_lab_set_ablation(al_train_lab *lab, const int32_t *heads, int64_t n, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "train lab ablation: NULL argument");
+    /* the model's checks (each head in range; refused: nothing changes), then cleared again */
+    al_status st = al_trainer_set_ablation(lab->trainer, heads, n, err);
+    al_trainer_set_ablation(lab->trainer, NULL, 0, NULL);
+    if (st != AL_OK) return st;
+    const int64_t H = lab->hp.n_heads, LH = lab->hp.n_layers * H;
+    memset(lab->off, 0, (size_t)LH);
+    for (int64_t i = 0; i < n; i++) lab->off[heads[2 * i] * H + heads[2 * i + 1]] = 1;
+    lab->n_off = 0;
+    for (int64_t lh = 0; lh < LH; lh++)
+        if (lab->off[lh]) lab->off_list[2 * lab->n_off] = (int32_t)(lh / H), lab->off_list[2 * lab->n_off + 1] = (int32_t)(lh % H), lab->n_off++;
+    return measure_probe(lab, 0, err);
+}
+
+int64_t al_train_lab_ablation(const al_train_lab *lab, int32_t *heads, int64_t cap) {
+    if (!lab || (!heads && cap > 0)) return -1;
+    if (heads) memcpy(heads, lab->off_list, (size_t)(2 * (lab->n_off < cap ? lab->n_off : cap)) * sizeof *heads);
+    return lab->n_off;
+}
+
+al_status al_train_lab_probe_loss(const al_train_lab *lab, float *out, int64_t cap, al_error *err) {
+    if (!lab || !out) return al_fail(err, AL_ERR_ARG, "train lab probe loss: NULL argument");
+    if (cap < AL_PROBE_COLUMNS)
+        return al_fail(err, AL_ERR_CAPACITY, "train lab probe loss: %d floats needed (got %lld)", (int)AL_PROBE_COLUMNS,
+                       (long long)cap);
+    memcpy(out, lab->probe_loss, sizeof lab->probe_loss);
     return AL_OK;
 }
 

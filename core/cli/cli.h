@@ -61,6 +61,22 @@ int cli_set_ablation(al_model *m, const char *text);
  * data is read. On failure prints the error and returns NULL. */
 uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size);
 
+/* --threads N of the commands that run a model: its value (1 to AL_MAX_THREADS), or 0 after
+ * printing why; and the model set to compute on that many (0: the machine's cores), or 0 after
+ * printing why. */
+int cli_parse_threads(const char *value, int64_t *threads);
+int cli_set_threads(al_model *m, int64_t threads);
+
+/* A regular file of at most max_bytes (checked as cli_read_file checks it) opened to be read
+ * piece by piece through s->src (pread: where it lies, never whole). cli_source_open: 0, or -1
+ * after printing why. */
+typedef struct {
+    al_byte_source src;
+    int fd;
+} cli_source;
+int cli_source_open(cli_source *s, const char *path, size_t max_bytes);
+void cli_source_close(cli_source *s);
+
 /* Reads a whole regular file of at most max_bytes (checked before reading, and a FIFO is
  * refused before it is opened) into a malloc'd buffer. On failure prints the error and returns
  * NULL. */

@@ -41,7 +41,7 @@ static al_model_hparams minimind3(void) { return al_minimind_hparams_for(6400, 7
  * [--read-mib M]`: the whole model's prefill and decode speed, and its bounds, one JSON line. */
 static int bench_model(int argc, char **argv) {
     const char *model_path = NULL, *preset = NULL;
-    int64_t seq = 128, decode = 128, repeats = 5, seed = 0, read_mib = 0;
+    int64_t seq = 128, decode = 128, repeats = 5, seed = 0, read_mib = 0, threads = 0;
     for (int i = 0; i < argc; i += 2) {
         const char *flag = argv[i], *value = i + 1 < argc ? argv[i + 1] : NULL;
         int ok = value != NULL;
@@ -52,6 +52,9 @@ static int bench_model(int argc, char **argv) {
         else if (!strcmp(flag, "--repeats")) ok = cli_parse_int(value, 1, 1000, &repeats);
         else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
         else if (!strcmp(flag, "--read-mib")) ok = cli_parse_int(value, 1, 16384, &read_mib);
+        else if (!strcmp(flag, "--threads")) {
+            if (!cli_parse_threads(value, &threads)) return EXIT_BAD_INPUT;
+        }
         else {
             cli_error("unknown option '%s' for bench --model / --preset (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -84,10 +87,15 @@ static int bench_model(int argc, char **argv) {
             return st == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
         }
     }
+    if (!cli_set_threads(m, threads)) {
+        al_model_free(m);
+        return EXIT_BAD_INPUT;
+    }
     const int64_t llc = last_level_cache_bytes();
     al_model_bench_result r;
     const al_status st = al_model_bench_run(m, seq, decode, repeats, read_mib ? read_mib << 20 : read_buffer_bytes(llc), &r, &err);
     const al_model_hparams hp = *al_model_get_hparams(m);
+    const int64_t weight_bytes = al_model_weight_bytes(m), threads_run = al_model_threads(m);
     al_model_free(m);
     if (st != AL_OK) {
         cli_error("%s", err.msg);
@@ -98,12 +106,12 @@ static int bench_model(int argc, char **argv) {
            "\"weight_bytes_per_token\": %lld, \"read_gb_per_s\": %.2f, \"read_buffer_bytes\": %lld, "
            "\"last_level_cache_bytes\": %lld, \"read_lanes\": %d, \"bandwidth_bound_tokens_per_s\": %.1f, "
            "\"prefill_flops\": %lld, \"fma_peak_gflops\": %.2f, \"fma_lanes\": %d, "
-           "\"compute_bound_prefill_tokens_per_s\": %.1f}\n",
+           "\"compute_bound_prefill_tokens_per_s\": %.1f, \"weight_bytes\": %lld, \"threads\": %lld}\n",
            model_path ? "file" : "minimind-3 (random weights)", (long long)al_model_param_count(&hp), (long long)seq,
            (long long)decode, r.prefill_ms, r.prefill_tokens_per_s, r.decode_ms, r.decode_tokens_per_s,
            (long long)r.weight_bytes_per_token, r.read_gb_per_s, (long long)r.read_buffer_bytes, (long long)llc,
            (int)r.read_lanes, r.bandwidth_bound_tokens_per_s, (long long)r.prefill_flops, r.fma_peak_gflops,
-           (int)r.fma_lanes, r.compute_bound_prefill_tokens_per_s);
+           (int)r.fma_lanes, r.compute_bound_prefill_tokens_per_s, (long long)weight_bytes, (long long)threads_run);
     return EXIT_OK;
 }
 

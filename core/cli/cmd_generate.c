@@ -44,7 +44,7 @@ static double now_ms(void) {
 int cmd_generate(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *prompt = NULL, *chat = NULL, *tokenizer_path = NULL;
     const char *ablate = NULL;
-    int64_t max_new = 256, print_ids = 0, seed = 0, think = 0, ignore_eos = 0;
+    int64_t max_new = 256, print_ids = 0, seed = 0, think = 0, ignore_eos = 0, threads = 0;
     al_sampler_params sp = al_sampler_params_default();
     cli_pth_options pth;
     cli_pth_options_init(&pth);
@@ -74,6 +74,9 @@ int cmd_generate(int argc, char **argv) {
         else if (!strcmp(flag, "--repetition-penalty"))
             ok = cli_parse_double(value, &sp.repetition_penalty) && sp.repetition_penalty > 0.0 && sp.repetition_penalty <= 100.0;
         else if (!strcmp(flag, "--seed")) ok = cli_parse_int(value, 0, INT64_MAX, &seed);
+        else if (!strcmp(flag, "--threads")) {
+            if (!cli_parse_threads(value, &threads)) return EXIT_BAD_INPUT;
+        }
         else {
             cli_error("unknown option '%s' for generate (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -156,7 +159,7 @@ int cmd_generate(int argc, char **argv) {
     int status = EXIT_OK;
     al_model_file_kind kind;
     al_model *m = cli_load_model(model_path, n_prompt + max_new, 64, &pth, &kind, &status);
-    if (m && ablate && !cli_set_ablation(m, ablate)) { /* those heads off for every step */
+    if (m && (!cli_set_threads(m, threads) || (ablate && !cli_set_ablation(m, ablate)))) { /* those heads off for every step */
         al_model_free(m);
         m = NULL;
         status = EXIT_BAD_INPUT;

@@ -17,6 +17,7 @@
 int cmd_logits(int argc, char **argv) {
     const char *model_path = NULL, *ids_text = NULL, *out_path = NULL, *ablate = NULL, *target_text = NULL;
     int want_lens = 0;
+    int64_t threads = 0;
     cli_pth_options pth;
     cli_pth_options_init(&pth);
     for (int i = 0; i < argc; i += 2) {
@@ -37,6 +38,9 @@ int cmd_logits(int argc, char **argv) {
         else if (!strcmp(flag, "--out")) out_path = value;
         else if (!strcmp(flag, "--ablate")) ablate = value;
         else if (!strcmp(flag, "--target")) target_text = value;
+        else if (!strcmp(flag, "--threads")) {
+            if (!cli_parse_threads(value, &threads)) return EXIT_BAD_INPUT;
+        }
         else {
             cli_error("unknown option '%s' for logits (see 'attnlab help')", cli_show(flag));
             return EXIT_BAD_INPUT;
@@ -59,6 +63,10 @@ int cmd_logits(int argc, char **argv) {
     int status = !ids ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
     al_model_file_kind kind;
     al_model *m = n > 0 ? cli_load_model(model_path, n, n, &pth, &kind, &status) : NULL;
+    if (m && !cli_set_threads(m, threads)) {
+        al_model_free(m);
+        m = NULL;
+    }
     if (m && al_model_context(m) < n) {
         cli_error("%lld ids; the model's context is %lld", (long long)n, (long long)al_model_context(m));
         al_model_free(m);

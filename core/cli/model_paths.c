@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_MODEL_BYTES ((size_t)2 << 30)
 #define MAX_CONFIG_BYTES ((size_t)1 << 20)
@@ -131,6 +132,23 @@ int cli_check_model_output(const char *out, const char *model_path, const char *
     return ok;
 }
 
+int cli_parse_threads(const char *value, int64_t *threads) {
+    if (cli_parse_int(value, 1, AL_MAX_THREADS, threads)) return 1;
+    cli_error("--threads expects a count from 1 to %d", AL_MAX_THREADS);
+    return 0;
+}
+
+int cli_set_threads(al_model *m, int64_t threads) {
+    if (threads == 0) { /* the machine's cores */
+        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores < 1 ? 1 : cores > AL_MAX_THREADS ? AL_MAX_THREADS : cores;
+    }
+    al_error err = {0};
+    if (al_model_set_threads(m, threads, &err) == AL_OK) return 1;
+    cli_error("--threads: %s", err.msg);
+    return 0;
+}
+
 int cli_is_file(const char *path) {
     struct stat sb;
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
@@ -158,23 +176,21 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
     *kind = mp.kind;
     const char *config_path = mp.files[CLI_MODEL_CONFIG], *weights_path = mp.files[CLI_MODEL_WEIGHTS];
     char *config = NULL;
-    size_t config_size = 0, size = 0;
-    uint8_t *bytes = NULL;
-    if (*kind == AL_MODEL_FILE_SAFETENSORS) {
-        config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
-        bytes = config ? cli_read_safetensors(weights_path, MAX_MODEL_BYTES, &size) : NULL;
-    } else {
-        bytes = cli_read_file(weights_path, MAX_MODEL_BYTES, &size);
-    }
-    if (bytes) {
-        st = al_model_load(bytes, size, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
-                           max_step, &m, &err);
+    size_t config_size = 0;
+    if (*kind == AL_MODEL_FILE_SAFETENSORS) config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
+    /* The weights read piece by piece into the model (a .pth whole: see al_model_load_source). */
+    cli_source src = {.fd = -1};
+    if ((*kind != AL_MODEL_FILE_SAFETENSORS || config) && cli_source_open(&src, weights_path, MAX_MODEL_BYTES) == 0) {
+        st = al_model_load_source(&src.src, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
+                                  max_step, &m, &err);
         if (st != AL_OK) {
-            cli_error("%s: %s", cli_show(path), err.msg);
+            /* a folder's problem is its config.json's (the message says so) or its weights file's */
+            const int in_config = *kind == AL_MODEL_FILE_SAFETENSORS && !strncmp(err.msg, "config.json", 11);
+            cli_error("%s: %s", cli_show(in_config ? path : weights_path), err.msg);
             if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
         }
     }
-    free(bytes);
+    cli_source_close(&src);
     free(config);
     cli_model_paths_free(&mp);
     if (m) *status = EXIT_OK;

@@ -179,3 +179,32 @@ uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size) 
     close(fd);
     return NULL;
 }
+
+/* ---- reading piece by piece ------------------------------------------------------------------ */
+
+/* al_byte_source's read: the n bytes at offset, all of them or -1 (an error, or a file that
+ * became shorter than its size). */
+static int read_at(void *ctx, uint64_t offset, void *dst, size_t n) {
+    const int fd = *(const int *)ctx;
+    size_t done = 0;
+    while (done < n) {
+        const ssize_t r = pread(fd, (uint8_t *)dst + done, n - done, (off_t)(offset + done));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return -1;
+        done += (size_t)r;
+    }
+    return 0;
+}
+
+int cli_source_open(cli_source *s, const char *path, size_t max_bytes) {
+    struct stat sb;
+    s->fd = open_regular(path, max_bytes, &sb);
+    if (s->fd < 0) return -1;
+    s->src = (al_byte_source){read_at, &s->fd, (uint64_t)sb.st_size};
+    return 0;
+}
+
+void cli_source_close(cli_source *s) {
+    if (s->fd >= 0) close(s->fd);
+    s->fd = -1;
+}

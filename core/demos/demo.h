@@ -17,8 +17,8 @@
 /* Sections of the longer demo: its 7 examples and the closing banner. */
 #define AL_DEMO_MAX_SECTIONS 8
 
-/* The numbers of chapters 04 and 05 that the page's charts draw (demo_figures.c), kept by the
- * examples that print them, from the same values. */
+/* The numbers of chapters 04, 05 and 10 that the page's charts draw (demo_figures.c), kept by
+ * the examples that print them, from the same values. */
 typedef struct {
     /* 04, examples 3 and 6: the router's softmax, each token's top-k experts (torch.topk's
      * order), and their weights renormalised (example 6's sorted top-k, ids beside them) */
@@ -34,6 +34,19 @@ typedef struct {
      * has none) and the loss */
     int64_t ids[AL_DEMO_LOSS_SEQ], labels[AL_DEMO_LOSS_SEQ];
     float nll[AL_DEMO_LOSS_SEQ], loss;
+    /* 10, examples 1, 3, 4 and 5 in that order: al_demo_sampler_stages' rows */
+    float gen_stages[4][AL_DEMO_GEN_STAGE_ROWS * AL_DEMO_GEN_VOCAB];
+    /* 10, example 2: each temperature's distribution, highest probability and entropy */
+    float temp_probs[AL_DEMO_GEN_TEMPS * AL_DEMO_GEN_VOCAB];
+    float temp_top[AL_DEMO_GEN_TEMPS], temp_entropy[AL_DEMO_GEN_TEMPS];
+    /* 10, example 6: the distribution of each draw and the token drawn */
+    float draw_probs[AL_DEMO_GEN_DRAWS * AL_DEMO_GEN_VOCAB];
+    int32_t drawn[AL_DEMO_GEN_DRAWS];
+    /* 10, example 7: [batch, max_new] each sequence's token and finished flag per step; the
+     * steps run */
+    int32_t eos_next[AL_DEMO_GEN_BATCH * AL_DEMO_GEN_MAX_NEW];
+    int32_t eos_finished[AL_DEMO_GEN_BATCH * AL_DEMO_GEN_MAX_NEW];
+    int eos_steps;
 } al_demo_figures;
 
 /* What a demo prints into: the text, and where each section begins in it. Offsets are counted

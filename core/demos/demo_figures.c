@@ -1,4 +1,4 @@
-/* demo_figures.c — the numbers the page's charts of chapters 04 and 05 draw (demos.h): the
+/* demo_figures.c — the numbers the page's charts of chapters 04, 05 and 10 draw (demos.h): the
  * demo is run as `attnlab demo` runs it, its text only counted, and the examples keep what
  * they print (al_demo_figures) for the arrays here. A chart therefore shows the very values
  * its example prints, never a second computation of them. */
@@ -94,5 +94,63 @@ al_status al_demo_shifted_labels(int64_t seed, float *out, int64_t cap, al_error
         out[3 * S + t] = fig.nll[t];
         out[4 * S + t] = fig.loss;
     }
+    return AL_OK;
+}
+
+al_status al_demo_sampler_stages(int64_t seed, int32_t example, float *out, int64_t cap, al_error *err) {
+    enum { ROWS = AL_DEMO_GEN_STAGE_ROWS, V = AL_DEMO_GEN_VOCAB };
+    /* the examples that run the sampler's stages on one distribution, in al_demo_figures' order */
+    static const int32_t EXAMPLES[4] = {1, 3, 4, 5};
+    int slot = 0;
+    while (slot < 4 && EXAMPLES[slot] != example) slot++;
+    if (slot == 4)
+        return al_fail(err, AL_ERR_ARG, "sampler stages: example %d is not one of 1, 3, 4, 5", (int)example);
+    al_demo_figures fig;
+    const al_status st = run_figures(AL_DEMO_GENERATION, seed, out, cap, ROWS * V, "sampler stages", &fig, err);
+    if (st != AL_OK) return st;
+    memcpy(out, fig.gen_stages[slot], sizeof fig.gen_stages[slot]);
+    return AL_OK;
+}
+
+al_status al_demo_temperatures(int64_t seed, float *out, int64_t cap, al_error *err) {
+    enum { T = AL_DEMO_GEN_TEMPS, V = AL_DEMO_GEN_VOCAB };
+    static const float TEMPS[T] = {0.5f, 1.0f, 2.0f}; /* example 2's */
+    al_demo_figures fig;
+    const al_status st = run_figures(AL_DEMO_GENERATION, seed, out, cap, T * 4 * V, "temperatures", &fig, err);
+    if (st != AL_OK) return st;
+    for (int k = 0; k < T; k++) {
+        float *row = out + k * 4 * V;
+        memcpy(row, fig.temp_probs + k * V, V * sizeof(float));
+        for (int i = 0; i < V; i++) {
+            row[V + i] = TEMPS[k];
+            row[2 * V + i] = fig.temp_top[k];
+            row[3 * V + i] = fig.temp_entropy[k];
+        }
+    }
+    return AL_OK;
+}
+
+al_status al_demo_draws(int64_t seed, float *out, int64_t cap, al_error *err) {
+    enum { S = AL_DEMO_GEN_DRAWS, V = AL_DEMO_GEN_VOCAB };
+    al_demo_figures fig;
+    const al_status st = run_figures(AL_DEMO_GENERATION, seed, out, cap, 2 * S * V, "draws", &fig, err);
+    if (st != AL_OK) return st;
+    memcpy(out, fig.draw_probs, sizeof fig.draw_probs);
+    memset(out + S * V, 0, S * V * sizeof(float));
+    for (int s = 0; s < S; s++) out[S * V + s * V + fig.drawn[s]] = 1.0f;
+    return AL_OK;
+}
+
+al_status al_demo_eos(int64_t seed, float *out, int64_t cap, al_error *err) {
+    enum { B = AL_DEMO_GEN_BATCH, N = AL_DEMO_GEN_MAX_NEW };
+    al_demo_figures fig;
+    const al_status st = run_figures(AL_DEMO_GENERATION, seed, out, cap, 2 * B * N, "eos", &fig, err);
+    if (st != AL_OK) return st;
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < N; i++) {
+            const int ran = i < fig.eos_steps;
+            out[b * N + i] = ran ? (float)fig.eos_next[b * N + i] : -1.0f;
+            out[B * N + b * N + i] = ran ? (float)fig.eos_finished[b * N + i] : -1.0f;
+        }
     return AL_OK;
 }

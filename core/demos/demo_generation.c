@@ -14,6 +14,8 @@
 
 enum { VOCAB = 12, HIDDEN = 16 };
 enum { MAX_IDS = 16 }; /* example 6: a prompt of 3 and 8 new tokens */
+_Static_assert((int)VOCAB == (int)AL_DEMO_GEN_VOCAB, "the charts' vocabulary (demos.h) is the script's");
+_Static_assert(AL_SAMPLER_STAGES + 5 == AL_DEMO_GEN_STAGE_ROWS, "al_demo_sampler_stages' rows: the stages and 5 more");
 
 /* The script's ToyLogitModel: logits = linear(embed(input_ids)), no bias. */
 typedef struct {
@@ -91,6 +93,41 @@ static void order_by_logit(int32_t order[VOCAB], const float logits[VOCAB]) {
     }
 }
 
+/* Example 4's view of a distribution: the ids by decreasing logit, F.softmax of the sorted
+ * logits (the same distribution as the stage's, summed in sorted order, which can change a last
+ * bit) and its torch.cumsum, which accumulates a float32 row in double, each partial sum rounded
+ * to float. */
+static void sorted_cumulative(int32_t order[VOCAB], float sorted_probs[VOCAB], float cumulative[VOCAB],
+                              const float logits[VOCAB]) {
+    float sorted_logits[VOCAB];
+    order_by_logit(order, logits);
+    for (int i = 0; i < VOCAB; i++) sorted_logits[i] = logits[order[i]];
+    al_softmax_torch_f32(sorted_probs, sorted_logits, VOCAB);
+    double sum = 0.0;
+    for (int i = 0; i < VOCAB; i++) cumulative[i] = (float)(sum += sorted_probs[i]);
+}
+
+/* Keeps what the chart of example 1, 3, 4 or 5 (slot 0 to 3) draws, al_demo_sampler_stages'
+ * rows: its stages, its logits, the penalised ones (NULL: none), their order and cumulative
+ * probability, and its marks. */
+static void keep_stages(al_demo_out *d, int slot, const float st[AL_SAMPLER_STAGES * VOCAB],
+                        const float logits[VOCAB], const float *penalised, const float marks[VOCAB]) {
+    if (!d->fig) return;
+    float *row = d->fig->gen_stages[slot];
+    int32_t order[VOCAB];
+    float sorted[VOCAB], cumulative[VOCAB];
+    sorted_cumulative(order, sorted, cumulative, logits);
+    memcpy(row, st, AL_SAMPLER_STAGES * VOCAB * sizeof(float));
+    row += AL_SAMPLER_STAGES * VOCAB;
+    for (int i = 0; i < VOCAB; i++) {
+        row[i] = logits[i];
+        row[VOCAB + i] = penalised ? penalised[i] : logits[i];
+        row[2 * VOCAB + i] = (float)order[i];
+        row[3 * VOCAB + i] = cumulative[i];
+        row[4 * VOCAB + i] = marks[i];
+    }
+}
+
 /* Example 1: greedy decoding, the argmax of the last position's logits. */
 static al_status example_greedy(al_demo_out *d, al_lang lang, const toy_model *m,
                                 float logits[VOCAB], al_error *err) {
@@ -104,6 +141,9 @@ static al_status example_greedy(al_demo_out *d, al_lang lang, const toy_model *m
     if (s != AL_OK) return s;
     const int64_t greedy = al_sample_greedy(logits, VOCAB);
     const int64_t shape[2] = {1, VOCAB};
+    float marks[VOCAB] = {0};
+    marks[greedy] = 1.0f;
+    keep_stages(d, 0, st, logits, NULL, marks);
 
     al_text_printf(o, "\n%s[", L("输入 input_ids: ", "Input input_ids: "));
     print_ids(o, input_ids, 3);
@@ -150,6 +190,11 @@ static al_status example_temperature(al_demo_out *d, al_lang lang, const float l
             top1 = p[i] > top1 ? p[i] : top1;
         }
         const float entropy = -al_sum_f32(terms, VOCAB);
+        if (d->fig) {
+            memcpy(d->fig->temp_probs + k * VOCAB, p, VOCAB * sizeof(float));
+            d->fig->temp_top[k] = top1;
+            d->fig->temp_entropy[k] = entropy;
+        }
         al_text_printf(o, "\n  temperature=%s:\n    %s", TEMPS[k].shown, L("概率: ", "probabilities: "));
         print_rounded(o, p, VOCAB, 4);
         al_text_printf(o, L("\n    最高概率: %.4f，熵: %.4f\n",
@@ -181,8 +226,12 @@ static al_status example_top_k(al_demo_out *d, al_lang lang, const float logits[
     float top_probs[K], kept[VOCAB];
     int n_kept = 0;
     for (int i = 0; i < K; i++) top_probs[i] = probs[order[i]];
-    for (int i = 0; i < VOCAB; i++)
+    float marks[VOCAB];
+    for (int i = 0; i < VOCAB; i++) {
+        marks[i] = probs_topk[i] > 0.0f;
         if (probs_topk[i] > 0.0f) kept[n_kept++] = probs_topk[i]; /* in id order, as printed */
+    }
+    keep_stages(d, 1, st, logits, NULL, marks);
 
     al_text_printf(o, L("\n原始概率（%d 个 token）: ", "\nRaw probabilities (%d tokens): "), VOCAB);
     print_rounded(o, probs, VOCAB, 4);
@@ -213,20 +262,15 @@ static al_status example_top_p(al_demo_out *d, al_lang lang, const float logits[
     if (s != AL_OK) return s;
     const float *probs_topp = st + TOP_P * VOCAB;
     int32_t order[VOCAB], kept_ids[VOCAB];
-    float sorted_logits[VOCAB], sorted_probs[VOCAB], cumulative[VOCAB], kept_probs[VOCAB];
+    float sorted_probs[VOCAB], cumulative[VOCAB], kept_probs[VOCAB], marks[VOCAB];
     int mask[VOCAB], n_kept = 0;
-    order_by_logit(order, logits);
-    /* F.softmax(sorted_logits): the same distribution as the stage's, summed in sorted order
-     * (which can change a last bit) */
-    for (int i = 0; i < VOCAB; i++) sorted_logits[i] = logits[order[i]];
-    al_softmax_torch_f32(sorted_probs, sorted_logits, VOCAB);
-    /* torch.cumsum accumulates a float32 row in double, each partial sum rounded to float. */
-    double sum = 0.0;
+    sorted_cumulative(order, sorted_probs, cumulative, logits);
     for (int i = 0; i < VOCAB; i++) {
-        cumulative[i] = (float)(sum += sorted_probs[i]);
         mask[i] = !(probs_topp[order[i]] > 0.0f); /* the sampler's top-p stage: out is 0 */
+        marks[order[i]] = !mask[i];
         if (!mask[i]) kept_ids[n_kept] = order[i], kept_probs[n_kept++] = sorted_probs[i];
     }
+    keep_stages(d, 2, st, logits, NULL, marks);
 
     al_text_printf(o, "\n%s\n%s", L("按概率降序排列:", "Sorted by decreasing probability:"),
                    L("  排序后 token 索引: ", "  token ids, sorted: "));
@@ -275,6 +319,9 @@ static al_status example_penalty(al_demo_out *d, al_lang lang, const toy_model *
     if (s == AL_OK)
         s = stages_of(st, raw, seen, n_seen, (al_sampler_params){1.0, 0, 1.0, penalty}, err);
     if (s != AL_OK) return s;
+    float marks[VOCAB] = {0};
+    for (int i = 0; i < n_seen; i++) marks[seen[i]] = 1.0f;
+    keep_stages(d, 3, st, raw, penalized, marks);
 
     al_text_printf(o, "\n%s", L("已生成 token: ", "Generated tokens: "));
     print_ids(o, generated, N);
@@ -311,6 +358,7 @@ static al_status example_penalty(al_demo_out *d, al_lang lang, const toy_model *
 static al_status example_sampler(al_demo_out *d, al_lang lang, const toy_model *m, al_rng *rng,
                                  al_error *err) {
     enum { PROMPT = 3, STEPS = 8 };
+    _Static_assert((int)STEPS == (int)AL_DEMO_GEN_DRAWS, "the draws' chart has this example's steps");
     const al_sampler_params p = {0.8, 5, 0.8, 1.2};
     al_text *o = &d->text;
     al_demo_header(d, AL_DEMO_PANEL_SAMPLER,
@@ -331,6 +379,10 @@ static al_status example_sampler(al_demo_out *d, al_lang lang, const toy_model *
         const float *probs = st + TOP_P * VOCAB;
         int candidates = 0; /* (probs > 0).sum() */
         for (int i = 0; i < VOCAB; i++) candidates += probs[i] > 0.0f;
+        if (d->fig) {
+            memcpy(d->fig->draw_probs + step * VOCAB, probs, VOCAB * sizeof(float));
+            d->fig->drawn[step] = (int32_t)next;
+        }
         al_text_printf(o, L("  步骤 %d: 候选数=%d, 选中 token=%lld, 其概率=%.4f\n",
                             "  step %d: candidates=%d, token chosen=%lld, its probability=%.4f\n"),
                        step + 1, candidates, (long long)next, (double)probs[next]);
@@ -349,6 +401,8 @@ static al_status example_sampler(al_demo_out *d, al_lang lang, const toy_model *
  * sequence given EOS from then on. */
 static void example_eos(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng) {
     enum { BATCH = 3, PROMPT = 2, EOS = 11, MAX_NEW = 8 };
+    _Static_assert((int)BATCH == (int)AL_DEMO_GEN_BATCH && (int)MAX_NEW == (int)AL_DEMO_GEN_MAX_NEW,
+                   "the EOS chart's batch and steps are this example's");
     al_text *o = &d->text;
     al_demo_header(d, AL_DEMO_PANEL_SAMPLER,
                    L("示例 7：EOS 批量处理（不同序列异步结束）",
@@ -375,8 +429,13 @@ static void example_eos(al_demo_out *d, al_lang lang, int64_t seed, al_rng *rng)
             finished[b] |= next[b] == EOS;
             seqs[b][len] = next[b];
             all &= finished[b];
+            if (d->fig) {
+                d->fig->eos_next[b * MAX_NEW + step] = next[b];
+                d->fig->eos_finished[b * MAX_NEW + step] = finished[b];
+            }
         }
         len++;
+        if (d->fig) d->fig->eos_steps = step + 1;
         al_text_printf(o, L("  步骤 %d: next_tokens=", "  step %d: next_tokens="), step + 1);
         print_ids(o, next, BATCH);
         al_text_puts(o, ", finished=");

@@ -59,6 +59,8 @@ typedef struct {
     gguf_tensor *t;
     int64_t n_t;
     int f16;
+    float *part;       /* [part_cap] one part's floats, read from the model's own layout */
+    int64_t part_cap;
 } gguf_writer;
 
 /* ---- bytes ------------------------------------------------------------------------------------ */
@@ -285,10 +287,15 @@ static void list_tensors(gguf_writer *g) {
     }
 }
 
-/* The floats of part k of tensor t (NULL for zeros) and their count. */
+/* The floats of part k of tensor t and their count: NULL for zeros. Read as float32 whatever
+ * the model holds them in (al_model_read_param: a loaded model keeps its maps only as GEMM
+ * panels, perhaps 16-bit), into g->part, which holds the largest part. */
+static int64_t part_numel(const gguf_tensor *t) { return (int64_t)(t->nbytes / (t->type == GGML_F16 ? 2 : 4)) / t->n_parts; }
+
 static const float *part_data(const gguf_writer *g, const gguf_tensor *t, int64_t k, int64_t *numel) {
-    *numel = (int64_t)(t->nbytes / (t->type == GGML_F16 ? 2 : 4)) / t->n_parts;
-    return t->zero ? NULL : al_model_get_param(g->m, t->p, t->layer, k, NULL);
+    *numel = part_numel(t);
+    if (t->zero) return NULL;
+    return al_model_read_param(g->m, t->p, t->layer, k, g->part, g->part_cap) == *numel ? g->part : NULL;
 }
 
 static void write_file(gguf_writer *g) {
@@ -415,6 +422,11 @@ al_status al_model_export_gguf(const al_model *m, const al_tokenizer *tok, al_dt
     if (st == AL_OK) {
         al_tok_merges(tok, g.merges, 2 * g.n_merges);
         list_tensors(&g);
+        for (int64_t i = 0; i < g.n_t; i++) g.part_cap = part_numel(&g.t[i]) > g.part_cap ? part_numel(&g.t[i]) : g.part_cap;
+        if (!(g.part = malloc((size_t)(g.part_cap > 0 ? g.part_cap : 1) * sizeof *g.part)))
+            st = al_fail(err, AL_ERR_NOMEM, "GGUF export: out of memory");
+    }
+    if (st == AL_OK) {
         st = check_f16(&g, err);
     }
     if (st == AL_OK) { /* measure, then write */
@@ -431,6 +443,6 @@ al_status al_model_export_gguf(const al_model *m, const al_tokenizer *tok, al_dt
         }
         if (st != AL_OK) free(*out), *out = NULL;
     }
-    free(g.text), free(g.merges), free(g.t);
+    free(g.text), free(g.merges), free(g.t), free(g.part);
     return st == AL_OK ? al_ok(err) : st;
 }

@@ -18,6 +18,8 @@
 #include "base/internal.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 enum { HEADER_INTS = 7, V1_HEADER_BYTES = 256, V1_MAGIC = 0x616b3432 };
@@ -26,8 +28,9 @@ static int32_t load_i32(const uint8_t *p) {
     return (int32_t)((uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
 }
 
-al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams *hp,
-                             al_error *err) {
+/* The header's fields from the file's first bytes (at least min(256, size) of them: all a
+ * header may take) and the file's size; *data_at: where its arrays start. */
+static al_status read_header(const uint8_t *bytes, size_t size, al_model_hparams *hp, size_t *data_at, al_error *err) {
     if (!bytes || !hp) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: NULL argument");
     if (size < HEADER_INTS * 4)
         return al_fail(err, AL_ERR_FORMAT, "llama2.c checkpoint: %zu bytes, shorter than its 28-byte header", size);
@@ -87,33 +90,59 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
                        (long long)E, (long long)F, (long long)L, (long long)hp->n_heads,
                        (long long)hp->n_kv_heads, (long long)hp->vocab, (long long)hp->max_seq,
                        (long long)want, size);
+    *data_at = header;
     return AL_OK;
 }
 
-/* Copies `count` float32 values from the image (little-endian), refusing NaN and infinity. */
-static al_status copy_floats(float *dst, const uint8_t *src, int64_t count, const char *what,
-                             al_error *err) {
+al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams *hp, al_error *err) {
+    size_t data_at;
+    return read_header(bytes, size, hp, &data_at, err);
+}
+
+/* `count` float32 values (little-endian) into weight p of layer l, refusing NaN and infinity. */
+static al_status set_floats(al_model *m, al_model_param p, int64_t l, const uint8_t *src, int64_t count,
+                            const char *what, al_error *err) {
     for (int64_t i = 0; i < count; i++) {
         const uint32_t b = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 |
                            (uint32_t)src[4 * i + 2] << 16 | (uint32_t)src[4 * i + 3] << 24;
-        dst[i] = al_float_of_bits(b);
-        if (!isfinite(dst[i]))
+        if (!isfinite(al_float_of_bits(b)))
             return al_fail(err, AL_ERR_NONFINITE, "llama2.c checkpoint: %s holds a non-finite value at index %lld",
                            what, (long long)i);
     }
-    return AL_OK;
+    return al_model_set_param(m, p, l, -1, src, AL_WEIGHTS_F32, count, err);
 }
 
-al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
-                                int64_t max_step, al_model **out, al_error *err) {
+/* The `n` bytes at `at`: in the image, or read from src into buf (room for the largest array). */
+static const uint8_t *bytes_at(const uint8_t *image, const al_byte_source *src, uint64_t at, size_t n, uint8_t *buf) {
+    if (!src) return image + at;
+    return src->read(src->ctx, at, buf, n) == 0 ? buf : NULL;
+}
+
+/* The model from the image `bytes` (src->read NULL: src->size bytes), or from the file src reads
+ * piece by piece (bytes: its first min(256, size) bytes), one array of one layer at a time. */
+static al_status from_llama2c(const uint8_t *bytes, const al_byte_source *src, int64_t context, int64_t max_step,
+                              al_model **out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: no output pointer");
     *out = NULL;
+    if (src->size > SIZE_MAX) return al_fail(err, AL_ERR_LIMIT, "llama2.c checkpoint: too large for this address space");
     al_model_hparams hp;
-    al_status st = al_llama2c_hparams(bytes, size, &hp, err);
+    size_t data_at;
+    al_status st = read_header(bytes, (size_t)src->size, &hp, &data_at, err);
     if (st != AL_OK) return st;
     if (context <= 0) context = hp.max_seq;
     al_model *m = NULL;
-    if ((st = al_model_create(&hp, context, max_step, &m, err)) != AL_OK) return st;
+    if ((st = al_model_create_inference(&hp, context, max_step, AL_WEIGHTS_F32, &m, err)) != AL_OK) return st;
+    const al_byte_source *from = src->read ? src : NULL;
+    /* the largest array read at once: the embedding, the head, or one layer's largest map */
+    const int64_t E = hp.hidden, q = hp.n_heads * hp.head_dim;
+    int64_t largest = hp.vocab * E;
+    if (q * E > largest) largest = q * E;
+    if (hp.ffn_hidden * E > largest) largest = hp.ffn_hidden * E;
+    uint8_t *buf = from ? malloc((size_t)(4 * largest)) : NULL;
+    if (from && !buf) {
+        al_model_free(m);
+        return al_fail(err, AL_ERR_NOMEM, "llama2.c checkpoint: out of memory for %lld floats", (long long)largest);
+    }
 
     /* The arrays in file order; per-layer ones hold every layer back to back. */
     typedef struct {
@@ -132,22 +161,25 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
     };
     const int v1 = load_i32(bytes) == V1_MAGIC;
     const array *order = v1 ? V1 : LEGACY;
-    const uint8_t *p = bytes + (v1 ? V1_HEADER_BYTES : HEADER_INTS * 4);
+    uint64_t at = data_at;
     for (size_t i = 0; i < sizeof LEGACY / sizeof LEGACY[0] && st == AL_OK; i++) {
         const int per_layer = order[i].p != AL_MP_EMBED && order[i].p != AL_MP_FINAL_NORM;
         for (int64_t l = 0; l < (per_layer ? hp.n_layers : 1) && st == AL_OK; l++) {
-            int64_t numel = 0;
-            float *dst = al_model_param_for_write(m, order[i].p, l, -1, &numel);
-            st = copy_floats(dst, p, numel, order[i].name, err);
-            p += 4 * numel;
+            const int64_t numel = al_model_read_param(m, order[i].p, l, -1, NULL, 0);
+            const uint8_t *p = bytes_at(bytes, from, at, (size_t)(4 * numel), buf);
+            st = p ? set_floats(m, order[i].p, l, p, numel, order[i].name, err)
+                   : al_fail(err, AL_ERR_IO, "llama2.c checkpoint: %s could not be read", order[i].name);
+            at += (uint64_t)(4 * numel);
         }
     }
-    if (!v1) p += 4 * hp.max_seq * hp.head_dim; /* freq_cis_real, freq_cis_imag */
+    if (!v1) at += (uint64_t)(4 * hp.max_seq * hp.head_dim); /* freq_cis_real, freq_cis_imag */
     if (st == AL_OK && !hp.tied) {
-        int64_t numel = 0;
-        float *dst = al_model_param_for_write(m, AL_MP_LM_HEAD, 0, -1, &numel);
-        st = copy_floats(dst, p, numel, "wcls", err);
+        const int64_t numel = al_model_read_param(m, AL_MP_LM_HEAD, 0, -1, NULL, 0);
+        const uint8_t *p = bytes_at(bytes, from, at, (size_t)(4 * numel), buf);
+        st = p ? set_floats(m, AL_MP_LM_HEAD, 0, p, numel, "wcls", err)
+               : al_fail(err, AL_ERR_IO, "llama2.c checkpoint: wcls could not be read");
     }
+    free(buf);
     if (st != AL_OK) {
         al_model_free(m);
         return st;
@@ -155,3 +187,20 @@ al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t conte
     *out = m;
     return AL_OK;
 }
+
+al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
+                                int64_t max_step, al_model **out, al_error *err) {
+    if (!bytes) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: NULL argument");
+    const al_byte_source whole = {NULL, NULL, size};
+    return from_llama2c(bytes, &whole, context, max_step, out, err);
+}
+
+al_status al_model_from_llama2c_source(const al_byte_source *src, int64_t context, int64_t max_step, al_model **out,
+                                       al_error *err) {
+    if (!src || !src->read) return al_fail(err, AL_ERR_ARG, "llama2.c checkpoint: no source");
+    uint8_t header[V1_HEADER_BYTES];
+    const size_t avail = src->size < sizeof header ? (size_t)src->size : sizeof header;
+    if (src->read(src->ctx, 0, header, avail) != 0) return al_fail(err, AL_ERR_IO, "llama2.c checkpoint: cannot read its header");
+    return from_llama2c(header, src, context, max_step, out, err);
+}
+

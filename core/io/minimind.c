@@ -314,8 +314,63 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
     return al_model_hparams_check(hp, err);
 }
 
+/* The dtype an inference model holds the checkpoint's weights in: theirs if every matrix (each
+ * 2-D weight the model reads) has the same 16-bit one, float32 otherwise (norms are float32 in
+ * the model whatever the file holds). In WebAssembly float32 always: it has no instruction to
+ * widen a half, and the widening in the GEMM's loop would cost more than the bytes it saves. */
+static al_weight_dtype held_dtype(const al_safetensors *st, const al_model_hparams *hp) {
+#if defined(__wasm__)
+    (void)st, (void)hp;
+    return AL_WEIGHTS_F32;
+#else
+    int dtype = -1;
+    for (int p = 0; p < AL_MP_COUNT; p++) {
+        int64_t shape[2];
+        if (al_model_param_shape(hp, (al_model_param)p, shape) != 2) continue;
+        const int per_layer = p != AL_MP_EMBED && p != AL_MP_LM_HEAD, per_expert = p >= AL_MP_EXPERT_GATE;
+        for (int64_t l = 0; l < (per_layer ? hp->n_layers : 1); l++)
+            for (int64_t e = 0; e < (per_expert ? hp->n_experts : 1); e++) {
+                char name[NAME_MAX_LEN];
+                al_st_tensor t;
+                param_name(name, (al_model_param)p, l, e);
+                if (al_st_find(st, name, &t) != AL_OK) continue;
+                if (dtype < 0) dtype = (int)t.dtype;
+                else if (dtype != (int)t.dtype) return AL_WEIGHTS_F32;
+            }
+    }
+    /* al_dtype and al_weight_dtype number float32, float16 and bfloat16 alike */
+    return dtype == AL_DTYPE_F16 ? AL_WEIGHTS_F16 : dtype == AL_DTYPE_BF16 ? AL_WEIGHTS_BF16 : AL_WEIGHTS_F32;
+#endif
+}
+
+/* Tensor `name`'s bytes: in the index's data, or read from src into *buf (grown to fit). */
+static al_status tensor_bytes(const al_st_tensor *t, const al_byte_source *src, uint8_t **buf, size_t *cap,
+                              const void **bytes, al_error *err) {
+    if (!src) {
+        *bytes = t->data;
+        return AL_OK;
+    }
+    if ((uint64_t)t->nbytes > *cap) {
+        free(*buf);
+        *cap = 0;
+        if (!(*buf = malloc((size_t)t->nbytes ? (size_t)t->nbytes : 1)))
+            return al_fail(err, AL_ERR_NOMEM, "MiniMind checkpoint: out of memory for tensor '%.80s'", t->name);
+        *cap = (size_t)t->nbytes;
+    }
+    if (src->read(src->ctx, t->offset, *buf, (size_t)t->nbytes) != 0)
+        return al_fail(err, AL_ERR_IO, "MiniMind checkpoint: tensor '%.80s' could not be read", t->name);
+    *bytes = *buf;
+    return AL_OK;
+}
+
 al_status al_model_from_minimind(const char *config_json, size_t config_len, const al_safetensors *st,
                                  int64_t context, int64_t max_step, al_model **out, al_error *err) {
+    return al_model_from_minimind_source(config_json, config_len, st, NULL, context, max_step, out, err);
+}
+
+al_status al_model_from_minimind_source(const char *config_json, size_t config_len, const al_safetensors *st,
+                                        const al_byte_source *src, int64_t context, int64_t max_step, al_model **out,
+                                        al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: no output pointer");
     *out = NULL;
     al_model_hparams hp;
@@ -330,10 +385,13 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
     const int n_tensors = al_st_count(st);
     unsigned char *placed = calloc(n_tensors > 0 ? (size_t)n_tensors : 1, 1);
     if (!placed) return al_fail(err, AL_ERR_NOMEM, "MiniMind checkpoint: out of memory for %d tensor marks", n_tensors);
+    uint8_t *buf = NULL; /* one tensor's bytes read from src */
+    size_t buf_cap = 0;
     for (int pass = 0; pass < 2; pass++) {
         al_model *m = NULL;
         if (pass == 1) {
-            if ((s = al_model_create(&hp, context > 0 ? context : hp.max_seq, max_step, &m, err)) != AL_OK) return s;
+            s = al_model_create_inference(&hp, context > 0 ? context : hp.max_seq, max_step, held_dtype(st, &hp), &m, err);
+            if (s != AL_OK) return s;
         }
         for (int p = 0; p < AL_MP_COUNT && s == AL_OK; p++) {
             int64_t shape[2] = {0, 0};
@@ -360,9 +418,12 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
                                         name, t.ndim, (long long)t.shape[0], t.ndim > 1 ? ", " : "", t.ndim > 1 ? (long long)t.shape[1] : 0LL,
                                         (long long)shape[0], nd > 1 ? ", " : "", nd > 1 ? (long long)shape[1] : 0LL);
                     } else {
-                        int64_t numel = 0;
-                        float *dst = al_model_param_for_write(m, (al_model_param)p, l, e, &numel);
-                        s = al_st_read_f32(st, name, dst, numel, err);
+                        /* read (from src, piece by piece), checked, then packed into the model */
+                        const void *bytes = NULL;
+                        al_st_find(st, name, &t);
+                        if ((s = tensor_bytes(&t, src, &buf, &buf_cap, &bytes, err)) == AL_OK &&
+                            (s = al_st_check_values(st, name, bytes, err)) == AL_OK)
+                            s = al_model_set_param(m, (al_model_param)p, l, e, bytes, (al_weight_dtype)t.dtype, t.numel, err);
                     }
                 }
         }
@@ -378,6 +439,7 @@ al_status al_model_from_minimind(const char *config_json, size_t config_len, con
             }
             free(placed);
         } else {
+            free(buf);
             if (s != AL_OK) al_model_free(m);
             else *out = m;
         }

@@ -6,6 +6,7 @@
 #include "base/internal.h"
 #include "io/pth.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,13 +68,14 @@ al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flag
 static int64_t context_for(int64_t want, int64_t max_seq) { return want < 1 || want > max_seq ? max_seq : want; }
 static int64_t step_for(int64_t step, int64_t context) { return step < 1 ? 1 : step > context ? context : step; }
 
-static al_status minimind_model(const char *config, size_t config_len, const al_safetensors *tensors, int64_t context,
-                                int64_t max_step, al_model **out, al_error *err) {
+static al_status minimind_model(const char *config, size_t config_len, const al_safetensors *tensors,
+                                const al_byte_source *src, int64_t context, int64_t max_step, al_model **out,
+                                al_error *err) {
     al_model_hparams hp;
     al_status st = al_minimind_hparams(config, config_len, tensors, &hp, err);
     if (st != AL_OK) return st;
     const int64_t c = context_for(context, hp.max_seq);
-    return al_model_from_minimind(config, config_len, tensors, c, step_for(max_step, c), out, err);
+    return al_model_from_minimind_source(config, config_len, tensors, src, c, step_for(max_step, c), out, err);
 }
 
 al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
@@ -88,7 +90,7 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
         if ((st = al_pth_model_read(bytes, size, flags, &p, err)) != AL_OK) return st;
         /* a config.json given with the .pth says what its shapes cannot (top-k, YaRN, ...) */
         const int given = config_json && config_len;
-        st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, context,
+        st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, NULL, context,
                             max_step, out, err);
         al_pth_model_free(&p); /* the model holds its own copy of the weights */
         return st;
@@ -98,7 +100,7 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
             return al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json that goes with it");
         al_safetensors *tensors = NULL;
         if ((st = al_st_parse_view(bytes, size, &tensors, err)) != AL_OK) return st;
-        st = minimind_model(config_json, config_len, tensors, context, max_step, out, err);
+        st = minimind_model(config_json, config_len, tensors, NULL, context, max_step, out, err);
         al_st_free(tensors);
         return st;
     }
@@ -111,5 +113,67 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
     default:
         return al_fail(err, AL_ERR_FORMAT, "not a model: %zu bytes that are neither a llama2.c checkpoint, "
                        "a safetensors file nor a .pth", size);
+    }
+}
+
+/* The whole file from src, for a format read whole (a .pth); NULL with *st set if it cannot be. */
+static uint8_t *read_whole(const al_byte_source *src, al_status *st, al_error *err) {
+    uint8_t *bytes = src->size <= SIZE_MAX ? malloc(src->size ? (size_t)src->size : 1) : NULL;
+    if (!bytes) *st = al_fail(err, AL_ERR_NOMEM, "model: out of memory for a file of %llu bytes", (unsigned long long)src->size);
+    else if (src->read(src->ctx, 0, bytes, (size_t)src->size) != 0) *st = al_fail(err, AL_ERR_IO, "model: the file could not be read");
+    else return bytes;
+    free(bytes);
+    return NULL;
+}
+
+al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
+                               size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                               al_model **out, al_error *err) {
+    if (!out || !src || !src->read) return al_fail(err, AL_ERR_ARG, "model: no source or no output");
+    *out = NULL;
+    al_status st = AL_OK;
+    if (kind == AL_MODEL_FILE_UNKNOWN) {
+        /* the kind from the first bytes: al_model_file_detect reads 9 of them and the size */
+        uint8_t first[16] = {0};
+        const size_t n = src->size < sizeof first ? (size_t)src->size : sizeof first;
+        if (src->read(src->ctx, 0, first, n) != 0) return al_fail(err, AL_ERR_IO, "model: the file could not be read");
+        kind = src->size < sizeof first ? AL_MODEL_FILE_UNKNOWN : al_model_file_detect(first, src->size > SIZE_MAX ? SIZE_MAX : (size_t)src->size);
+    }
+    switch (kind) {
+    case AL_MODEL_FILE_SAFETENSORS: {
+        if (!config_json || !config_len)
+            return al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json that goes with it");
+        /* 1. the length field, 2. the header, indexed alone, 3. tensor by tensor into the model */
+        uint8_t field[8] = {0};
+        uint64_t header_end = 0;
+        const size_t n = src->size < 8 ? (size_t)src->size : 8;
+        if (src->read(src->ctx, 0, field, n) != 0) return al_fail(err, AL_ERR_IO, "model: the file could not be read");
+        if ((st = al_st_header_size(field, n, src->size, &header_end, err)) != AL_OK) return st;
+        uint8_t *header = malloc((size_t)header_end);
+        if (!header) return al_fail(err, AL_ERR_NOMEM, "model: out of memory for a %llu-byte header", (unsigned long long)header_end);
+        al_safetensors *tensors = NULL;
+        if (src->read(src->ctx, 0, header, (size_t)header_end) != 0) st = al_fail(err, AL_ERR_IO, "model: the header could not be read");
+        else st = al_st_parse_header(header, (size_t)header_end, src->size, &tensors, err);
+        free(header); /* the index keeps its own copy of the names */
+        if (st == AL_OK) st = minimind_model(config_json, config_len, tensors, src, context, max_step, out, err);
+        al_st_free(tensors);
+        return st;
+    }
+    case AL_MODEL_FILE_LLAMA2C: {
+        uint8_t first[256] = {0};
+        const size_t n = src->size < sizeof first ? (size_t)src->size : sizeof first;
+        al_model_hparams hp;
+        if (src->read(src->ctx, 0, first, n) != 0) return al_fail(err, AL_ERR_IO, "model: the file could not be read");
+        if ((st = al_llama2c_hparams(first, src->size > SIZE_MAX ? SIZE_MAX : (size_t)src->size, &hp, err)) != AL_OK) return st;
+        const int64_t c = context_for(context, hp.max_seq);
+        return al_model_from_llama2c_source(src, c, step_for(max_step, c), out, err);
+    }
+    default: {
+        uint8_t *bytes = read_whole(src, &st, err);
+        if (!bytes) return st;
+        st = al_model_load(bytes, (size_t)src->size, kind, config_json, config_len, flags, context, max_step, out, err);
+        free(bytes);
+        return st;
+    }
     }
 }

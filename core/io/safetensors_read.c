@@ -47,8 +47,9 @@ struct al_safetensors {
     const struct st_tensor **by_name;  /* [n_tensors], sorted by strcmp of name */
     int n_meta;
     const char *meta;                  /* n_meta pairs "key\0value\0", in header order */
-    const uint8_t *data;               /* [data_size], aligned to 16 bytes */
+    const uint8_t *data;               /* [data_size], aligned to 16 bytes; NULL: the header's index only */
     int64_t data_size;
+    uint64_t data_at;                  /* where the data section starts in the file */
 };
 
 /* ---- errors ------------------------------------------------------------------------------- */
@@ -462,7 +463,7 @@ static int size_align16(size_t *a) { return size_add(a, (16 - *a % 16) % 16); }
 
 /* How a parse keeps the data section: copied into the index's block, borrowed from the
  * caller's image, or not at all (only the header is checked, against the file's size). */
-typedef enum { KEEP_COPY, KEEP_VIEW, KEEP_NONE } st_keep;
+typedef enum { KEEP_COPY, KEEP_VIEW, KEEP_NONE, KEEP_INDEX } st_keep;
 
 al_status al_st_header_size(const uint8_t *bytes, size_t avail, uint64_t file_size,
                             uint64_t *header_end, al_error *err) {
@@ -573,6 +574,7 @@ static al_status parse(const uint8_t *bytes, size_t avail, uint64_t file_size, s
         st->meta = fill.meta.base;
         st->data = keep == KEEP_COPY ? block + off_data : keep == KEEP_VIEW ? bytes + header_end : NULL;
         st->data_size = (int64_t)data_size;
+        st->data_at = header_end;
         for (size_t i = 0; i < nt; i++) st->by_name[i] = &st->tensors[i];
         al_sort(st->by_name, nt, sizeof *st->by_name, cmp_by_name);
         s = check_tensors(st, scratch, err);
@@ -602,6 +604,12 @@ al_status al_st_parse_view(const uint8_t *bytes, size_t size, al_safetensors **o
 al_status al_st_check_header(const uint8_t *bytes, size_t avail, uint64_t file_size,
                              al_error *err) {
     return parse(bytes, avail, file_size, KEEP_NONE, NULL, err);
+}
+
+al_status al_st_parse_header(const uint8_t *bytes, size_t avail, uint64_t file_size, al_safetensors **out,
+                             al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_parse_header: out is NULL");
+    return parse(bytes, avail, file_size, KEEP_INDEX, out, err);
 }
 
 al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *meta_kv, int n_meta,
@@ -636,6 +644,7 @@ al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *
     st->n_meta = n_meta;
     st->data = (const uint8_t *)data;
     st->data_size = n_floats * 4;
+    st->data_at = 0;
     char *name_at = (char *)block + off_names, *meta_at = name_at + names;
     st->meta = meta_at;
     for (int i = 0; i < 2 * n_meta; i++) {
@@ -695,8 +704,9 @@ static void fill_info(const al_safetensors *st, const struct st_tensor *t, al_st
     info->ndim = t->ndim;
     for (int i = 0; i < t->ndim; i++) info->shape[i] = t->shape[i];
     info->numel = t->numel;
-    info->data = st->data + t->begin;
+    info->data = st->data ? st->data + t->begin : NULL;
     info->nbytes = t->end - t->begin;
+    info->offset = st->data_at + (uint64_t)t->begin;
 }
 
 al_status al_st_get(const al_safetensors *st, int index, al_st_tensor *info) {
@@ -773,9 +783,25 @@ void al_st_describe_index(char *buf, size_t cap, const int64_t *shape, int ndim,
         al_snprintf(buf, cap, "element %" PRId64, i);
 }
 
+/* Every value of tensor t (its bytes at src) finite, or a message naming the first that is not.
+ * All three formats keep IEEE's layout after widening: exponent bits all ones = inf/NaN. */
+static al_status check_finite(const struct st_tensor *t, const uint8_t *src, const char *shown, al_error *err) {
+    char where[240];
+    const al_dtype dt = t->dt->dtype;
+    for (int64_t i = 0; i < t->numel; i++) {
+        uint32_t b = element_bits(dt, src, i);
+        if ((b & 0x7F800000u) == 0x7F800000u) {
+            al_st_describe_index(where, sizeof where, t->shape, t->ndim, i);
+            return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
+                           (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
+        }
+    }
+    return AL_OK;
+}
+
 al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out, int64_t cap,
                          al_error *err) {
-    char shown[ST_SHOWN_BUF], where[240];
+    char shown[ST_SHOWN_BUF];
     if (!st || !name) return al_fail(err, AL_ERR_ARG, "al_st_read_f32: st or name is NULL");
     show(shown, name, strlen(name), 0);
     const struct st_tensor *t = find(st, name);
@@ -790,18 +816,26 @@ al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out,
                        "tensor '%s' has %" PRId64 " elements but the buffer holds %" PRId64, shown,
                        t->numel, cap);
     if (!out && t->numel > 0) return al_fail(err, AL_ERR_ARG, "al_st_read_f32: out is NULL");
+    if (!st->data) return al_fail(err, AL_ERR_ARG, "al_st_read_f32: the index holds no data");
 
-    /* Checked before anything is written, so a refused tensor leaves `out` untouched.
-     * All three formats keep IEEE's layout after widening: exponent bits all ones = inf/NaN. */
+    /* Checked before anything is written, so a refused tensor leaves `out` untouched. */
     const uint8_t *src = st->data + t->begin;
-    for (int64_t i = 0; i < t->numel; i++) {
-        uint32_t b = element_bits(dt, src, i);
-        if ((b & 0x7F800000u) == 0x7F800000u) {
-            al_st_describe_index(where, sizeof where, t->shape, t->ndim, i);
-            return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': %s is %s", shown, where,
-                           (b & 0x007FFFFFu) ? "NaN" : (b >> 31) ? "-inf" : "+inf");
-        }
-    }
+    al_status s = check_finite(t, src, shown, err);
+    if (s != AL_OK) return s;
     for (int64_t i = 0; i < t->numel; i++) out[i] = al_float_of_bits(element_bits(dt, src, i));
     return al_ok(err);
+}
+
+al_status al_st_check_values(const al_safetensors *st, const char *name, const void *data, al_error *err) {
+    char shown[ST_SHOWN_BUF];
+    if (!st || !name) return al_fail(err, AL_ERR_ARG, "al_st_check_values: st or name is NULL");
+    show(shown, name, strlen(name), 0);
+    const struct st_tensor *t = find(st, name);
+    if (!t) return al_fail(err, AL_ERR_MISSING, "no tensor named '%s'", shown);
+    const al_dtype dt = t->dt->dtype;
+    if (dt != AL_DTYPE_F32 && dt != AL_DTYPE_F16 && dt != AL_DTYPE_BF16)
+        return al_fail(err, AL_ERR_DTYPE, "tensor '%s' has dtype %s; only F32, F16 and BF16 convert to float32", shown,
+                       t->dt->name);
+    if (!data && !st->data) return al_fail(err, AL_ERR_ARG, "al_st_check_values: no data");
+    return check_finite(t, data ? data : st->data + t->begin, shown, err);
 }

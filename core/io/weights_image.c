@@ -3,6 +3,7 @@
 #include "attnlab/io.h"
 #include "io/weights_image.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 al_status al_weights_image(const al_model_hparams *hp, const float *(*get)(const void *ctx, const al_weight_ref *ref),
@@ -35,12 +36,29 @@ al_status al_weights_image(const al_model_hparams *hp, const float *(*get)(const
     return st;
 }
 
-static const float *model_weight(const void *ctx, const al_weight_ref *ref) {
-    return al_model_get_param((const al_model *)ctx, ref->p, ref->layer, ref->expert, NULL);
+/* A model's weights read out as float32 (al_model_read_param: whatever layout and dtype the
+ * model holds them in), one after the other into `floats` as al_weights_image asks for them. */
+typedef struct {
+    const al_model *m;
+    float *floats; /* [al_model_param_count] */
+    int64_t used;
+} unpacked;
+
+static const float *unpacked_weight(const void *ctx, const al_weight_ref *ref) {
+    unpacked *u = (unpacked *)ctx; /* this file's own, passed through al_weights_image */
+    float *w = u->floats + u->used;
+    const int64_t n = al_model_read_param(u->m, ref->p, ref->layer, ref->expert, w, INT64_MAX);
+    u->used += n > 0 ? n : 0;
+    return w;
 }
 
 al_status al_model_export(const al_model *m, al_dtype dtype, const char *const *meta_kv, int n_meta, uint8_t **out,
                           size_t *size, al_error *err) {
     if (!m || !out || !size) return al_fail(err, AL_ERR_ARG, "model export: NULL argument");
-    return al_weights_image(al_model_get_hparams(m), model_weight, m, dtype, meta_kv, n_meta, out, size, err);
+    const int64_t count = al_model_param_count(al_model_get_hparams(m));
+    unpacked u = {m, malloc((size_t)(count > 0 ? count : 1) * sizeof(float)), 0};
+    if (!u.floats) return al_fail(err, AL_ERR_NOMEM, "model export: out of memory for %lld floats", (long long)count);
+    const al_status st = al_weights_image(al_model_get_hparams(m), unpacked_weight, &u, dtype, meta_kv, n_meta, out, size, err);
+    free(u.floats);
+    return st;
 }

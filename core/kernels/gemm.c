@@ -46,6 +46,60 @@ void al_pack_panels(float *packed, const float *w, int64_t n, int64_t k) {
     }
 }
 
+/* 16-bit weights widened to float32, exactly: a half through the hardware's conversion where
+ * there is one (AVX-512's vcvtph2ps) or al_f16_bits_to_f32_bits, which gives the same bits; a
+ * bfloat16 is the top half of its float. */
+static float widen_one(const uint16_t *in, al_weight_dtype dtype, int64_t i) {
+    return al_float_of_bits(dtype == AL_WEIGHTS_F16 ? al_f16_bits_to_f32_bits(in[i]) : (uint32_t)in[i] << 16);
+}
+
+void al_widen(float *out, const void *in, al_weight_dtype dtype, int64_t n, int64_t stride) {
+    if (dtype == AL_WEIGHTS_F32) {
+        const float *f = in;
+        for (int64_t i = 0; i < n; i++) out[i] = f[i * stride];
+        return;
+    }
+    for (int64_t i = 0; i < n; i++) out[i] = widen_one(in, dtype, i * stride);
+}
+
+#if defined(AL_X86_DISPATCH)
+__attribute__((target("avx512f"))) static void widen_block_avx512(float *out, const uint16_t *in,
+                                                                   al_weight_dtype dtype, int64_t n) {
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256i h = _mm256_loadu_si256((const __m256i *)(in + i));
+        const __m512 f = dtype == AL_WEIGHTS_F16 ? _mm512_cvtph_ps(h)
+                                                 : _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+        _mm512_storeu_ps(out + i, f);
+    }
+    for (; i < n; i++) out[i] = widen_one(in, dtype, i);
+}
+#endif
+
+/* n contiguous 16-bit elements widened into out (a block of packed panels). */
+static void widen_block(float *out, const uint16_t *in, al_weight_dtype dtype, int64_t n) {
+#if defined(AL_X86_DISPATCH)
+    static int avx512 = -1;
+    if (avx512 < 0) {
+        __builtin_cpu_init();
+        avx512 = __builtin_cpu_supports("avx512f") != 0;
+    }
+    if (avx512) {
+        widen_block_avx512(out, in, dtype, n);
+        return;
+    }
+#endif
+    for (int64_t i = 0; i < n; i++) out[i] = widen_one(in, dtype, i);
+}
+
+/* The floats of B's panel block starting at element `at` (kc rows of a panel): in place for
+ * float32, else widened into `wide` [kc · NR] (16-bit B is always packed: rows of NR). */
+static const float *panel_block(al_bmat b, int64_t at, int64_t kc, float *wide) {
+    if (b.dtype == AL_WEIGHTS_F32) return (const float *)b.p + at;
+    widen_block(wide, (const uint16_t *)b.p + at, b.dtype, kc * NR);
+    return wide;
+}
+
 /* ------------------------------------------------------------------------------------------
  * Kernels: C[m rows, 16] (+)= A[m, kc] · B[kc, 16], B row kk at b + kk·ldb. The tile is
  * computed whole; only the first `cols` columns are stored.
@@ -378,7 +432,54 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
         _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
     }
 }
+/* The same two panels held in 16 bits, widened as they are loaded: a decode step (a few rows of
+ * A) reads each element of B once, so widening it into a buffer first (panel_block) would write
+ * and read it again; here the conversion (one instruction per 16 values) rides on the loads.
+ * The same fused multiply-adds in the same order: the same bits. */
+#define LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
+#define LOAD_BF16(p) \
+    _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
+#define AVX512_PAIR16_ROWS(R, LOAD)                                                    \
+    for (int64_t kk = 0; kk < kc; kk++) {                                              \
+        const __m512 bk0 = LOAD(b0 + kk * NR);                                         \
+        const __m512 bk1 = LOAD(b1 + kk * NR);                                         \
+        _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
+            const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);                         \
+            acc0[i] = _mm512_fmadd_ps(ai, bk0, acc0[i]);                               \
+            acc1[i] = _mm512_fmadd_ps(ai, bk1, acc1[i]);                               \
+        }                                                                              \
+    }
+#define AVX512_PAIR16_SWITCH(LOAD)                                                     \
+    switch (m) {                                                                       \
+    case 6: AVX512_PAIR16_ROWS(6, LOAD) break;                                         \
+    case 5: AVX512_PAIR16_ROWS(5, LOAD) break;                                         \
+    case 4: AVX512_PAIR16_ROWS(4, LOAD) break;                                         \
+    case 3: AVX512_PAIR16_ROWS(3, LOAD) break;                                         \
+    case 2: AVX512_PAIR16_ROWS(2, LOAD) break;                                         \
+    default: AVX512_PAIR16_ROWS(1, LOAD) break;                                        \
+    }
+__attribute__((target("avx512f"))) static void kernel_avx512_pair16(
+    int m, int64_t kc, const float *a, int64_t lda, const uint16_t *b0, const uint16_t *b1,
+    al_weight_dtype dtype, float *c, int64_t ldc, int cols1, int accumulate) {
+    const __mmask16 keep1 = (__mmask16)((1u << cols1) - 1u);
+    __m512 acc0[6], acc1[6];
+    for (int i = 0; i < m; i++) {
+        acc0[i] = accumulate ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+        acc1[i] = accumulate ? _mm512_maskz_loadu_ps(keep1, c + i * ldc + NR) : _mm512_setzero_ps();
+    }
+    if (dtype == AL_WEIGHTS_F16) AVX512_PAIR16_SWITCH(LOAD_F16)
+    else AVX512_PAIR16_SWITCH(LOAD_BF16)
+    for (int i = 0; i < m; i++) {
+        _mm512_storeu_ps(c + i * ldc, acc0[i]);
+        _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
+    }
+}
+#undef AVX512_PAIR16_SWITCH
+#undef AVX512_PAIR16_ROWS
+#undef LOAD_BF16
+#undef LOAD_F16
 #endif
+
 
 /* A right-edge panel of row-major B (the V cache, say, when n is not a multiple of 16), copied
  * zero-padded to NR columns so the kernels can read it whole. */
@@ -402,10 +503,10 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
         /* a partial last panel of row-major B, zero-padded, but for 8 columns (read in place) */
         const int edge_copied = last_cols < NR && !b.padded && n != 8;
         if (edge_copied)
-            copy_edge(edge, b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc,
+            copy_edge(edge, (const float *)b.p + last * b.panel_stride + k0 * b.row_stride, b.row_stride, kc,
                       last_cols);
-        if (n <= 8) {
-            const float *bp = edge_copied ? edge : b.p + k0 * b.row_stride;
+        if (n <= 8 && b.dtype == AL_WEIGHTS_F32) {
+            const float *bp = edge_copied ? edge : (const float *)b.p + k0 * b.row_stride;
             const int ldb = edge_copied ? NR : (int)b.row_stride;
             for (int64_t i = 0; i < m; i += MR_WASM) {
                 const int rows = m - i < MR_WASM ? (int)(m - i) : MR_WASM;
@@ -419,7 +520,9 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
             pack_a_wasm(g_apack, a + i * lda + k0, lda, rows, kc);
             for (int64_t p = 0; p <= last; p++) {
                 const int cols = p == last ? last_cols : NR;
-                const float *bp = b.p + p * b.panel_stride + k0 * b.row_stride;
+                /* 16-bit panels (not what the WebAssembly build loads: see model_load.c)
+                 * widened panel by panel into the edge buffer */
+                const float *bp = panel_block(b, p * b.panel_stride + k0 * b.row_stride, kc, edge);
                 int ldb = (int)b.row_stride;
                 if (p == last && edge_copied) bp = edge, ldb = NR;
                 kernel_wasm(rows, kc, g_apack, bp, ldb, c + i * ldc + p * NR, ldc, cols, acc);
@@ -463,18 +566,35 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
                         int64_t m, int64_t n, int64_t k, int accumulate) {
     if (!g_kernel) g_kernel = pick_kernel(&g_mr);
     float edge[KC * NR];
-    for (int64_t k0 = 0; k0 < k; k0 += KC) {
-        const int64_t kc = k - k0 < KC ? k - k0 : KC;
+    /* 16-bit B: a panel pair's block widened into wide0, wide1 once, read by every row block.
+     * A decode step (few rows) widens blocks of KC16 rows so that the pair's floats stay in L1
+     * (32 KB); a prefill keeps KC, which passes over C fewer times. Either way each output is
+     * summed over k in order: the same bits. */
+    enum { KC16 = 256 };
+    const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX ? KC16 : KC;
+    float wide0[KC * NR], wide1[KC * NR];
+    for (int64_t k0 = 0; k0 < k; k0 += kblock) {
+        const int64_t kc = k - k0 < kblock ? k - k0 : kblock;
         const int acc = accumulate || k0 > 0;
         for (int64_t j = 0; j < n;) {
             const int cols = n - j < NR ? (int)(n - j) : NR;
-            const float *bp = b.p + (j / NR) * b.panel_stride + k0 * b.row_stride;
-            int64_t ldb = b.row_stride;
+            const int64_t at = (j / NR) * b.panel_stride + k0 * b.row_stride;
+            int64_t ldb = b.dtype == AL_WEIGHTS_F32 ? b.row_stride : NR;
             /* Two full-or-padded panels side by side, when the kernel exists and the second
              * panel can be read as it is. */
             const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
+#if defined(AL_X86_DISPATCH)
+            /* 16-bit B and a few rows: widened as the kernel loads it */
+            if (g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6 && n - j > NR) {
+                const uint16_t *b0 = (const uint16_t *)b.p + at;
+                kernel_avx512_pair16((int)m, kc, a + k0, lda, b0, b0 + b.panel_stride, b.dtype, c + j, ldc, cols1, acc);
+                j += 2 * NR;
+                continue;
+            }
+#endif
+            const float *bp = panel_block(b, at, kc, wide0);
             if (g_pair_kernel && n - j > NR && (b.padded || cols1 == NR)) {
-                const float *bp1 = bp + b.panel_stride;
+                const float *bp1 = panel_block(b, at + b.panel_stride, kc, wide1);
                 for (int64_t i = 0; i < m; i += g_mr) {
                     const int rows = m - i < g_mr ? (int)(m - i) : g_mr;
                     g_pair_kernel(rows, kc, a + i * lda + k0, lda, bp, bp1, ldb, c + i * ldc + j,
@@ -516,12 +636,14 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
     gemm_blocks(c, ldc, a, lda, b, m, n, k, accumulate);
 }
 
-al_bmat al_bmat_packed(const float *packed, int64_t k) {
-    al_bmat b = {packed, k * NR, NR, 1};
+al_bmat al_bmat_packed(const float *packed, int64_t k) { return al_bmat_panels(packed, AL_WEIGHTS_F32, k); }
+
+al_bmat al_bmat_panels(const void *packed, al_weight_dtype dtype, int64_t k) {
+    al_bmat b = {packed, k * NR, NR, 1, dtype};
     return b;
 }
 
 al_bmat al_bmat_rows(const float *b, int64_t ldb) {
-    al_bmat m = {b, NR, ldb, 0};
+    al_bmat m = {b, NR, ldb, 0, AL_WEIGHTS_F32};
     return m;
 }

@@ -35,9 +35,10 @@ void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, co
     }
 }
 
-/* y [n, out] = x [n, in] · Wᵀ with W packed. */
-static void project(float *y, const float *x, const float *packed, int64_t n, int64_t out, int64_t in) {
-    al_gemm(y, out, x, in, al_bmat_packed(packed, in), n, out, in, 0);
+/* y [n, out] = x [n, in] · Wᵀ with W packed (elements of the block's dtype). */
+static void project(float *y, const float *x, const al_attn_block *w, const void *packed, int64_t n, int64_t out,
+                    int64_t in) {
+    al_gemm_pool(w->pool, y, out, x, in, al_bmat_panels(packed, w->dtype, in), n, out, in, 0);
 }
 
 void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, const float *x,
@@ -51,9 +52,9 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
     /* 1. Projections: q [n, H, D], k and v [n, KV, D] (the view(bsz, seq, heads, dim) split);
      *    q and k into q_proj and k_proj first when those are kept apart. */
     const int keep = hp->qk_norm && b->q_proj;
-    project(keep ? b->q_proj : b->q, x, w->wq, n, H * D, E);
-    project(keep ? b->k_proj : b->k, x, w->wk, n, KV * D, E);
-    project(b->v, x, w->wv, n, KV * D, E);
+    project(keep ? b->q_proj : b->q, x, w, w->wq, n, H * D, E);
+    project(keep ? b->k_proj : b->k, x, w, w->wk, n, KV * D, E);
+    project(b->v, x, w, w->wv, n, KV * D, E);
 
     /* 2. QK-Norm: RMSNorm over each head's head_dim values, before RoPE. */
     if (hp->qk_norm) {
@@ -115,5 +116,5 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
         }
 
     /* 7. Heads merged ([n, H·D], already in that layout) and projected back to hidden. */
-    project(out, b->ctx, w->wo, n, E, H * D);
+    project(out, b->ctx, w, w->wo, n, E, H * D);
 }

@@ -5,7 +5,7 @@
 #ifndef ATTNLAB_MODEL_ATTEND_H
 #define ATTNLAB_MODEL_ATTEND_H
 
-#include "kernels/gemm.h"
+#include "kernels/pool.h"
 
 /* Queries processed a block at a time: the scores buffer holds one block's rows. */
 #define AL_ATTEND_QUERY_BLOCK 32
@@ -24,8 +24,8 @@ void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, co
 
 /* An attention block's weights as its forward reads them. */
 typedef struct {
-    const float *wq, *wk, *wv, *wo;   /* packed for the GEMM (al_pack_panels) from [H·D, hidden],
-                                       * [KV·D, hidden], [KV·D, hidden], [hidden, H·D] */
+    const void *wq, *wk, *wv, *wo;    /* packed for the GEMM (al_pack_panels) from [H·D, hidden],
+                                       * [KV·D, hidden], [KV·D, hidden], [hidden, H·D], in dtype */
     const float *q_norm, *k_norm;     /* [head_dim] each; read only with qk_norm */
     const float *rope_cos, *rope_sin; /* [positions, head_dim]: row m rotates position m */
     int32_t rope_style;               /* al_rope_style */
@@ -35,6 +35,8 @@ typedef struct {
     const uint8_t *head_off;          /* [H] or NULL */
     const uint8_t *head_patched;      /* [H] or NULL */
     const float *patch;               /* [batch · seq, H·D], read with head_patched */
+    al_weight_dtype dtype;            /* the element type of wq, wk, wv and wo */
+    al_pool *pool;                    /* the threads the projections are split over, or NULL */
 } al_attn_block;
 
 /* Where the block writes what it computes, for n = batch · seq new tokens. A training forward

@@ -134,8 +134,8 @@ al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t targe
     float *ffn = malloc((size_t)(L * n * E) * sizeof(float));
     double *g = malloc((size_t)E * sizeof(double)), *r = malloc((size_t)HD * sizeof(double));
     double *inv_rms = malloc((size_t)n * sizeof(double));
-    float *y = malloc((size_t)E * sizeof(float));
-    if (!stream || !heads || !ffn || !g || !r || !inv_rms || !y)
+    float *y = malloc((size_t)E * sizeof(float)), *wo = malloc((size_t)(E * HD) * sizeof(float));
+    if (!stream || !heads || !ffn || !g || !r || !inv_rms || !y || !wo)
         st = al_fail(err, AL_ERR_NOMEM, "logit attribution: out of memory for %lld tokens", (long long)n);
     al_model_probe p = probe_none();
     p.stream = stream, p.heads = heads, p.ffn = ffn;
@@ -153,19 +153,20 @@ al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t targe
         }
         /* 3. g = w ⊙ U[target]: logit = Σ_i w_i · x_i / rms · U[target, i] = (g · x) / rms, and x
          *    is the embedding plus every head's and FFN's output. */
-        const float *head = al_model_get_param(m, hp->tied ? AL_MP_EMBED : AL_MP_LM_HEAD, 0, 0, NULL);
-        const float *embed = al_model_get_param(m, AL_MP_EMBED, 0, 0, NULL);
-        for (int64_t i = 0; i < E; i++) g[i] = (double)final_norm[i] * head[(int64_t)target * E + i];
+        /* (the rows read as float32 from whatever the model holds them in) */
+        al_model_read_rows(m, hp->tied ? AL_MP_EMBED : AL_MP_LM_HEAD, 0, 0, target, 1, y, E);
+        for (int64_t i = 0; i < E; i++) g[i] = (double)final_norm[i] * y[i];
         float *embed_row = parts + L * H * n, *ffn_rows = embed_row + n;
         for (int64_t s = 0; s < n; s++) {
             double acc = 0.0;
-            for (int64_t i = 0; i < E; i++) acc += g[i] * embed[(int64_t)ids[s] * E + i];
+            al_model_read_rows(m, AL_MP_EMBED, 0, 0, ids[s], 1, y, E);
+            for (int64_t i = 0; i < E; i++) acc += g[i] * y[i];
             embed_row[s] = (float)(acc * inv_rms[s]);
         }
         for (int64_t l = 0; l < L; l++) {
             /* 4. Head h's output through its slice of o_proj, Wo[:, h·D : (h+1)·D] [hidden, D]:
              *    its part is ctx_h · (Wo_hᵀ g) / rms, so r = Woᵀ g [H·D] once per layer. */
-            const float *wo = al_model_get_param(m, AL_MP_WO, l, 0, NULL); /* [hidden, H·D] */
+            al_model_read_param(m, AL_MP_WO, l, 0, wo, E * HD); /* [hidden, H·D] */
             for (int64_t j = 0; j < HD; j++) r[j] = 0.0;
             for (int64_t i = 0; i < E; i++)
                 for (int64_t j = 0; j < HD; j++) r[j] += g[i] * wo[i * HD + j];
@@ -185,7 +186,7 @@ al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t targe
             }
         }
     }
-    free(stream), free(heads), free(ffn), free(g), free(r), free(inv_rms), free(y);
+    free(stream), free(heads), free(ffn), free(g), free(r), free(inv_rms), free(y), free(wo);
     return st;
 }
 

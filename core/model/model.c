@@ -7,9 +7,13 @@
  * model/forward.h): then each layer's activations go to the caller's store instead of the
  * scratch below, the caches stay untouched, and the numbers are those of al_model_forward.
  *
- * Memory: the weights in one allocation carved into named arrays, in al_model_weights's order
- * (the trainer's gradients and moments mirror it); their GEMM-packed copies in a second,
- * rebuilt only after weights were handed out for writing; one KV cache per layer for the
+ * Memory, a model to train or write into (al_model_create): the weights in one allocation
+ * carved into named arrays, in al_model_weights's order (the trainer's gradients and moments
+ * mirror it); their GEMM-packed copies in a second, rebuilt only after weights were handed out
+ * for writing. A model for inference (al_model_create_inference, what the loaders make) holds
+ * its weights once: the norms as float32, every linear map (the head, and with it a tied
+ * embedding) only as GEMM panels and an untied embedding as rows, both in the dtype they came
+ * in, widened where they are read. Then one KV cache per layer for the
  * context reserved at create; and every activation of a forward call in a third allocation
  * sized for max_step tokens (the residual stream and the MoE's gathered rows for max_rows: a
  * batch). A forward call allocates nothing. */
@@ -42,7 +46,11 @@ struct al_model {
     int64_t len;      /* tokens in the caches */
     al_attn_hparams attn_hp; /* the attention block's fields of hp */
 
-    float *weights;                      /* one allocation for every weight */
+    int inference;                       /* 1: the weights held once (al_model_create_inference) */
+    al_weight_dtype wdtype;              /* the panels' elements (and an untied embedding's, inference) */
+    void *store;                         /* inference: the one allocation of every weight */
+    const void *embed_rows;              /* inference, untied: the embedding [vocab, hidden] in wdtype */
+    float *weights;                      /* one allocation for every weight (not inference) */
     float *embed;                        /* [vocab, hidden] */
     float *final_norm;                   /* [hidden] */
     float *lm_head;                      /* [vocab, hidden], or the embedding when tied */
@@ -50,10 +58,11 @@ struct al_model {
     int64_t slots;                       /* per layer: LAYER_PARAMS + 1 + 3 · n_experts */
     int64_t param_numel[AL_MP_COUNT];
 
-    float *packed_mem;                   /* the linear maps as GEMM panels */
-    float **packed;                      /* [n_layers · packs + 1], head last */
+    float *packed_mem;                   /* the linear maps as GEMM panels (not inference) */
+    void **packed;                       /* [n_layers · packs + 1], head last: wdtype panels */
     int64_t packs;                       /* per layer: 4 + (3 dense, or 1 + 3 · n_experts) */
     int packed_stale;
+    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one */
 
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
@@ -198,7 +207,7 @@ static int64_t weight_floats(const al_model_hparams *hp) {
     return n;
 }
 
-static int64_t packed_floats(const al_model_hparams *hp) {
+static int64_t packed_elems(const al_model_hparams *hp) {
     int64_t n = al_pack_panels_size(hp->vocab, hp->hidden); /* the head */
     for (int64_t i = 0; i < packs_per_layer(hp); i++) {
         int64_t shape[2] = {0, 0}, expert;
@@ -278,27 +287,47 @@ int64_t al_model_flops_causal(const al_model_hparams *hp, int64_t n_new, int64_t
     return 2 * (hp->n_layers * (n_new * (attn_proj + ffn) + attn) + logits_rows * hp->hidden * hp->vocab);
 }
 
-/* Bytes of a model, for batches of max_batch sequences (0: none); the arguments are within
- * range. */
-static int64_t bytes_for(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch) {
+static int64_t dtype_size(al_weight_dtype dt) { return dt == AL_WEIGHTS_F32 ? 4 : 2; }
+
+/* The norms' floats: the final one, and each layer's two (four with QK-Norm). */
+static int64_t norm_floats(const al_model_hparams *hp) {
+    return hp->hidden + hp->n_layers * (2 * hp->hidden + (hp->qk_norm ? 2 * hp->head_dim : 0));
+}
+
+/* The layouts: a model to write into holds its weights as float32 and packed copies of its
+ * maps beside them; one for inference, the norms as float32 and the rest once, in dt. */
+enum { WRITABLE = -1 };
+static int64_t store_bytes(const al_model_hparams *hp, int mode) {
+    if (mode == WRITABLE) return (int64_t)sizeof(float) * (weight_floats(hp) + packed_elems(hp));
+    const int64_t embed_rows = hp->tied ? 0 : hp->vocab * hp->hidden;
+    return (int64_t)sizeof(float) * norm_floats(hp) + dtype_size((al_weight_dtype)mode) * (embed_rows + packed_elems(hp));
+}
+
+/* Bytes of a model of layout `writable` (WRITABLE, or an inference model's dtype), for batches
+ * of max_batch sequences (0: none); the arguments are within range. */
+static int64_t bytes_for(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch, int writable) {
     const int64_t cache_floats = hp->n_layers * 2 * context * hp->n_kv_heads * hp->head_dim +
                                  hp->n_layers * hp->n_kv_heads * AL_GEMM_NR * hp->head_dim;
-    return (int64_t)sizeof(float) * (weight_floats(hp) + packed_floats(hp) +
-                                     work_floats(hp, context, max_step, max_batch) + cache_floats);
+    return store_bytes(hp, writable) + (int64_t)sizeof(float) * (work_floats(hp, context, max_step, max_batch) + cache_floats);
 }
 
 int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64_t max_step) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > hp->max_seq ||
         max_step < 1 || max_step > context)
         return -1;
-    return bytes_for(hp, context, max_step, 0);
+    return bytes_for(hp, context, max_step, 0, WRITABLE);
+}
+
+int64_t al_model_inference_bytes(const al_model_hparams *hp, int64_t context, int64_t max_step, al_weight_dtype dtype) {
+    if (al_model_bytes_needed(hp, context, max_step) < 0 || dtype < AL_WEIGHTS_F32 || dtype > AL_WEIGHTS_BF16) return -1;
+    return bytes_for(hp, context, max_step, 0, (int)dtype);
 }
 
 int64_t al_model_batches_bytes(const al_model_hparams *hp, int64_t max_batch, int64_t max_seq) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || max_seq < 1 || max_seq > hp->max_seq || max_batch < 1 ||
         max_batch > AL_MAX_BATCH)
         return -1;
-    return bytes_for(hp, max_seq, max_seq, max_batch);
+    return bytes_for(hp, max_seq, max_seq, max_batch, WRITABLE);
 }
 
 /* ---- create, free, weights ---------------------------------------------------------------- */
@@ -318,64 +347,45 @@ al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t c
     return AL_OK;
 }
 
-/* al_model_create's work, and for batches of max_batch sequences of the context (0: none). */
-static al_status create(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch,
-                        al_model **out, al_error *err) {
-    if (!out) return al_fail(err, AL_ERR_ARG, "model: no output pointer");
-    *out = NULL;
-    al_status st = al_model_hparams_check(hp, err);
-    if (st != AL_OK) return st;
-    if (context < 1 || context > hp->max_seq)
-        return al_fail(err, AL_ERR_ARG, "model: a context of %lld positions; the model allows 1 to %lld",
-                       (long long)context, (long long)hp->max_seq);
-    if (max_step < 1 || max_step > context)
-        return al_fail(err, AL_ERR_ARG, "model: %lld tokens per pass; give 1 to the context (%lld)",
-                       (long long)max_step, (long long)context);
-    const int64_t bytes = bytes_for(hp, context, max_step, max_batch);
-    if (bytes > AL_MAX_MODEL_BYTES)
-        return al_fail(err, AL_ERR_LIMIT, "model: needs %lld MiB for a context of %lld; the limit is %lld MiB",
-                       (long long)(bytes >> 20), (long long)context, (long long)(AL_MAX_MODEL_BYTES >> 20));
+static int is_norm(int p) {
+    return p == AL_MP_ATTN_NORM || p == AL_MP_FFN_NORM || p == AL_MP_Q_NORM || p == AL_MP_K_NORM || p == AL_MP_FINAL_NORM;
+}
 
-    al_model *m = calloc(1, sizeof *m);
-    if (!m) return al_fail(err, AL_ERR_NOMEM, "model: out of memory");
-    m->hp = *hp;
-    m->context = context;
-    m->max_step = max_step;
-    const int64_t max_rows = max_rows_of(context, max_step, max_batch);
-    m->max_rows = max_rows;
-    m->attn_hp = (al_attn_hparams){hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim, hp->rope_base, hp->eps, hp->qk_norm};
-    const int64_t L = hp->n_layers;
-    m->weights = malloc((size_t)weight_floats(hp) * sizeof(float));
-    m->packed_mem = malloc((size_t)packed_floats(hp) * sizeof(float));
-    m->work = malloc((size_t)work_floats(hp, context, max_step, max_batch) * sizeof(float));
-    m->slots = EXPERT_SLOTS + 3 * hp->n_experts;
-    m->packs = packs_per_layer(hp);
-    m->layer = calloc((size_t)(L * m->slots), sizeof(float *));
-    m->packed = calloc((size_t)(L * m->packs + 1), sizeof(float *));
-    m->row_token = malloc((size_t)max_step * sizeof(int64_t));
-    m->cache = calloc((size_t)L, sizeof(al_kv_cache *));
-    m->head_off = calloc((size_t)(L * hp->n_heads), 1);
-    if (!m->weights || !m->packed_mem || !m->work || !m->layer || !m->packed || !m->cache || !m->row_token ||
-        !m->head_off) {
-        al_model_free(m);
-        return al_fail(err, AL_ERR_NOMEM, "model: out of memory for %lld MiB", (long long)(bytes >> 20));
-    }
-    const al_attn_capacity cap = {1, context};
-    for (int64_t l = 0; l < L; l++)
-        if ((st = al_kv_cache_create(&m->attn_hp, &cap, &m->cache[l], err)) != AL_OK) {
-            al_model_free(m);
-            return st;
+/* Every norm set to 1 (the weights' start: the rest is zeros). */
+static void norms_to_one(al_model *m) {
+    for (int64_t l = 0; l < m->hp.n_layers; l++)
+        for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++)
+            if (is_norm(p)) {
+                float *norm = m->layer[l * m->slots + (p - AL_MP_ATTN_NORM)];
+                for (int64_t i = 0; norm && i < m->param_numel[p]; i++) norm[i] = 1.0f;
+            }
+    for (int64_t i = 0; i < m->hp.hidden; i++) m->final_norm[i] = 1.0f;
+}
+
+/* Each layer's (and the head's) panels from `pk` on, elements of `size` bytes; returns the end. */
+static uint8_t *carve_panels(al_model *m, uint8_t *pk, int64_t size) {
+    for (int64_t l = 0; l < m->hp.n_layers; l++)
+        for (int64_t i = 0; i < m->packs; i++) {
+            int64_t shape[2] = {0, 0}, expert;
+            al_model_param_shape(&m->hp, pack_param(&m->hp, i, &expert), shape);
+            m->packed[l * m->packs + i] = pk;
+            pk += size * al_pack_panels_size(shape[0], shape[1]);
         }
+    m->packed[m->hp.n_layers * m->packs] = pk;
+    return pk + size * al_pack_panels_size(m->hp.vocab, m->hp.hidden);
+}
 
-    /* The weight block in al_model_weights's order: embedding, final norm, untied head, then
-     * layer by layer its weights in al_model_param's order, an expert's by expert. */
-    for (int p = 0; p < AL_MP_COUNT; p++) m->param_numel[p] = param_numel(hp, (al_model_param)p);
+/* A model to write into: the weight block in al_model_weights's order (embedding, final norm,
+ * untied head, then layer by layer its weights in al_model_param's order, an expert's by
+ * expert), and the packed copies apart. */
+static void carve_writable(al_model *m) {
+    const al_model_hparams *hp = &m->hp;
     float *w = m->weights;
     m->embed = w, w += m->param_numel[AL_MP_EMBED];
     m->final_norm = w, w += m->param_numel[AL_MP_FINAL_NORM];
     m->lm_head = hp->tied ? m->embed : w;
     w += m->param_numel[AL_MP_LM_HEAD]; /* 0 when tied */
-    for (int64_t l = 0; l < L; l++) {
+    for (int64_t l = 0; l < hp->n_layers; l++) {
         float **slot = m->layer + l * m->slots;
         for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++) {
             int64_t shape[2];
@@ -391,24 +401,86 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
             }
     }
     memset(m->weights, 0, (size_t)weight_floats(hp) * sizeof(float));
-    for (int64_t l = 0; l < L; l++)
-        for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++)
-            if (p == AL_MP_ATTN_NORM || p == AL_MP_FFN_NORM || p == AL_MP_Q_NORM || p == AL_MP_K_NORM) {
-                float *norm = m->layer[l * m->slots + (p - AL_MP_ATTN_NORM)];
-                for (int64_t i = 0; norm && i < m->param_numel[p]; i++) norm[i] = 1.0f;
-            }
-    for (int64_t i = 0; i < hp->hidden; i++) m->final_norm[i] = 1.0f;
+    norms_to_one(m);
+    carve_panels(m, (uint8_t *)m->packed_mem, sizeof(float));
+}
 
-    float *pk = m->packed_mem;
+/* A model for inference, one allocation (zeroed): the norms (float32: final, then layer by
+ * layer), an untied embedding's rows, then every map's panels, layer by layer and the head
+ * last, in wdtype. Only the norms have a slot: the maps are reached through their panels. */
+static void carve_inference(al_model *m) {
+    const al_model_hparams *hp = &m->hp;
+    float *w = m->store;
+    m->final_norm = w, w += hp->hidden;
+    for (int64_t l = 0; l < hp->n_layers; l++)
+        for (int p = AL_MP_ATTN_NORM; p <= AL_MP_DOWN; p++)
+            if (is_norm(p) && m->param_numel[p]) {
+                m->layer[l * m->slots + (p - AL_MP_ATTN_NORM)] = w;
+                w += m->param_numel[p];
+            }
+    norms_to_one(m);
+    uint8_t *rows = (uint8_t *)w;
+    m->embed_rows = hp->tied ? NULL : rows;
+    carve_panels(m, rows + (hp->tied ? 0 : dtype_size(m->wdtype) * hp->vocab * hp->hidden), dtype_size(m->wdtype));
+}
+
+/* al_model_create's work, and for batches of max_batch sequences of the context (0: none), in
+ * layout `mode` (WRITABLE, or an inference model's dtype). */
+static al_status create(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch, int mode,
+                        al_model **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "model: no output pointer");
+    *out = NULL;
+    al_status st = al_model_hparams_check(hp, err);
+    if (st != AL_OK) return st;
+    if (context < 1 || context > hp->max_seq)
+        return al_fail(err, AL_ERR_ARG, "model: a context of %lld positions; the model allows 1 to %lld",
+                       (long long)context, (long long)hp->max_seq);
+    if (max_step < 1 || max_step > context)
+        return al_fail(err, AL_ERR_ARG, "model: %lld tokens per pass; give 1 to the context (%lld)",
+                       (long long)max_step, (long long)context);
+    const int64_t bytes = bytes_for(hp, context, max_step, max_batch, mode);
+    if (bytes > AL_MAX_MODEL_BYTES)
+        return al_fail(err, AL_ERR_LIMIT, "model: needs %lld MiB for a context of %lld; the limit is %lld MiB",
+                       (long long)(bytes >> 20), (long long)context, (long long)(AL_MAX_MODEL_BYTES >> 20));
+
+    al_model *m = calloc(1, sizeof *m);
+    if (!m) return al_fail(err, AL_ERR_NOMEM, "model: out of memory");
+    m->hp = *hp;
+    m->context = context;
+    m->max_step = max_step;
+    const int64_t max_rows = max_rows_of(context, max_step, max_batch);
+    m->max_rows = max_rows;
+    m->attn_hp = (al_attn_hparams){hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim, hp->rope_base, hp->eps, hp->qk_norm};
+    const int64_t L = hp->n_layers;
+    m->inference = mode != WRITABLE;
+    m->wdtype = m->inference ? (al_weight_dtype)mode : AL_WEIGHTS_F32;
+    if (m->inference) m->store = calloc(1, (size_t)store_bytes(hp, mode));
+    else m->weights = malloc((size_t)weight_floats(hp) * sizeof(float));
+    if (!m->inference) m->packed_mem = malloc((size_t)packed_elems(hp) * sizeof(float));
+    m->work = malloc((size_t)work_floats(hp, context, max_step, max_batch) * sizeof(float));
+    m->slots = EXPERT_SLOTS + 3 * hp->n_experts;
+    m->packs = packs_per_layer(hp);
+    m->layer = calloc((size_t)(L * m->slots), sizeof(float *));
+    m->packed = calloc((size_t)(L * m->packs + 1), sizeof(void *));
+    m->row_token = malloc((size_t)max_step * sizeof(int64_t));
+    m->cache = calloc((size_t)L, sizeof(al_kv_cache *));
+    m->head_off = calloc((size_t)(L * hp->n_heads), 1);
+    if ((m->inference ? !m->store : !m->weights || !m->packed_mem) || !m->work || !m->layer || !m->packed || !m->cache ||
+        !m->row_token || !m->head_off) {
+        al_model_free(m);
+        return al_fail(err, AL_ERR_NOMEM, "model: out of memory for %lld MiB", (long long)(bytes >> 20));
+    }
+    const al_attn_capacity cap = {1, context};
     for (int64_t l = 0; l < L; l++)
-        for (int64_t i = 0; i < m->packs; i++) {
-            int64_t shape[2] = {0, 0}, expert;
-            al_model_param_shape(hp, pack_param(hp, i, &expert), shape);
-            m->packed[l * m->packs + i] = pk;
-            pk += al_pack_panels_size(shape[0], shape[1]);
+        if ((st = al_kv_cache_create(&m->attn_hp, &cap, &m->cache[l], err)) != AL_OK) {
+            al_model_free(m);
+            return st;
         }
-    m->packed[L * m->packs] = pk;
-    m->packed_stale = 1;
+
+    for (int p = 0; p < AL_MP_COUNT; p++) m->param_numel[p] = param_numel(hp, (al_model_param)p);
+    if (m->inference) carve_inference(m);
+    else carve_writable(m);
+    m->packed_stale = !m->inference;
 
     const int64_t S = max_step, q_width = hp->n_heads * hp->head_dim, kv_width = hp->n_kv_heads * hp->head_dim;
     float *p = m->work;
@@ -441,7 +513,16 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
 
 al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
                           al_model **out, al_error *err) {
-    return create(hp, context, max_step, 0, out, err);
+    return create(hp, context, max_step, 0, WRITABLE, out, err);
+}
+
+al_status al_model_create_inference(const al_model_hparams *hp, int64_t context, int64_t max_step, al_weight_dtype dtype,
+                                    al_model **out, al_error *err) {
+    if (dtype < AL_WEIGHTS_F32 || dtype > AL_WEIGHTS_BF16) {
+        if (out) *out = NULL;
+        return al_fail(err, AL_ERR_ARG, "model: weight dtype %d is none of float32, float16 and bfloat16", (int)dtype);
+    }
+    return create(hp, context, max_step, 0, (int)dtype, out, err);
 }
 
 al_status al_model_create_batches(const al_model_hparams *hp, int64_t max_batch, int64_t max_seq, al_model **out,
@@ -451,14 +532,16 @@ al_status al_model_create_batches(const al_model_hparams *hp, int64_t max_batch,
         return al_fail(err, AL_ERR_ARG, "model: batches of 1 to %d sequences (asked %lld)", AL_MAX_BATCH,
                        (long long)max_batch);
     }
-    return create(hp, max_seq, max_seq, max_batch, out, err);
+    return create(hp, max_seq, max_seq, max_batch, WRITABLE, out, err);
 }
 
 void al_model_free(al_model *m) {
     if (!m) return;
     for (int64_t l = 0; m->cache && l < m->hp.n_layers; l++) al_kv_cache_free(m->cache[l]);
     free(m->cache);
+    al_pool_free(m->pool);
     free(m->weights);
+    free(m->store);
     free(m->packed_mem);
     free(m->packed);
     free(m->layer);
@@ -469,6 +552,23 @@ void al_model_free(al_model *m) {
 }
 
 const al_model_hparams *al_model_get_hparams(const al_model *m) { return m ? &m->hp : NULL; }
+
+al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
+    if (!m) return al_fail(err, AL_ERR_ARG, "model threads: NULL model");
+    if (threads < 1 || threads > AL_MAX_THREADS)
+        return al_fail(err, AL_ERR_ARG, "model threads: %lld; give 1 to %d", (long long)threads, AL_MAX_THREADS);
+#if defined(__wasm__)
+    if (threads > 1) return al_fail(err, AL_ERR_ARG, "model threads: this build runs on one thread");
+#endif
+    if (threads == al_pool_threads(m->pool)) return AL_OK;
+    al_pool *pool = threads > 1 ? al_pool_create((int)threads) : NULL;
+    if (threads > 1 && !pool) return al_fail(err, AL_ERR_NOMEM, "model threads: %lld threads could not be started", (long long)threads);
+    al_pool_free(m->pool);
+    m->pool = pool;
+    return AL_OK;
+}
+
+int64_t al_model_threads(const al_model *m) { return m ? al_pool_threads(m->pool) : -1; }
 int64_t al_model_context(const al_model *m) { return m ? m->context : -1; }
 int64_t al_model_len(const al_model *m) { return m ? m->len : -1; }
 
@@ -481,11 +581,15 @@ void al_model_reset(al_model *m) {
 /* Where weight p (of layer, of expert) starts in the weight block, one that holds no numbers
  * included (an attention-only model's FFN); NULL if the model has no such weight or an index is
  * out of range. */
-static float *weight_at(const al_model *m, al_model_param p, int64_t layer, int64_t expert) {
+static int weight_exists(const al_model *m, al_model_param p, int64_t layer, int64_t expert) {
     int64_t shape[2];
-    if (!m || p < 0 || p >= AL_MP_COUNT || al_model_param_shape(&m->hp, p, shape) <= 0) return NULL;
-    if (is_layer_param(p) && (layer < 0 || layer >= m->hp.n_layers)) return NULL;
-    if (is_expert_param(p) && (expert < 0 || expert >= m->hp.n_experts)) return NULL;
+    if (!m || p < 0 || p >= AL_MP_COUNT || al_model_param_shape(&m->hp, p, shape) <= 0) return 0;
+    if (is_layer_param(p) && (layer < 0 || layer >= m->hp.n_layers)) return 0;
+    return !is_expert_param(p) || (expert >= 0 && expert < m->hp.n_experts);
+}
+
+static float *weight_at(const al_model *m, al_model_param p, int64_t layer, int64_t expert) {
+    if (!weight_exists(m, p, layer, expert)) return NULL;
     float *const *slot = m->layer + layer * m->slots;
     switch (p) {
     case AL_MP_EMBED: return m->embed;
@@ -514,13 +618,14 @@ const float *al_model_get_param(const al_model *m, al_model_param p, int64_t lay
 
 float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t expert,
                                 int64_t *numel) {
+    if (m && m->inference) return NULL; /* its weights are set with al_model_set_param */
     float *w = param_ptr(m, p, layer, expert, numel);
     if (w) m->packed_stale = 1; /* the caller may write: repack before the next pass */
     return w;
 }
 
 static void ensure_packed(al_model *m) {
-    if (!m->packed_stale) return;
+    if (!m->packed_stale) return; /* never, for inference: the panels are the weights */
     for (int64_t l = 0; l < m->hp.n_layers; l++)
         for (int64_t i = 0; i < m->packs; i++) {
             int64_t shape[2] = {0, 0}, expert;
@@ -532,15 +637,150 @@ static void ensure_packed(al_model *m) {
     m->packed_stale = 0;
 }
 
+/* The packed slot of layer weight p (of expert e) in a layer's panels; -1 for the others. */
+static int64_t pack_slot(al_model_param p, int64_t expert) {
+    switch (p) {
+    case AL_MP_WQ: return PACK_Q;
+    case AL_MP_WK: return PACK_K;
+    case AL_MP_WV: return PACK_V;
+    case AL_MP_WO: return PACK_O;
+    case AL_MP_GATE:
+    case AL_MP_UP:
+    case AL_MP_DOWN: return PACK_FFN + (p - AL_MP_GATE);
+    case AL_MP_ROUTER: return PACK_FFN;
+    case AL_MP_EXPERT_GATE:
+    case AL_MP_EXPERT_UP:
+    case AL_MP_EXPERT_DOWN: return PACK_FFN + 1 + 3 * expert + (p - AL_MP_EXPERT_GATE);
+    default: return -1;
+    }
+}
+
+/* Where an inference model holds weight p: float32 norms (*kind NORM), rows in wdtype (an
+ * untied embedding, ROWS) or panels in wdtype (every map, a tied embedding as the head's,
+ * PANELS); NULL if it has no such weight. */
+enum { NORM, ROWS, PANELS };
+static void *held_at(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int *kind) {
+    if (!weight_exists(m, p, layer, expert) || m->param_numel[p] == 0) return NULL;
+    *kind = PANELS;
+    if (is_norm(p)) {
+        *kind = NORM;
+        return weight_at(m, p, layer, expert);
+    }
+    if (p == AL_MP_EMBED && !m->hp.tied) {
+        *kind = ROWS;
+        return (void *)m->embed_rows;
+    }
+    if (p == AL_MP_EMBED || p == AL_MP_LM_HEAD) return m->packed[m->hp.n_layers * m->packs];
+    return m->packed[layer * m->packs + pack_slot(p, expert)];
+}
+
+/* Little-endian element i of src (dtype dt), as stored bits: 32 for float32, 16 otherwise. */
+static uint32_t element_raw(const uint8_t *src, al_weight_dtype dt, int64_t i) {
+    if (dt != AL_WEIGHTS_F32) return (uint32_t)src[2 * i] | (uint32_t)src[2 * i + 1] << 8;
+    const uint8_t *b = src + 4 * i;
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+
+/* Stores bits `raw` of dtype `from` as element `at` of dst (dtype `to`): as they are, or a
+ * 16-bit value widened to float32 (exact). */
+static void element_put(void *dst, al_weight_dtype to, int64_t at, uint32_t raw, al_weight_dtype from) {
+    if (to != AL_WEIGHTS_F32) {
+        ((uint16_t *)dst)[at] = (uint16_t)raw;
+        return;
+    }
+    const uint32_t bits = from == AL_WEIGHTS_F16 ? al_f16_bits_to_f32_bits((uint16_t)raw)
+                          : from == AL_WEIGHTS_BF16 ? raw << 16 : raw;
+    ((float *)dst)[at] = al_float_of_bits(bits);
+}
+
+al_status al_model_set_param(al_model *m, al_model_param p, int64_t layer, int64_t expert, const void *src,
+                             al_weight_dtype src_dtype, int64_t numel, al_error *err) {
+    if (!m || (!src && numel > 0)) return al_fail(err, AL_ERR_ARG, "model weights: NULL argument");
+    if (src_dtype < AL_WEIGHTS_F32 || src_dtype > AL_WEIGHTS_BF16)
+        return al_fail(err, AL_ERR_ARG, "model weights: dtype %d is none of float32, float16 and bfloat16", (int)src_dtype);
+    if (weight_exists(m, p, layer, expert) && m->param_numel[p] == 0 && numel == 0) return AL_OK; /* an empty FFN */
+    int kind = PANELS;
+    void *dst = m->inference ? held_at(m, p, layer, expert, &kind) : param_ptr(m, p, layer, expert, NULL);
+    if (!dst) return al_fail(err, AL_ERR_ARG, "model weights: the model has no weight %d (layer %lld, expert %lld)",
+                             (int)p, (long long)layer, (long long)expert);
+    if (numel != m->param_numel[p])
+        return al_fail(err, AL_ERR_SHAPE, "model weights: weight %d holds %lld numbers, %lld given", (int)p,
+                       (long long)m->param_numel[p], (long long)numel);
+    const al_weight_dtype to = m->inference && kind != NORM ? m->wdtype : AL_WEIGHTS_F32;
+    /* Widening is exact; anything else would round, and is refused. */
+    if (to != src_dtype && to != AL_WEIGHTS_F32)
+        return al_fail(err, AL_ERR_DTYPE, "model weights: a model holding 16-bit weights takes them in its own dtype, "
+                                          "not converted from another");
+    const uint8_t *s = src;
+    if (kind != PANELS || !m->inference) {
+        for (int64_t i = 0; i < numel; i++) element_put(dst, to, i, element_raw(s, src_dtype, i), src_dtype);
+        m->packed_stale |= !m->inference;
+        return AL_OK;
+    }
+    /* W [rows, k] into its panels: element (r, c) at al_pack_panels_at(r, c, k); the padding
+     * columns past the last row stay the zeros the model was created with. */
+    int64_t shape[2] = {0, 0};
+    al_model_param_shape(&m->hp, p, shape);
+    const int64_t k = shape[1];
+    for (int64_t r = 0; r < shape[0]; r++)
+        for (int64_t c = 0; c < k; c++)
+            element_put(dst, to, al_pack_panels_at(r, c, k), element_raw(s, src_dtype, r * k + c), src_dtype);
+    return AL_OK;
+}
+
+int64_t al_model_read_rows(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int64_t first,
+                           int64_t count, float *out, int64_t cap) {
+    if (!m || (!out && cap > 0)) return -1;
+    int kind = NORM;
+    const void *w = m->inference ? held_at(m, p, layer, expert, &kind) : param_ptr(m, p, layer, expert, NULL);
+    if (!w) return -1;
+    int64_t shape[2] = {0, 0};
+    const int64_t rows = al_model_param_shape(&m->hp, p, shape) == 2 ? shape[0] : 1; /* a norm [dim]: one row */
+    const int64_t k = m->param_numel[p] / rows, numel = count * k;
+    if (first < 0 || count < 0 || first > rows - count) return -1;
+    if (!out) return numel;
+    if (cap < numel) return -1;
+    if (kind == NORM || !m->inference) memcpy(out, (const float *)w + first * k, (size_t)numel * sizeof(float));
+    else if (kind == ROWS) al_widen(out, (const uint8_t *)w + dtype_size(m->wdtype) * first * k, m->wdtype, numel, 1);
+    else /* row r of W is lane r % NR of its panel, k elements NR apart */
+        for (int64_t r = first; r < first + count; r++)
+            al_widen(out + (r - first) * k, (const uint8_t *)w + dtype_size(m->wdtype) * al_pack_panels_at(r, 0, k),
+                     m->wdtype, k, AL_GEMM_NR);
+    return numel;
+}
+
+int64_t al_model_read_param(const al_model *m, al_model_param p, int64_t layer, int64_t expert, float *out, int64_t cap) {
+    int64_t shape[2] = {0, 0};
+    const int nd = m ? al_model_param_shape(&m->hp, p, shape) : 0;
+    return al_model_read_rows(m, p, layer, expert, 0, nd == 2 ? shape[0] : 1, out, cap);
+}
+
+int64_t al_model_weight_bytes(const al_model *m) {
+    return m ? store_bytes(&m->hp, m->inference ? (int)m->wdtype : WRITABLE) : -1;
+}
+
+al_weight_dtype al_model_weight_dtype(const al_model *m) { return m ? m->wdtype : AL_WEIGHTS_F32; }
+
+/* x [hidden] = the embedding's row `id`, widened where it is held in 16 bits (in an inference
+ * model's rows, or, tied, in lane id % NR of the head's panels). */
+static void embed_row(const al_model *m, float *x, int64_t id) {
+    const int64_t E = m->hp.hidden;
+    if (!m->inference) memcpy(x, m->embed + id * E, (size_t)E * sizeof(float));
+    else if (m->embed_rows) al_widen(x, (const uint8_t *)m->embed_rows + dtype_size(m->wdtype) * id * E, m->wdtype, E, 1);
+    else al_widen(x, (const uint8_t *)m->packed[m->hp.n_layers * m->packs] + dtype_size(m->wdtype) * al_pack_panels_at(id, 0, E),
+                  m->wdtype, E, AL_GEMM_NR);
+}
+
 /* ---- forward ------------------------------------------------------------------------------ */
 
-/* Layer l's packed map `slot` (or the head: l = n_layers, slot 0). */
-static const float *packed_map(const al_model *m, int64_t l, int64_t slot) { return m->packed[l * m->packs + slot]; }
+/* Layer l's packed map `slot` (or the head: l = n_layers, slot 0), of wdtype elements. */
+static const void *packed_map(const al_model *m, int64_t l, int64_t slot) { return m->packed[l * m->packs + slot]; }
 
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    al_gemm(y, out_dim, x, in_dim, al_bmat_packed(packed_map(m, l, slot), in_dim), n, out_dim, in_dim, 0);
+    al_gemm_pool(m->pool, y, out_dim, x, in_dim, al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim,
+                 in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
@@ -717,7 +957,7 @@ static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const a
                                  packed_map(m, l, PACK_O), layer_param(m, l, AL_MP_Q_NORM),
                                  layer_param(m, l, AL_MP_K_NORM), m->rope_cos, m->rope_sin, hp->rope_style,
                                  al_model_heads_off(m, l), patched ? probe->patch_heads : NULL,
-                                 patched ? probe->patch_value + at * HD : NULL};
+                                 patched ? probe->patch_value + at * HD : NULL, m->wdtype, m->pool};
         al_attn_block_forward(m->tmp, A ? A->att : attn ? attn + l * H * seq * keys : NULL, &bufs, xn, &m->attn_hp, &w,
                               A ? NULL : m->cache[l], batch, seq);
         if (probe && probe->heads) memcpy(probe_rows(probe->heads, l, total, at, HD), bufs.ctx, (size_t)(n * HD) * sizeof(float));
@@ -788,9 +1028,7 @@ static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logi
         const int64_t step = n - done < m->max_step ? n - done : m->max_step;
         /* 0. x = embedding rows of the ids, or the probe's stream entering its first block. */
         if (probe && probe->x0) memcpy(m->x, probe->x0 + done * hp->hidden, (size_t)(step * hp->hidden) * sizeof(float));
-        for (int64_t t = 0; !(probe && probe->x0) && t < step; t++)
-            memcpy(m->x + t * hp->hidden, m->embed + (int64_t)ids[done + t] * hp->hidden,
-                   (size_t)hp->hidden * sizeof(float));
+        for (int64_t t = 0; !(probe && probe->x0) && t < step; t++) embed_row(m, m->x + t * hp->hidden, ids[done + t]);
         if (m->resid_norms) {
             m->resid_n = n, m->resid_at = done;
             if (first == 0) store_resid_norms(m, 0, step); /* the stream as it enters block 0 */
@@ -855,7 +1093,7 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
     assert(acts && m->k_packed && n <= m->max_rows && seq <= m->context);
     ensure_packed(m);
     /* 0. x = embedding rows of the ids. */
-    for (int64_t t = 0; t < n; t++) memcpy(m->x + t * E, m->embed + (int64_t)ids[t] * E, (size_t)E * sizeof(float));
+    for (int64_t t = 0; t < n; t++) embed_row(m, m->x + t * E, ids[t]);
     blocks(m, batch, seq, NULL, acts, NULL, 0, n);
     /* 8. Final norm and lm_head for every token: logits = RMSNorm(x) · headᵀ. */
     memcpy(acts->x_final, m->x, (size_t)(n * E) * sizeof(float));
@@ -866,6 +1104,7 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
 float *al_model_weight_block(al_model *m) { return m ? m->weights : NULL; }
 
 int64_t al_model_weight_offset(const al_model *m, al_model_param p, int64_t layer, int64_t expert, int64_t *numel) {
+    if (m && m->inference) return -1;
     const float *w = weight_at(m, p, layer, expert);
     if (!w) return -1;
     if (numel) *numel = m->param_numel[p];

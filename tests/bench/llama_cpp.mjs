@@ -11,16 +11,16 @@
 // alone (its GPU builds are optional dependencies, left out; no install script runs, nothing is
 // built). `npm test` and `npm start` never install it. Run alone: node tests/bench/llama_cpp.mjs
 // (writes tests/out/llama_cpp.md and .json).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { cutTokenizer } from '../lib/cut-tokenizer.mjs';
 import { ROOT, run } from '../lib/run.mjs';
 import { readSafetensors } from '../lib/safetensors.mjs';
+import { installPeer, peerFolder } from './npm_peer.mjs';
 
 export const NODE_LLAMA_CPP = '3.22.1';
-const PEER = join(ROOT, 'tests', 'out', 'peers', 'node-llama-cpp');
+const PEER = peerFolder('node-llama-cpp');
 const WORK = join(ROOT, 'tests', 'out', 'gguf');
 const CLI = join(ROOT, 'build', 'attnlab');
 const MINIMIND = join(ROOT, 'tests', 'fixtures', 'minimind');
@@ -31,18 +31,19 @@ const STEPS = 24;
 
 const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
 
-// node-llama-cpp and its linux-x64 CPU binary in PEER (once); { note } when it cannot be.
-function install() {
-  const entry = join(PEER, 'node_modules', 'node-llama-cpp', 'dist', 'index.js');
-  if (existsSync(entry) && existsSync(join(PEER, 'node_modules', '@node-llama-cpp', 'linux-x64'))) return { entry };
+// node-llama-cpp and its linux-x64 CPU binary in PEER (once): { entry } (its dist/index.js) or
+// { note } when it cannot be.
+export function install() {
   if (process.platform !== 'linux' || process.arch !== 'x64') return { note: `node-llama-cpp's CPU binary is installed here for linux-x64 only (this is ${process.platform}-${process.arch}): not run` };
-  mkdirSync(PEER, { recursive: true });
-  writeFileSync(join(PEER, 'package.json'), '{"name": "attnlab-peer-node-llama-cpp", "private": true}\n');
-  console.error(`installing node-llama-cpp ${NODE_LLAMA_CPP} (its CPU binary alone) into ${PEER}…`);
-  const r = spawnSync('npm', ['install', '--no-save', '--omit=optional', '--ignore-scripts', '--no-audit', '--no-fund', '--prefix', PEER,
-    `node-llama-cpp@${NODE_LLAMA_CPP}`, `@node-llama-cpp/linux-x64@${NODE_LLAMA_CPP}`], { encoding: 'utf8' });
-  if (r.status !== 0 || !existsSync(entry)) return { note: `npm install node-llama-cpp failed: ${(r.stderr || r.error || '').toString().trim().split('\n').pop()}: not run` };
-  return { entry };
+  const r = installPeer('node-llama-cpp', [`node-llama-cpp@${NODE_LLAMA_CPP}`, `@node-llama-cpp/linux-x64@${NODE_LLAMA_CPP}`],
+    ['node-llama-cpp/dist/index.js', '@node-llama-cpp/linux-x64'], { omitOptional: true });
+  return r.note ? r : { entry: join(PEER, 'node_modules', 'node-llama-cpp', 'dist', 'index.js') };
+}
+
+// llama.cpp's version as node-llama-cpp's package records it: "ggml-org/llama.cpp v0.5.0".
+export function llamaCppRelease() {
+  const info = JSON.parse(readFileSync(join(PEER, 'node_modules', 'node-llama-cpp', 'llama', 'llama.cpp.info.json'), 'utf8'));
+  return `${info.llamaCppGithubRepo} ${info.tag}`;
 }
 
 // The cases: a model, its tokenizer, the GGUF dtype, a prompt (ids, and a text to tokenize).
@@ -136,8 +137,7 @@ export async function llamaCppBench() {
   } catch (e) {
     return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
   }
-  const info = JSON.parse(readFileSync(join(PEER, 'node_modules', 'node-llama-cpp', 'llama', 'llama.cpp.info.json'), 'utf8'));
-  const how = `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${info.llamaCppGithubRepo} ${info.tag}), its prebuilt linux-x64 CPU binary, 1 thread, context 256, KV cache F32, flash attention off; GGUF from attnlab convert`;
+  const how = `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${llamaCppRelease()}), its prebuilt linux-x64 CPU binary, 1 thread, context 256, KV cache F32, flash attention off; GGUF from attnlab convert`;
   const rows = [];
   for (const c of cases()) {
     const row = { case: c.name, dtype: c.dtype, steps: STEPS, tolerance: TOLERANCE[c.dtype] };

@@ -12,3 +12,8 @@ export const spread = (v) => ({ median: median(v), min: Math.min(...v), max: Mat
 
 // A ratio as the bench prints it: the median, and the range over the rounds.
 export const showRatio = (s, fmt) => (s && Number.isFinite(s.median) ? `${fmt(s.median)}× (${fmt(s.min)}–${fmt(s.max)})` : '—');
+
+// Targets as the bench lists them ([name, value, ok(value), show(value)]; value undefined: not
+// measured) as the rows of a markdown table: target, measured, met.
+export const targetTable = (targets) => ['| target | measured | met |', '|---|---:|:---:|',
+  ...targets.map(([name, value, ok, show]) => `| ${name} | ${value === undefined ? '—' : show(value)} | ${value === undefined ? '—' : ok(value) ? 'yes' : '**no**'} |`)];

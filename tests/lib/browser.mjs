@@ -88,7 +88,7 @@ export async function trainTabDrawn(page) {
   await page.waitForFunction(() => /paused|已暂停/.test(document.getElementById('train-status').textContent));
 }
 
-// The layer lab at the page's largest settings (web/state.js's limits, all at once), driven the
+// The layer lab at the page's largest settings (web/ui/state.js's limits, all at once), driven the
 // same way for the page test, which checks what it shows, and for the bench, which reports how
 // long each part took: opened at the last decode step (every step run, the time to data-ready),
 // one Step and three language switches, each timed to the frame that shows it, then a second

@@ -20,6 +20,7 @@ export const PROGRAMS = {
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_experiments: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/minimind/moe_top2_norm'] },
+  test_weights: { args: ['tests/fixtures/minimind', 'models/stories260K/stories260K.bin'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
   // Runs the CLI beside its folder for each case; under valgrind the CLI would run untraced,
   // and test_model_lab covers the lab's memory.
@@ -27,7 +28,9 @@ export const PROGRAMS = {
     valgrind: null },
   test_sampler: { args: [] },
   test_sampler_limit: { args: [] },
-  test_train_lab: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },
+  // Under valgrind without the default run of 1000 steps (the ablated induction head's).
+  test_train_lab: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'],
+    valgrind: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt', '--quick'] },
   test_train_loop: { args: ['models/minimind-tokenizer/tokenizer.json', 'models/minimind-fortunes/train-sample.txt'] },
   test_train: { args: ['dense_gqa_tied', 'dense_mha_untied', 'moe_top2_norm', 'moe_top1', 'interleaved_noqk', 'attn_only'].map((c) => `tests/fixtures/train/${c}`) },
   test_tokenizer: { args: ['models/stories260K/tok512.bin'] },

@@ -296,7 +296,7 @@ import { createAttnLabModule } from './wasm-loader.js';
       });
     }
 
-    // --- the numbers the charts of chapters 04 and 05 draw, for a seed (demos.h), each from
+    // --- the numbers the charts of chapters 04, 05 and 10 draw, for a seed (demos.h), each from
     // the run that prints them; rows cut from the one array the core fills, named as there.
     // al_demo_ffn_curves: {x, silu, relu} at n points of [-3, 3]
     demoFfnCurves(n) {
@@ -322,6 +322,35 @@ import { createAttnLabModule } from './wasm-loader.js';
     demoBlockStream(seed) { return this.demoRows('al_demo_block_stream', seed, ['pre', 'post']); }
     // al_demo_shifted_labels: {ids, labels, targets, nll, loss} [positions] (-100: none)
     demoShiftedLabels(seed) { return this.demoRows('al_demo_shifted_labels', seed, ['ids', 'labels', 'targets', 'nll', 'loss']); }
+    // al_demo_sampler_stages: example 1, 3, 4 or 5's {stages [AL_SAMPLER_STAGES * vocab] (the
+    // model view's next-token chart's layout), logits, penalised (logits), order, cumulative,
+    // marks} [vocab]
+    demoSamplerStages(seed, example) {
+      checkInt('seed', seed, -1, 2 ** 32 - 1);
+      checkInt('example', example, 1, 5);
+      const V = this.limits.AL_DEMO_GEN_VOCAB, S = this.limits.AL_SAMPLER_STAGES;
+      const out = this.array('al_demo_sampler_stages', 'out', { seed, example }, 'f32');
+      const row = (i) => out.slice(i * V, (i + 1) * V);
+      return { stages: out.slice(0, S * V), logits: row(S), penalised: row(S + 1), order: row(S + 2), cumulative: row(S + 3), marks: row(S + 4), vocab: V };
+    }
+    // al_demo_temperatures: [{probs [vocab], temperature, top, entropy}], one per temperature
+    demoTemperatures(seed) {
+      const V = this.limits.AL_DEMO_GEN_VOCAB;
+      checkInt('seed', seed, -1, 2 ** 32 - 1);
+      const out = this.array('al_demo_temperatures', 'out', { seed }, 'f32');
+      return Array.from({ length: this.limits.AL_DEMO_GEN_TEMPS }, (_, k) => {
+        const row = out.subarray(k * 4 * V, (k + 1) * 4 * V);
+        return { probs: row.slice(0, V), temperature: row[V], top: row[2 * V], entropy: row[3 * V] };
+      });
+    }
+    // al_demo_draws: {probs, drawn} [draws * vocab] (drawn: 1 at each step's token) and the sizes
+    demoDraws(seed) {
+      return { ...this.demoRows('al_demo_draws', seed, ['probs', 'drawn']), draws: this.limits.AL_DEMO_GEN_DRAWS, vocab: this.limits.AL_DEMO_GEN_VOCAB };
+    }
+    // al_demo_eos: {tokens, finished} [batch * maxNew] (-1: a step not run) and the sizes
+    demoEos(seed) {
+      return { ...this.demoRows('al_demo_eos', seed, ['tokens', 'finished']), batch: this.limits.AL_DEMO_GEN_BATCH, maxNew: this.limits.AL_DEMO_GEN_MAX_NEW };
+    }
 
     // --- al_kv_growth: the cache's bytes and each step's FLOPs over a prefill and decode steps
     // layer: {hidden, heads, kvHeads, headDim, ropeBase, eps}. Returns al_kv_growth_row's
@@ -1026,6 +1055,34 @@ import { createAttnLabModule } from './wasm-loader.js';
     }
     // al_train_lab_piece: the bytes an id stands for
     piece(id) { return this.array('al_train_lab_piece', 'out', { id }, 'u8'); }
+    // al_train_lab_set_ablation: heads [[layer, head], ...] switched off in the probe's
+    // evaluation (training never sees it; [] for none); the probe's losses measured again
+    setAblation(heads) {
+      if (!Array.isArray(heads)) throw new AttnLabError('the heads to switch off must be an array of [layer, head]', ARG_ERROR);
+      const flat = [];
+      for (const pair of heads) {
+        if (!Array.isArray(pair) || pair.length !== 2) throw new AttnLabError('each head to switch off is [layer, head]', ARG_ERROR);
+        checkInt('layer', pair[0], 0, this.hparams.n_layers - 1);
+        checkInt('head', pair[1], 0, this.hparams.n_heads - 1);
+        flat.push(pair[0], pair[1]);
+      }
+      const c = this.core;
+      c.withAllocs([4 * Math.max(1, flat.length)], (p) => c.withError((err) => {
+        c.m.HEAP32.set(flat, p >> 2);
+        c.throwIf(c.fn.al_train_lab_set_ablation(this.live(), p, heads.length, err), err);
+      }));
+    }
+    // al_train_lab_ablation: the heads off, [[layer, head], ...] layer by layer
+    ablation() {
+      const flat = this.array('al_train_lab_ablation', 'heads', {}, 'i32');
+      return Array.from({ length: flat.length / 2 }, (_, i) => [flat[2 * i], flat[2 * i + 1]]);
+    }
+    // al_train_lab_probe_loss: {step, first_half, repeated_half, first_half_off, repeated_half_off}
+    probeLoss() {
+      const v = this.array('al_train_lab_probe_loss', 'out', {}, 'f32');
+      const names = enumNames(this.core.abi.enums.train_probe_column).filter((n) => n !== 'count');
+      return Object.fromEntries(names.map((n, i) => [n, v[i]]));
+    }
     // al_train_lab_file: 'config' | 'model' | 'tokenizer' → bytes
     file(which) {
       const kind = this.core.abi.enums.train_lab_file_kind[which];

@@ -1,6 +1,6 @@
 // layer/render.js — the core's results to the page: the four charts of the layer (each drawn by
 // its module in charts/ from the data the core returns here), every head's thumbnail, the GQA
-// map, the live checks, the charts of chapters 04 and 05 and the status line; and each layer
+// map, the live checks, the charts of chapters 04, 05 and 10 and the status line; and each layer
 // chart's PNG / CSV export. Nothing here computes a number.
 import * as AttnChart from '../charts/attn.js';
 import * as BlockChart from '../charts/block.js';
@@ -8,6 +8,7 @@ import * as FfnChart from '../charts/ffn.js';
 import * as KvChart from '../charts/kv.js';
 import * as MaskChart from '../charts/mask.js';
 import * as RopeChart from '../charts/rope.js';
+import * as SamplerChart from '../charts/sampler.js';
 import { csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
@@ -99,7 +100,7 @@ import { page as P } from '../ui/page.js';
     P.writeHash();
   }
 
-  // Chapters 04 and 05's charts: the numbers the core keeps as the demos print them for the
+  // Chapters 04, 05 and 10's charts: the numbers the core keeps as the demos print them for the
   // page's seed (the same seed the walkthrough's sections are run for), drawn once per seed and
   // language.
   function renderChapters() {
@@ -114,6 +115,14 @@ import { page as P } from '../ui/page.js';
     drawIfChanged('chart-ffn-load', key, () => F.loadConfig({ load: core.demoExpertLoad(state.seed), t }));
     drawIfChanged('chart-block-stream', key, () => B.streamConfig({ stream: core.demoBlockStream(state.seed), t }));
     drawIfChanged('chart-block-labels', key, () => B.labelsConfig({ labels: core.demoShiftedLabels(state.seed), t }));
+    const G = SamplerChart, lang = state.lang;
+    for (const [id, example] of [['chart-gen-greedy', 1], ['chart-gen-topk', 3], ['chart-gen-topp', 4]]) {
+      drawIfChanged(id, key, () => G.stagesConfig({ stages: core.demoSamplerStages(state.seed, example), example, t, lang }));
+    }
+    drawIfChanged('chart-gen-temps', key, () => G.temperaturesConfig({ temps: core.demoTemperatures(state.seed), t }));
+    drawIfChanged('chart-gen-penalty', key, () => G.penaltyConfig({ stages: core.demoSamplerStages(state.seed, 5), t, lang }));
+    drawIfChanged('chart-gen-draws', key, () => G.drawsConfig({ draws: core.demoDraws(state.seed), t, lang, image: imageFor('chart-gen-draws'), cellsKey: `${state.seed}` }, $('tip-gen-draws')));
+    drawIfChanged('chart-gen-eos', key, () => G.eosConfig({ eos: core.demoEos(state.seed), t, lang, image: imageFor('chart-gen-eos'), cellsKey: `${state.seed}` }, $('tip-gen-eos')));
   }
 
   // Every head's weights as small images (plain canvases: Chart.js axes would cost more than

@@ -2,7 +2,8 @@
 // after each of the sampler's five stages (raw softmax, temperature, repetition penalty, top-k,
 // top-p), as the core gives them: for the draw to come (al_model_lab_pending, with the sampler
 // settings as they stand) or, once the text has ended, the last draw (al_model_lab_stages), the
-// token drawn marked. The probabilities on a linear or a log axis.
+// token drawn marked. The probabilities on a linear or a log axis. Its bars (barsConfig) and
+// the stages' names and colours are also the walkthrough's (charts/sampler.js).
 import { visibleText, csvLine } from '../ui/format.js';
 
   const STRINGS = {
@@ -63,6 +64,65 @@ import { visibleText, csvLine } from '../ui/format.js';
   // The smallest probability the log axis shows.
   const LOG_MIN = 1e-4;
 
+  // The bars the next-token chart and the walkthrough's sampler charts (charts/sampler.js)
+  // share: one group per x label, one bar per series (a stage of the sampler, or one stage under
+  // several settings), the bars at chosenAt outlined and its tick in bold, lines drawn over the
+  // bars. b: {xLabels, series: [{label, data (by x), colour}], chosenAt (-1: none), title,
+  // xTitle, y (the y scale), lines: [{label, data (by x), colour}] (optional)}.
+  function barsConfig(b) {
+    const isChosen = (c) => !!c.tick && c.tick.value === b.chosenAt;
+    const datasets = b.series.map((s) => ({
+      label: s.label,
+      data: s.data,
+      backgroundColor: s.colour,
+      borderColor: s.data.map((_, i) => (i === b.chosenAt ? MARK : s.colour)),
+      borderWidth: s.data.map((_, i) => (i === b.chosenAt ? 3 : 0)),
+      borderSkipped: false,
+    }));
+    for (const l of b.lines || []) {
+      datasets.push({ type: 'line', label: l.label, data: l.data, borderColor: l.colour, backgroundColor: l.colour, borderDash: [6, 3], borderWidth: 2, pointRadius: 3 });
+    }
+    return {
+      type: 'bar',
+      data: { labels: b.xLabels, datasets },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        interaction: { mode: 'index', intersect: false },
+        plugins: {
+          title: { display: true, text: b.title },
+          legend: { display: true },
+          tooltip: {
+            callbacks: {
+              title: (items) => (items.length ? b.xLabels[items[0].dataIndex] : ''),
+              label: (c) => `${c.dataset.label}: ${c.raw.toFixed(4)}`,
+            },
+          },
+        },
+        scales: {
+          x: {
+            title: { display: true, text: b.xTitle },
+            ticks: {
+              autoSkip: false, maxRotation: 60,
+              color: (c) => (isChosen(c) ? MARK : '#555'),
+              font: (c) => (isChosen(c) ? { weight: 'bold' } : { weight: 'normal' }),
+            },
+          },
+          y: b.y,
+        },
+      },
+    };
+  }
+
+  // The probability axis: linear from 0 to 1, or log from LOG_MIN.
+  function probabilityAxis(log, title) {
+    return log
+      ? { type: 'logarithmic', min: LOG_MIN, max: 1, title: { display: true, text: title },
+        // the powers of ten only, written out (0.001, not 1e-3)
+        afterBuildTicks: (axis) => { axis.ticks = [1e-4, 1e-3, 1e-2, 1e-1, 1].map((value) => ({ value })); },
+        ticks: { callback: (v) => String(v) } }
+      : { type: 'linear', min: 0, max: 1, title: { display: true, text: title } };
+  }
+
   // d: {ids: Int32Array (most likely first; the drawn one may be last), labels: string[] (same
   // order; '' shows the id), stages: Float32Array [5 * vocab] (row s = stage s, index
   // s * vocab + id), vocab, chosen (id or -1), pending (the draw to come, not one made), log
@@ -73,50 +133,14 @@ import { visibleText, csvLine } from '../ui/format.js';
     const ids = Array.from(d.ids);
     const labels = d.labels || [];
     const chosenAt = ids.indexOf(d.chosen); // -1: none drawn yet
-    const xLabels = ids.map((id, i) => (i === chosenAt ? '▶ ' : '') + tokenLabel(labels[i], id));
-    const isChosen = (c) => !!c.tick && c.tick.value === chosenAt;
-    const datasets = t.stages.map((name, s) => ({
-      label: name,
-      data: ids.map((id) => d.stages[s * d.vocab + id]),
-      backgroundColor: STAGE_COLOURS[s],
-      borderColor: ids.map((_, i) => (i === chosenAt ? MARK : STAGE_COLOURS[s])),
-      borderWidth: ids.map((_, i) => (i === chosenAt ? 3 : 0)),
-      borderSkipped: false,
-    }));
-    return {
-      type: 'bar',
-      data: { labels: xLabels, datasets },
-      options: {
-        animation: false, responsive: true, maintainAspectRatio: false,
-        interaction: { mode: 'index', intersect: false },
-        plugins: {
-          title: { display: true, text: d.pending ? t.titlePending : d.chosen >= 0 ? t.titleLast : t.title },
-          legend: { display: true },
-          tooltip: {
-            callbacks: {
-              title: (items) => (items.length ? xLabels[items[0].dataIndex] : ''),
-              label: (c) => `${c.dataset.label}: ${c.raw.toFixed(4)}`,
-            },
-          },
-        },
-        scales: {
-          x: {
-            title: { display: true, text: d.pending ? t.xPending : t.xTitle },
-            ticks: {
-              autoSkip: false, maxRotation: 60,
-              color: (c) => (isChosen(c) ? MARK : '#555'),
-              font: (c) => (isChosen(c) ? { weight: 'bold' } : { weight: 'normal' }),
-            },
-          },
-          y: d.log
-            ? { type: 'logarithmic', min: LOG_MIN, max: 1, title: { display: true, text: t.yTitle },
-              // the powers of ten only, written out (0.001, not 1e-3)
-              afterBuildTicks: (axis) => { axis.ticks = [1e-4, 1e-3, 1e-2, 1e-1, 1].map((value) => ({ value })); },
-              ticks: { callback: (v) => String(v) } }
-            : { type: 'linear', min: 0, max: 1, title: { display: true, text: t.yTitle } },
-        },
-      },
-    };
+    return barsConfig({
+      xLabels: ids.map((id, i) => (i === chosenAt ? '▶ ' : '') + tokenLabel(labels[i], id)),
+      series: t.stages.map((name, s) => ({ label: name, colour: STAGE_COLOURS[s], data: ids.map((id) => d.stages[s * d.vocab + id]) })),
+      chosenAt,
+      title: d.pending ? t.titlePending : d.chosen >= 0 ? t.titleLast : t.title,
+      xTitle: d.pending ? t.xPending : t.xTitle,
+      y: probabilityAxis(d.log, t.yTitle),
+    });
   }
 
   // The chart's numbers: one line per id, its text, the id, the five stages, drawn (1) or not.
@@ -134,4 +158,4 @@ import { visibleText, csvLine } from '../ui/format.js';
     return lines.join('\n') + '\n';
   }
 
-export { nextConfig, csv, STRINGS };
+export { nextConfig, barsConfig, probabilityAxis, csv, STRINGS, STAGE_COLOURS };

@@ -2,8 +2,10 @@
 // shape and learning rate (kept in the URL hash), Start / Pause / Reset, the status line, the
 // role shown and the head shown (the strongest of that role, followed as it trains, until a
 // head is clicked), the exports, and the trained model opened in the model view (on the probe,
-// its induction head selected) or downloaded as a MiniMind folder's files. The training runs in
-// its own worker (train/worker.js), started the first time the tab is shown.
+// its induction head selected) or downloaded as a MiniMind folder's files; the heads switched
+// off in the probe's evaluation (the followed induction head, any head by its button or by a
+// Shift-click on the grid; kept in the URL hash). The training runs in its own worker
+// (train/worker.js), started the first time the tab is shown.
 import { TrainClient, trainBytes } from '../core/client.js';
 import * as ModelControls from '../model/controls.js';
 import { page as P } from '../ui/page.js';
@@ -75,9 +77,9 @@ import * as TrainView from './view.js';
   // The controls read back through the hash's validation.
   function readControls() {
     const parts = [`tpreset=${$('train-preset').value}`, `tdata=${$('train-data').value}`, `tlayers=${$('train-layers').value}`,
-      `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`];
+      `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`, `toff=${P.state.toff}`];
     const { state, problems } = S.parseHash(parts.join('&'));
-    for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole']) P.state[k] = state[k];
+    for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole', 'toff']) P.state[k] = state[k];
     if (problems.length) P.showProblems(problems);
     syncControls();
     P.writeHash();
@@ -89,7 +91,7 @@ import * as TrainView from './view.js';
     const c = presetConfig(P.state.tpreset);
     Object.assign(P.state, { tlayers: c.layers, theads: c.heads, thidden: c.hidden, tlr: c.lr });
     syncControls();
-    P.writeHash();
+    readControls(); // the heads switched off that the new shape has
   }
 
   // ---------------------------------------------------------------- status
@@ -107,6 +109,77 @@ import * as TrainView from './view.js';
     tr.last = p;
   }
 
+  // ---------------------------------------------------------------- heads switched off
+  const inductionHead = () => {
+    const v = V().view;
+    return v.facts ? v.strongest[v.facts.roleNames.indexOf('induction')] : null;
+  };
+
+  // The buttons: the strongest induction head's, all back on, one per head (pressed = off).
+  function renderAblationControls() {
+    const { t } = P, v = V().view, f = v.facts, best = inductionHead();
+    const followed = $('train-ablate-followed');
+    followed.disabled = !f || !best;
+    const bestOff = !!best && V().isOff(best.layer, best.head);
+    followed.textContent = f && best ? t.trainAblateFollowed(best.layer, best.head, bestOff) : t.trainAblateNoLab;
+    followed.setAttribute('aria-pressed', String(bestOff));
+    $('train-ablate-clear').disabled = !f || v.ablation.length === 0;
+    const box = $('train-ablate-heads'), label = $('train-ablate-heads-label');
+    const L = f ? f.hparams.n_layers : 0, Hn = f ? f.hparams.n_heads : 0;
+    let buttons = box.querySelectorAll('button.head-toggle');
+    if (buttons.length !== L * Hn) {
+      const made = [];
+      for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.className = 'head-toggle';
+        b.dataset.layer = String(l);
+        b.dataset.head = String(h);
+        b.textContent = `L${l} H${h}`;
+        b.addEventListener('click', () => toggleHead(l, h));
+        made.push(b);
+      }
+      box.replaceChildren(label, ...made);
+      buttons = made;
+    }
+    for (const b of buttons) {
+      const l = Number(b.dataset.layer), h = Number(b.dataset.head), off = V().isOff(l, h);
+      b.setAttribute('aria-pressed', String(off));
+      b.title = t.trainAblateHeadLabel(l, h, off); // the state is aria-pressed's; the name stays the text shown
+    }
+  }
+
+  // The heads off as the link holds them, sent to the lab; the core's list (and the probe's
+  // losses it measured at once) comes back and is shown.
+  async function applyAblation() {
+    renderAblationControls();
+    if (!V().view.facts) return;
+    try {
+      const r = await tr.client.request('ablate', { heads: S.headsOf(P.state.toff) });
+      V().setAblation(r);
+      P.state.toff = S.headsText(r.ablation);
+      P.writeHash();
+      V().schedule({ roles: true, pattern: true, ablation: true });
+    } catch (e) {
+      message(P.t.errorPrefix + e.message);
+    }
+    renderAblationControls();
+  }
+
+  function setOff(heads) {
+    P.state.toff = S.headsText(heads);
+    P.writeHash();
+    return applyAblation();
+  }
+
+  function toggleHead(l, h) {
+    const heads = S.headsOf(P.state.toff);
+    const at = heads.findIndex(([a, b]) => a === l && b === h);
+    if (at >= 0) heads.splice(at, 1);
+    else heads.push([l, h]);
+    return setOff(heads);
+  }
+
   function renderFacts() {
     const f = V().view.facts;
     $('train-facts').textContent = f ? P.t.trainFacts(f.hparams, f.params, f.config) : '';
@@ -121,6 +194,7 @@ import * as TrainView from './view.js';
     tr.done = p.done;
     if (p.error) message(P.t.errorPrefix + p.error);
     renderStatus(p);
+    renderAblationControls();
   }
 
   // While no head has been clicked, the head shown is the strongest of the chosen role (the
@@ -155,6 +229,8 @@ import * as TrainView from './view.js';
         V().add(facts.progress);
         follow();
         renderFacts();
+        if (P.state.toff) await applyAblation(); // the heads the link switches off
+        renderAblationControls();
       }
       await tr.client.request('start');
       tr.running = true;
@@ -182,6 +258,8 @@ import * as TrainView from './view.js';
     $('train-head-title').textContent = P.t.trainHeadNone;
     renderFacts();
     renderStatus(null);
+    V().renderAblation();
+    renderAblationControls();
   }
 
   // One of the folder's files, as the model is now.
@@ -243,6 +321,7 @@ import * as TrainView from './view.js';
     $('btn-train-reset').addEventListener('click', reset);
     for (const b of document.querySelectorAll('[data-train-file]')) b.addEventListener('click', () => download(b.dataset.trainFile));
     $('train-open-model').addEventListener('click', openInModelView);
+    // a click shows the head; Shift-click (or Ctrl, ⌘) switches it off or on again
     $('chart-roles-grid').addEventListener('click', (e) => {
       const chart = window.Chart.getChart($('chart-roles-grid'));
       const f = V().view.facts;
@@ -250,10 +329,19 @@ import * as TrainView from './view.js';
       const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
       const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
       if (layer < 0 || head < 0 || layer >= f.hparams.n_layers || head >= f.hparams.n_heads) return;
+      if (e.shiftKey || e.ctrlKey || e.metaKey) {
+        toggleHead(layer, head);
+        return;
+      }
       V().view.head = { layer, head };
       V().view.follow = false; // the learner's choice holds until a role is chosen
       V().schedule({ pattern: true });
     });
+    $('train-ablate-followed').addEventListener('click', () => {
+      const best = inductionHead();
+      if (best) toggleHead(best.layer, best.head);
+    });
+    $('train-ablate-clear').addEventListener('click', () => setOff([]));
     for (const button of document.querySelectorAll('[data-train-export]')) {
       button.addEventListener('click', () => {
         if (!V().view.facts) return;
@@ -267,6 +355,7 @@ import * as TrainView from './view.js';
     syncControls();
     renderFacts();
     renderStatus(tr.last);
+    renderAblationControls();
     V().render();
   }
 

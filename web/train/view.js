@@ -4,7 +4,9 @@
 // head as a heatmap at the last evaluation, and one head's attention over the probe. The rows
 // arrive as they are made and are kept here as they came; nothing is computed from them. While
 // it trains the charts are drawn at most once a frame, each only when what it shows changed, and
-// not at all while the tab is hidden, so a click is answered at once.
+// not at all while the tab is hidden, so a click is answered at once. The heads switched off
+// (the causal test: al_train_lab_set_ablation) are greyed in the grid, and the probe's losses
+// with and without them (al_train_lab_probe_loss) drawn as bars.
 import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
@@ -22,6 +24,9 @@ import { page as P } from '../ui/page.js';
     inductionPassed: -1, // the step some head's induction score first passed the threshold; -1
     jump: null,       // [from, to]: the steps the default run's induction head forms between
     threshold: NaN,   // al_lab_role_threshold
+    ablation: [],     // the heads switched off in the probe's evaluation, [[layer, head], ...] (the core's)
+    probeLoss: null,  // al_train_lab_probe_loss at the last measurement: {step, first_half, ...}
+    probeRows: [],    // every measurement received: {heads: [[l, h], ...], loss}, for the CSV
   };
   const charts = {};
   const images = {};
@@ -39,6 +44,9 @@ import { page as P } from '../ui/page.js';
     view.strongest = [];
     view.inductionPassed = -1;
     view.follow = true;
+    view.ablation = [];
+    view.probeLoss = null;
+    view.probeRows = [];
     if (facts) view.head = { layer: Math.min(view.head.layer, facts.hparams.n_layers - 1), head: Math.min(view.head.head, facts.hparams.n_heads - 1) };
   }
 
@@ -52,14 +60,29 @@ import { page as P } from '../ui/page.js';
     if (progress.patterns) view.patterns = progress.patterns, patternSerial++;
     view.strongest = progress.strongest || view.strongest;
     view.inductionPassed = progress.inductionPassed;
-    schedule({ loss: progress.history.length > 0, roles: progress.evals.length > 0, pattern: !!progress.patterns });
+    const ablated = setAblation(progress);
+    schedule({ loss: progress.history.length > 0, roles: progress.evals.length > 0 || ablated, pattern: !!progress.patterns, ablation: ablated });
   }
+
+  // The heads off and the probe's losses from the worker ({ablation, probeLoss}: a progress
+  // message or the answer to a switch); true when either changed.
+  function setAblation({ ablation, probeLoss }) {
+    if (!ablation || !probeLoss) return false;
+    const heads = JSON.stringify(ablation), last = view.probeRows[view.probeRows.length - 1];
+    const changed = heads !== JSON.stringify(view.ablation) || !view.probeLoss || probeLoss.step !== view.probeLoss.step ||
+      probeLoss.repeated_half_off !== view.probeLoss.repeated_half_off;
+    view.ablation = ablation;
+    view.probeLoss = probeLoss;
+    if (!last || JSON.stringify(last.heads) !== heads || JSON.stringify(last.loss) !== JSON.stringify(probeLoss)) view.probeRows.push({ heads: ablation, loss: probeLoss });
+    return changed;
+  }
+  const isOff = (l, h) => view.ablation.some(([a, b]) => a === l && b === h);
 
   // ---------------------------------------------------------------- drawing, once a frame
   let patternSerial = 0; // counts the patterns received: what the head's picture was painted from
-  const dirty = { loss: false, roles: false, pattern: false };
+  const dirty = { loss: false, roles: false, pattern: false, ablation: false };
   let frame = 0;
-  function schedule(parts = { loss: true, roles: true, pattern: true }) {
+  function schedule(parts = { loss: true, roles: true, pattern: true, ablation: true }) {
     for (const k of Object.keys(dirty)) dirty[k] = dirty[k] || !!parts[k];
     if (!frame) frame = requestAnimationFrame(drawDirty);
   }
@@ -72,7 +95,8 @@ import { page as P } from '../ui/page.js';
     if (dirty.loss) renderLoss();
     if (dirty.roles) renderRoles();
     if (dirty.pattern) renderPattern();
-    dirty.loss = dirty.roles = dirty.pattern = false;
+    if (dirty.ablation) renderAblation();
+    dirty.loss = dirty.roles = dirty.pattern = dirty.ablation = false;
     performance.measure('attnlab:train-draw', { start: t0, detail });
   }
 
@@ -147,11 +171,46 @@ import { page as P } from '../ui/page.js';
     const last = view.evals[view.evals.length - 1];
     const values = new Float32Array(L * Hn);
     for (let i = 0; i < L * Hn; i++) values[i] = last ? last[1 + i * R + role] : NaN;
-    draw('chart-roles-grid', H().heatmapConfig({
+    const grid = H().heatmapConfig({
       values, rows: L, cols: Hn, lo: 0, hi: 1, title: t.trainRolesGridTitle(t.roleNames[f.roleNames[role]], last ? last[0] : 0),
       xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'), lang: P.state.lang,
-    }, $('tip-roles-grid')));
+    }, $('tip-roles-grid'));
+    grid.plugins.push(HEADS_OFF);
+    grid.options.plugins.headsOff = { heads: view.ablation.map((p) => [...p]), text: t.trainAblateGridOff,
+      values: view.ablation.map(([l, h]) => (last ? values[l * Hn + h].toFixed(2) : '')) }; // as the cells write them
+    draw('chart-roles-grid', grid);
   }
+
+  // The heads switched off, their cells painted grey with the word and the score on them; what
+  // was drawn is kept on the canvas (canvas.headsOffDrawn: [[layer, head], ...]) for whoever
+  // checks it.
+  const OFF_GREY = '#5f5f5f';
+  const HEADS_OFF = {
+    id: 'headsOff',
+    afterDraw(chart, _args, opts) {
+      const heads = (opts && opts.heads) || [], { x, y } = chart.scales, ctx = chart.ctx;
+      ctx.save();
+      heads.forEach(([l, h], i) => {
+        const x0 = x.getPixelForValue(h - 0.5), x1 = x.getPixelForValue(h + 0.5);
+        const y0 = y.getPixelForValue(l - 0.5), y1 = y.getPixelForValue(l + 0.5);
+        const left = Math.min(x0, x1), top = Math.min(y0, y1), w = Math.abs(x1 - x0), hgt = Math.abs(y1 - y0);
+        ctx.fillStyle = OFF_GREY;
+        ctx.fillRect(left, top, w, hgt);
+        ctx.fillStyle = '#fff';
+        ctx.font = 'bold 14px sans-serif';
+        ctx.textAlign = 'center';
+        ctx.textBaseline = 'middle';
+        const small = Math.min(12, hgt / 4);
+        ctx.fillText(opts.text, left + w / 2, top + hgt / 2 - (opts.values[i] ? small : 0));
+        if (opts.values[i]) {
+          ctx.font = `${small}px sans-serif`;
+          ctx.fillText(opts.values[i], left + w / 2, top + hgt / 2 + small);
+        }
+      });
+      ctx.restore();
+      chart.canvas.headsOffDrawn = heads;
+    },
+  };
 
   // ---------------------------------------------------------------- one head over the probe
   // The shown head's pattern: {layer, head, data [T, T]}, or null before the first evaluation.
@@ -168,7 +227,7 @@ import { page as P } from '../ui/page.js';
     const n = f.probe.length;
     const names = f.probeText.map((s) => visibleText(s));
     $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head) +
-      (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '');
+      (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '') + (isOff(p.layer, p.head) ? t.trainHeadOff : '');
     draw('chart-train-head', H().heatmapConfig({
       values: p.data, rows: n, cols: n, lo: 0, hi: 1, cellsKey: `${patternSerial} ${p.layer} ${p.head}`, title: t.trainHeadChartTitle(view.evals.length ? view.evals[view.evals.length - 1][0] : 0),
       xLabel: t.keyToken, yLabel: t.queryToken, format: (v) => v.toFixed(3), image: imageFor('chart-train-head'),
@@ -176,9 +235,35 @@ import { page as P } from '../ui/page.js';
     }, $('tip-train-head')));
   }
 
+  // ---------------------------------------------------------------- heads switched off
+  // The panel's words (the heads off, the losses as the core measured them) and the bars of the
+  // probe's first and second copies, every head on against the heads off.
+  const offNames = () => view.ablation.map(([l, h]) => headName(l, h));
+  function renderAblation() {
+    const { t } = P, p = view.probeLoss, names = offNames();
+    $('train-ablate-list').textContent = view.facts ? t.trainAblateList(names) : '';
+    $('train-ablate-result').textContent = p && Number.isFinite(p.first_half) ? t.trainAblateResult(p, names) : '';
+    if (!p) return;
+    const bars = (label, colour, first, repeated) => ({ label, backgroundColor: colour, borderColor: colour, data: [first, repeated] });
+    draw('chart-ablation', {
+      type: 'bar',
+      data: {
+        labels: [t.trainAblateFirst, t.trainAblateRepeated],
+        datasets: [bars(t.trainAblatePlain, '#2ca02c', p.first_half, p.repeated_half),
+          bars(names.length ? t.trainAblateOff(names) : t.trainAblateOffNone, '#6b6b6b', p.first_half_off, p.repeated_half_off)],
+      },
+      options: {
+        animation: false, responsive: true, maintainAspectRatio: false,
+        scales: { y: { beginAtZero: true, title: { display: true, text: t.trainLossAxis } } },
+        plugins: { title: { display: true, text: t.trainAblateChartTitle(p.step) } },
+      },
+    });
+  }
+
   // Everything at once (a new language, a new lab).
   function render() {
     renderJump();
+    renderAblation();
     if (!view.facts) return;
     renderLoss();
     renderRoles();
@@ -193,6 +278,7 @@ import { page as P } from '../ui/page.js';
     const { t } = P, f = view.facts, H_ = H();
     const note = H_.exportNote({ tokens: f.probe.length, lang: P.state.lang });
     if (chart === 'loss') return H_.titledImage(charts['chart-loss'].canvas, t.trainLossTitle, '');
+    if (chart === 'ablation') return H_.titledImage(charts['chart-ablation'].canvas, t.trainAblateTitle, t.trainAblateList(offNames()));
     if (chart === 'head') {
       const p = pattern();
       return H_.titledImage(charts['chart-train-head'].canvas, p ? t.trainHeadTitle(p.layer, p.head) : t.trainHeadNone, note);
@@ -219,6 +305,10 @@ import { page as P } from '../ui/page.js';
         for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) for (const r of f.roleNames) names.push(`${headName(l, h)} ${r}`);
         return csvOf([['step', ...names], ...view.evals.map((row) => Array.from(row, String))]);
       },
+      // every measurement of the probe's losses received, with the heads off at the time
+      ablation: () => csvOf([['step', 'heads_off', 'first_half', 'repeated_half', 'first_half_off', 'repeated_half_off'],
+        ...view.probeRows.map(({ heads, loss }) => [loss.step, heads.map(([l, h]) => headName(l, h)).join(' '), loss.first_half,
+          loss.repeated_half, loss.first_half_off, loss.repeated_half_off].map(String))]),
       head: () => {
         const p = pattern(), n = f.probe.length;
         const rows = [['query\\key', ...f.probeText.map((s, j) => `${j} ${s}`)]];
@@ -229,4 +319,7 @@ import { page as P } from '../ui/page.js';
     return { name: `attnlab-train-${chart}.csv`, url: URL.createObjectURL(new Blob([csv[chart]()], { type: 'text/csv' })) };
   }
 
-export { view, reset, add, schedule, render, renderJump, renderRoles, renderPattern, pattern, exportFile, charts };
+export {
+  view, reset, add, setAblation, isOff, schedule, render, renderJump, renderRoles, renderPattern, renderAblation,
+  pattern, exportFile, charts,
+};

@@ -11,11 +11,15 @@
 //   start    {}                           train until paused or done (progress as it goes)
 //   pause    {}                           stop after the current slice
 //   files    {}                           config.json, model.safetensors, tokenizer.json bytes
+//   ablate   {heads: [[layer, head], ...]} those heads off in the probe's evaluation (not in
+//                                         training); {ablation, probeLoss} measured at once
 // progress: {steps, tokens, ms, history (rows since the last), evals (rows since the last),
 // inductionMax, inductionPassed (the step some head's induction score first passed the
 // threshold, -1), strongest (per role, the strongest head at the last evaluation), patterns
 // (when an evaluation came: every head's attention over the probe [L, H, T, T], else null),
-// heldOutLoss (text: at the last evaluation), running, done}. The page answers a click on a
+// heldOutLoss (text: at the last evaluation), ablation (the heads off, [[layer, head], ...]),
+// probeLoss (al_train_lab_probe_loss: the probe's copies' losses with and without them, and the
+// step they were measured at), running, done}. The page answers a click on a
 // head from the patterns it holds: it never waits for a slice to end.
 import * as AttnLab from '../core/attnlab-api.js';
 import { serve, emit } from '../core/protocol.js';
@@ -51,7 +55,7 @@ import { serve, emit } from '../core/protocol.js';
     return { steps: lab.stepsDone, tokens: lab.tokensDone, ms: trainMs, tokensPerSecond: lab.tokensPerSecond(trainMs), history, evals,
       inductionMax: lab.inductionMax, inductionPassed: lab.rolePassed('induction', threshold),
       strongest: lab.roleNames.map((r) => lab.strongestHead(r)), patterns: evals.length ? patterns() : null,
-      heldOutLoss: lab.heldOutLoss, running: running && !done, done };
+      heldOutLoss: lab.heldOutLoss, ablation: lab.ablation(), probeLoss: lab.probeLoss(), running: running && !done, done };
   }
 
   // The rows and the patterns are handed over, not copied.
@@ -108,6 +112,11 @@ import { serve, emit } from '../core/protocol.js';
     pause() {
       running = false;
       return { running: false };
+    },
+    ablate({ heads }) {
+      need();
+      lab.setAblation(heads);
+      return { ablation: lab.ablation(), probeLoss: lab.probeLoss() };
     },
     files() {
       need();

@@ -55,6 +55,8 @@
     thidden: [64, 16, 512, 'int'],
     tlr: [0.001, 0.00001, 0.1, 'number'],
     trole: [3, 0, 3, 'int'],
+    // the heads switched off in the probe's evaluation, "layer.head" joined by commas ("1.1,0.0")
+    toff: ['', '', '', 'train-heads'],
   };
   const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];
   const HEADS = /^[0-9]{1,3}\.[0-9]{1,3}(,[0-9]{1,3}\.[0-9]{1,3}){0,255}$/;
@@ -78,6 +80,8 @@
     if (kind === 'model' && raw === 'file') return ['file', true];
     // heads as "layer.head" pairs (the model's range is the core's to check)
     if (kind === 'heads') return raw === '' || HEADS.test(raw) ? [raw, true] : ['', false];
+    // the Train tab's heads, within its largest shape
+    if (kind === 'train-heads') return parseHeads(raw);
     if (kind === 'model') kind = 'int';
     if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
@@ -89,6 +93,26 @@
     if (v < min) { v = min; ok = false; limit = min; bound = 'lower'; }
     if (v > max) { v = kind === 'even' && max % 2 ? max - 1 : max; ok = false; limit = max; bound = 'upper'; }
     return [v, ok, limit, bound];
+  }
+
+  // A list of heads "layer.head,…" → [text, ok]: each within the Train tab's largest shape
+  // (tlayers and theads at their maxima), named once, layer by layer then head by head; anything
+  // else is dropped (ok false).
+  function parseHeads(raw) {
+    const [, , layers] = FIELDS.tlayers, [, , heads] = FIELDS.theads;
+    const parts = raw === '' ? [] : raw.split(',');
+    const pairs = parts.map((p) => p.match(/^(\d{1,2})\.(\d{1,2})$/)).filter((m) => m && Number(m[1]) < layers && Number(m[2]) < heads)
+      .map((m) => [Number(m[1]), Number(m[2])]);
+    const text = headsText(pairs);
+    return [text, pairs.length === parts.length && text.split(',').filter(Boolean).length === parts.length];
+  }
+  function headsText(pairs) {
+    const sorted = [...pairs].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    return sorted.filter((p, i) => i === 0 || p[0] !== sorted[i - 1][0] || p[1] !== sorted[i - 1][1]).map((p) => `${p[0]}.${p[1]}`).join(',');
+  }
+  // "layer.head,…" (as the link holds it) → [[layer, head], …]
+  function headsOf(text) {
+    return text ? text.split(',').map((p) => p.split('.').map(Number)) : [];
   }
 
   // Cross-field rules that need no core maths: the chosen head and pair exist, the sequence
@@ -104,6 +128,8 @@
     if (s.pair >= s.hd / 2) fix('pair', 0);
     if (s.at > 0 && (s.at < s.prompt || s.at > s.prompt + s.steps)) fix('at', -1);
     if (s.thidden % s.theads !== 0 || (s.thidden / s.theads) % 2 !== 0) fix('theads', 2); // heads of an even size
+    const off = headsText(headsOf(s.toff).filter(([l, h]) => l < s.tlayers && h < s.theads)); // heads the model has
+    if (off !== s.toff) fix('toff', off);
   }
 
   // Cross-field rules the core decides, applied once it is loaded (core: the binding's Core):
@@ -168,12 +194,9 @@
   }
 
   function toHash(state) {
-    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== undefined && !(state[k] === '' && FIELDS[k][3] === 'lang'))
+    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== undefined && !(state[k] === '' && (FIELDS[k][3] === 'lang' || FIELDS[k][3] === 'heads' || FIELDS[k][3] === 'train-heads')))
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 
-  // The off field's heads: "1.3,2.0" ↔ [[1, 3], [2, 0]].
-  const headsOf = (text) => (text ? text.split(',').map((p) => p.split('.').map(Number)) : []);
-  const headsText = (heads) => heads.map(([l, h]) => `${l}.${h}`).join(',');
 
 export { headsOf, headsText, FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH, MAX_HASH, MAX_TEXT, defaults, parseHash, toHash, clampRelations, coreRelations };

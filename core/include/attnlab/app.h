@@ -675,6 +675,28 @@ al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t
  * returned, -1 with *err set out of range. */
 int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
+/* Heads switched off: the causal test of a role. The probe's loss is measured at every
+ * evaluation and at each al_train_lab_set_ablation, twice: as the model is, and with the heads
+ * set here switched off (al_trainer_set_ablation for that one forward of the probe, then
+ * cleared). Training never sees the ablation: the steps, their losses and the roles are the
+ * same as with no head switched off, so a run paused, probed and resumed is still the CLI's.
+ * al_train_lab_set_ablation: heads [n, 2] (layer, head), n 0 for none (a head named twice
+ * counts once); a layer or head out of range is refused, naming it, and nothing changes; the
+ * losses are measured again at once, at the weights of the step done last.
+ * al_train_lab_ablation: the heads off, layer by layer then head by head, into heads [cap, 2];
+ * returns how many there are, -1 for a NULL lab (or heads NULL with cap > 0). */
+al_status al_train_lab_set_ablation(al_train_lab *lab, const int32_t *heads, int64_t n, al_error *err);
+int64_t al_train_lab_ablation(const al_train_lab *lab, int32_t *heads, int64_t cap);
+/* The probe's losses at the last measurement, out [AL_PROBE_COLUMNS]: the step it was made at,
+ * then the mean −log p(target) over the first copy's targets r_2..r_R and over the second's
+ * (which only copying predicts), as the model is and with the heads of al_train_lab_ablation
+ * off (with none off, the same numbers bit for bit). NaN where the probe is too short. */
+typedef enum {
+    AL_PROBE_STEP, AL_PROBE_FIRST_HALF, AL_PROBE_REPEATED_HALF, AL_PROBE_FIRST_HALF_OFF, AL_PROBE_REPEATED_HALF_OFF,
+    AL_PROBE_COLUMNS
+} al_train_probe_column;
+al_status al_train_lab_probe_loss(const al_train_lab *lab, float *out, int64_t cap, al_error *err);
+
 /* The trained model as a MiniMind folder's files, each malloc'd (al_buffer_free). */
 typedef enum { AL_TRAIN_FILE_CONFIG, AL_TRAIN_FILE_MODEL, AL_TRAIN_FILE_TOKENIZER } al_train_lab_file_kind;
 al_status al_train_lab_file(const al_train_lab *lab, al_train_lab_file_kind which, uint8_t **out, size_t *size,

@@ -86,7 +86,7 @@ int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_secti
 
 
 /* ------------------------------------------------------------------------------------------
- * The numbers the page's charts of chapters 04 and 05 draw, for a seed (as al_demo_run's:
+ * The numbers the page's charts of chapters 04, 05 and 10 draw, for a seed (as al_demo_run's:
  * < 0 keeps the scripts' own), taken from the same run that prints them: a chart of an
  * example shows exactly the numbers that example prints (at full precision where it rounds).
  * Each fills out[cap] (cap >= the shape given) and returns AL_OK, or a status with *err set:
@@ -94,7 +94,9 @@ int64_t al_demo_sections(al_demo demo, al_lang lang, int64_t seed, al_demo_secti
  * ------------------------------------------------------------------------------------------ */
 
 /* The sizes of the examples the charts draw: 04's router (6 tokens, 4 experts, top-2), 05's
- * stacks of 6 blocks and its 5-token loss; the most points of a curve. */
+ * stacks of 6 blocks and its 5-token loss; the most points of a curve; 10's vocabulary of 12
+ * tokens, its 3 temperatures, the 8 draws of its whole sampler, its batch of 3 sequences and
+ * their 8 new tokens at most, and the rows al_demo_sampler_stages gives per example. */
 enum {
     AL_DEMO_MOE_TOKENS = 6,
     AL_DEMO_MOE_EXPERTS = 4,
@@ -102,7 +104,13 @@ enum {
     AL_DEMO_BLOCK_DEPTH = 6,
     AL_DEMO_BLOCK_POINTS = AL_DEMO_BLOCK_DEPTH + 1, /* the stream before and after each block */
     AL_DEMO_LOSS_SEQ = 5,
-    AL_DEMO_CURVE_MAX = 1001
+    AL_DEMO_CURVE_MAX = 1001,
+    AL_DEMO_GEN_VOCAB = 12,
+    AL_DEMO_GEN_TEMPS = 3,
+    AL_DEMO_GEN_DRAWS = 8,
+    AL_DEMO_GEN_BATCH = 3,
+    AL_DEMO_GEN_MAX_NEW = 8,
+    AL_DEMO_GEN_STAGE_ROWS = 10
 };
 
 /* 04, example 2: out [3, n]: x at n evenly spaced points of [-3, 3] (both ends included),
@@ -130,6 +138,32 @@ al_status al_demo_block_stream(int64_t seed, float *out, int64_t cap, al_error *
  * nothing), −log p of that label (0 where there is none), and the loss, their mean (the same
  * value in every column). */
 al_status al_demo_shifted_labels(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 10, example 1 (greedy), 3 (top-k 5), 4 (top-p 0.6) or 5 (repetition penalty 1.3; another
+ * example is refused, AL_ERR_ARG): out [AL_DEMO_GEN_STAGE_ROWS, AL_DEMO_GEN_VOCAB], by id
+ * unless said: the sampler's five stages as the example runs them (al_sampler_stages: raw
+ * softmax, tempered, penalised, top-k, top-p); the logits; the logits after the repetition
+ * penalty (the logits again where the example has none); the ids by decreasing logit
+ * (torch.sort's order); in that order, the cumulative probability (torch.cumsum of the sorted
+ * softmax, as example 4 prints it); and the example's marks, 1 or 0: example 1 the greedy
+ * token, 3 and 4 the ids their filter keeps, 5 the ids already generated. */
+al_status al_demo_sampler_stages(int64_t seed, int32_t example, float *out, int64_t cap,
+                                 al_error *err);
+
+/* 10, example 2: out [AL_DEMO_GEN_TEMPS, 4, AL_DEMO_GEN_VOCAB], for temperatures 0.5, 1 and 2:
+ * softmax(logits / T) by id, then T, the highest probability and the entropy (each the same
+ * value in every column). */
+al_status al_demo_temperatures(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 10, example 6: out [2, AL_DEMO_GEN_DRAWS, AL_DEMO_GEN_VOCAB]: at each step of the whole
+ * sampler, the distribution torch.multinomial draws from (its last stage, top-p's), and 1 at
+ * the token drawn (else 0). */
+al_status al_demo_draws(int64_t seed, float *out, int64_t cap, al_error *err);
+
+/* 10, example 7: out [2, AL_DEMO_GEN_BATCH, AL_DEMO_GEN_MAX_NEW]: each sequence's new token at
+ * each step, then 1 once it has finished (EOS drawn at that step or before), else 0; -1 in
+ * both for the steps not run (the loop stops once every sequence has ended). */
+al_status al_demo_eos(int64_t seed, float *out, int64_t cap, al_error *err);
 
 #ifdef __cplusplus
 }

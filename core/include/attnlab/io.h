@@ -16,6 +16,15 @@ extern "C" {
 
 #define AL_ST_MAX_DIMS 8
 
+/* A file read piece by piece where it lies, so that it is never held whole beside what is made
+ * of it: read(ctx, offset, dst, n) puts the n bytes at offset into dst and returns 0 (non-zero:
+ * they could not be read); size is the file's. The command line reads files through one. */
+typedef struct {
+    int (*read)(void *ctx, uint64_t offset, void *dst, size_t n);
+    void *ctx;
+    uint64_t size;
+} al_byte_source;
+
 typedef enum { AL_DTYPE_F32 = 0, AL_DTYPE_F16, AL_DTYPE_BF16, AL_DTYPE_I64, AL_DTYPE_OTHER } al_dtype;
 
 typedef struct al_safetensors al_safetensors;
@@ -27,8 +36,10 @@ typedef struct {
     int ndim;
     int64_t shape[AL_ST_MAX_DIMS];
     int64_t numel;
-    const void *data;               /* inside the parsed copy; valid until al_st_free */
+    const void *data;               /* inside the parsed copy; valid until al_st_free (NULL: an
+                                     * index of the header only, al_st_parse_header) */
     int64_t nbytes;
+    uint64_t offset;                /* where its bytes start in the file */
 } al_st_tensor;
 
 /* Validates and indexes a whole file image (copied; the caller may free `bytes` after).
@@ -49,6 +60,11 @@ al_status al_st_header_size(const uint8_t *bytes, size_t avail, uint64_t file_si
  * decides (JSON, schema, names, shapes, offsets against the data the file size leaves). */
 al_status al_st_check_header(const uint8_t *bytes, size_t avail, uint64_t file_size,
                              al_error *err);
+/* The index of a file's tensors from its header alone (the file's first avail bytes, which
+ * hold the header; the same checks): their data is read from the file piece by piece, at each
+ * tensor's offset, and not through this index (data NULL). */
+al_status al_st_parse_header(const uint8_t *bytes, size_t avail, uint64_t file_size, al_safetensors **out,
+                             al_error *err);
 void al_st_free(al_safetensors *st);
 
 int al_st_count(const al_safetensors *st);
@@ -64,6 +80,9 @@ const char *al_st_metadata(const al_safetensors *st, const char *key);
  * and NaN/inf values (AL_ERR_NONFINITE). */
 al_status al_st_read_f32(const al_safetensors *st, const char *name, float *out, int64_t cap,
                          al_error *err);
+/* al_st_read_f32's checks of tensor `name` (its dtype, every value finite) on its bytes at
+ * data (NULL: the index's own), with the same messages; nothing converted. */
+al_status al_st_check_values(const al_safetensors *st, const char *name, const void *data, al_error *err);
 
 typedef struct {
     const char *name;
@@ -151,6 +170,9 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
  * seq_len) and forward calls of up to max_step tokens. */
 al_status al_model_from_llama2c(const uint8_t *bytes, size_t size, int64_t context,
                                 int64_t max_step, al_model **out, al_error *err);
+/* The same read from src piece by piece, one array of one layer at a time. */
+al_status al_model_from_llama2c_source(const al_byte_source *src, int64_t context, int64_t max_step,
+                                       al_model **out, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * MiniMind / Hugging Face checkpoints: config.json and the state_dict's tensors (safetensors,
@@ -178,9 +200,15 @@ int al_minimind_param_name(char *out, size_t cap, al_model_param p, int64_t laye
 
 /* The model, every tensor checked against the config before anything is allocated: present,
  * of the implied shape, and nothing the model has no place for. context 0: the config's
- * max_position_embeddings. */
+ * max_position_embeddings. An inference model (al_model_create_inference), its weights in the
+ * file's dtype when every matrix has the same 16-bit one, float32 otherwise. */
 al_status al_model_from_minimind(const char *config_json, size_t config_len, const al_safetensors *st,
                                  int64_t context, int64_t max_step, al_model **out, al_error *err);
+/* The same from an index of the header alone (al_st_parse_header), each tensor's bytes read
+ * from src at its offset one tensor at a time (src NULL: from st's data). */
+al_status al_model_from_minimind_source(const char *config_json, size_t config_len, const al_safetensors *st,
+                                        const al_byte_source *src, int64_t context, int64_t max_step,
+                                        al_model **out, al_error *err);
 
 /* ------------------------------------------------------------------------------------------
  * MiniMind's own training output, a .pth file: torch.save of a state_dict (its trainer saves
@@ -273,6 +301,13 @@ void al_pth_model_free(al_pth_model *p);
 al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
                         size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                         al_model **out, al_error *err);
+/* The same, the file read from src: a safetensors file its header first, then tensor by
+ * tensor, a llama2.c checkpoint array by array, so that the file is never held whole beside
+ * the model; a .pth (a zip whose pickle says where each storage lies) is read whole, then
+ * loaded as al_model_load does. */
+al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
+                               size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                               al_model **out, al_error *err);
 
 /* A model's weights as a model.safetensors image by MiniMind's names (lm_head left out when
  * tied), with string metadata meta_kv [2·n_meta], stored as dtype (AL_DTYPE_F32, or AL_DTYPE_F16 rounded to

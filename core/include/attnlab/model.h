@@ -337,9 +337,35 @@ int64_t al_model_bytes_needed(const al_model_hparams *hp, int64_t context, int64
  * yarn_original_max (cos and sin are then also multiplied by attention_factor). */
 al_status al_model_rope_freqs(const al_model_hparams *hp, float *freq, int64_t cap, al_error *err);
 
-/* Creates a model with zeroed weights and norms of 1; refused beyond AL_MAX_MODEL_BYTES. */
+/* Creates a model with zeroed weights and norms of 1; refused beyond AL_MAX_MODEL_BYTES. Its
+ * weights are float32, each readable and writable in place (al_model_get_param,
+ * al_model_param_for_write), with the GEMM's packed copies of the maps beside them. */
 al_status al_model_create(const al_model_hparams *hp, int64_t context, int64_t max_step,
                           al_model **out, al_error *err);
+
+/* The same for inference, its weights held once (what the loaders make): the norms as float32
+ * and every other weight in `dtype`, the maps only in the GEMM's packed layout (the head's
+ * panels serving a tied embedding too). Written with al_model_set_param, read with
+ * al_model_read_param; al_model_get_param gives the norms only and al_model_param_for_write
+ * nothing. Every number it computes is the one an al_model_create model holding the same
+ * values computes: 16-bit weights are widened exactly where they are read. */
+al_status al_model_create_inference(const al_model_hparams *hp, int64_t context, int64_t max_step,
+                                    al_weight_dtype dtype, al_model **out, al_error *err);
+/* The threads the model computes on from now on (1 to AL_MAX_THREADS; 1 after create): the
+ * projections, the FFN and the head are split between them by output columns, so every number
+ * is the same on any number of threads. WebAssembly builds run on one thread (more refused). */
+#define AL_MAX_THREADS 256
+al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err);
+int64_t al_model_threads(const al_model *m); /* -1 if m is NULL */
+
+/* Bytes al_model_create_inference allocates; -1 if out of range. */
+int64_t al_model_inference_bytes(const al_model_hparams *hp, int64_t context, int64_t max_step,
+                                 al_weight_dtype dtype);
+/* The bytes a model's weights take (an inference model's one copy; a writable model's
+ * float32 weights and their packed copies), and the dtype its maps are held in; -1 / float32
+ * if m is NULL. */
+int64_t al_model_weight_bytes(const al_model *m);
+al_weight_dtype al_model_weight_dtype(const al_model *m);
 void al_model_free(al_model *m);
 const al_model_hparams *al_model_get_hparams(const al_model *m); /* NULL if m is NULL */
 int64_t al_model_context(const al_model *m);                     /* -1 if m is NULL */
@@ -347,11 +373,27 @@ int64_t al_model_context(const al_model *m);                     /* -1 if m is N
 /* A weight of layer `layer` and, for the experts' weights, expert `expert` (each ignored where
  * it does not apply): read-only, or for writing (the model repacks before its next forward
  * call). NULL if the model has no such weight, it holds no numbers (an attention-only model's
- * FFN) or an index is out of range. */
+ * FFN), an index is out of range, or (an inference model) the weight is not a float32 norm. */
 const float *al_model_get_param(const al_model *m, al_model_param p, int64_t layer,
                                 int64_t expert, int64_t *numel);
 float *al_model_param_for_write(al_model *m, al_model_param p, int64_t layer, int64_t expert,
                                 int64_t *numel);
+/* Any model's weight as float32 [numel] in its own [out, in] or [dim] layout, into out (cap
+ * floats; out NULL and cap 0: a size query): the count, or -1 if the model has no such weight,
+ * it holds no numbers or cap is short. */
+int64_t al_model_read_param(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                            float *out, int64_t cap);
+/* Rows first .. first+count-1 of a weight [out, in] (a norm [dim] is one row), count · in
+ * floats, the same way. */
+int64_t al_model_read_rows(const al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                           int64_t first, int64_t count, float *out, int64_t cap);
+/* Sets a weight from numel little-endian elements of src_dtype at src (a file's bytes, any
+ * alignment), into the model's layout: a float32 model widens 16-bit ones; a 16-bit model takes
+ * only its own dtype (nothing is rounded), its norms widened to float32. The caller has checked
+ * the values (finite). */
+al_status al_model_set_param(al_model *m, al_model_param p, int64_t layer, int64_t expert,
+                             const void *src, al_weight_dtype src_dtype, int64_t numel,
+                             al_error *err);
 
 /* MoE routing of the last forward call's tokens (their last piece of max_step), for the page:
  * ids and weights [tokens, top_k] of layer `layer`. The number of tokens, or -1. */

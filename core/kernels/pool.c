@@ -1,0 +1,173 @@
+/* pool.c — the threads a model computes on (C11 <threads.h>, in glibc's libc since 2.34) and
+ * the GEMM split over them. Work is split over outputs only: each thread computes whole
+ * columns of C, each summed over k in order as on one thread, so every number is the same
+ * whatever the number of threads; no reduction is ever split.
+ *
+ * A job is handed out by a generation count under one mutex: the caller bumps it and
+ * broadcasts, each worker runs its part and counts itself done; the caller runs part 0 and
+ * waits for the count. A decode step runs about 60 jobs (one per projection): the wake-up's
+ * few microseconds each are small beside the milliseconds of the step. */
+#include "kernels/pool.h"
+
+#include <stdlib.h>
+
+#if !defined(__wasm__)
+#include <threads.h>
+#define AL_POOL_THREADS 1
+#endif
+
+struct al_pool {
+    int threads;
+#if defined(AL_POOL_THREADS)
+    thrd_t *workers;                       /* [threads - 1] */
+    int started;                           /* workers started (all, once created) */
+    mtx_t lock;
+    cnd_t job, done;                       /* a new job; a part finished */
+    uint64_t generation;                   /* jobs handed out */
+    int finished;                          /* parts of the current job done */
+    int quit;
+    void (*fn)(void *ctx, int part, int parts);
+    void *ctx;
+#endif
+};
+
+#if defined(AL_POOL_THREADS)
+typedef struct {
+    al_pool *p;
+    int part;
+} worker_arg;
+
+static int worker(void *arg) {
+    worker_arg w = *(worker_arg *)arg;
+    free(arg);
+    al_pool *p = w.p;
+    uint64_t seen = 0;
+    mtx_lock(&p->lock);
+    for (;;) {
+        while (p->generation == seen && !p->quit) cnd_wait(&p->job, &p->lock);
+        if (p->quit) break;
+        seen = p->generation;
+        void (*fn)(void *, int, int) = p->fn;
+        void *ctx = p->ctx;
+        mtx_unlock(&p->lock);
+        fn(ctx, w.part, p->threads);
+        mtx_lock(&p->lock);
+        if (++p->finished == p->threads - 1) cnd_signal(&p->done);
+    }
+    mtx_unlock(&p->lock);
+    return 0;
+}
+#endif
+
+al_pool *al_pool_create(int threads) {
+    if (threads < 1) return NULL;
+    al_pool *p = calloc(1, sizeof *p);
+    if (!p) return NULL;
+#if defined(AL_POOL_THREADS)
+    p->threads = threads;
+    if (threads == 1) return p;
+    p->workers = calloc((size_t)(threads - 1), sizeof *p->workers);
+    if (!p->workers || mtx_init(&p->lock, mtx_plain) != thrd_success) {
+        free(p->workers), free(p);
+        return NULL;
+    }
+    if (cnd_init(&p->job) != thrd_success || cnd_init(&p->done) != thrd_success) {
+        mtx_destroy(&p->lock);
+        free(p->workers), free(p);
+        return NULL;
+    }
+    for (int t = 1; t < threads; t++) {
+        worker_arg *w = malloc(sizeof *w);
+        if (!w) break;
+        *w = (worker_arg){p, t};
+        if (thrd_create(&p->workers[t - 1], worker, w) != thrd_success) {
+            free(w);
+            break;
+        }
+        p->started++;
+    }
+    if (p->started != threads - 1) {
+        al_pool_free(p);
+        return NULL;
+    }
+#else
+    p->threads = threads;
+#endif
+    return p;
+}
+
+void al_pool_free(al_pool *p) {
+    if (!p) return;
+#if defined(AL_POOL_THREADS)
+    if (p->threads > 1) {
+        mtx_lock(&p->lock);
+        p->quit = 1;
+        cnd_broadcast(&p->job);
+        mtx_unlock(&p->lock);
+        for (int t = 0; t < p->started; t++) thrd_join(p->workers[t], NULL);
+        cnd_destroy(&p->job), cnd_destroy(&p->done);
+        mtx_destroy(&p->lock);
+    }
+    free(p->workers);
+#endif
+    free(p);
+}
+
+int al_pool_threads(const al_pool *p) { return p ? p->threads : 1; }
+
+void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *ctx) {
+    const int parts = al_pool_threads(p);
+#if defined(AL_POOL_THREADS)
+    if (parts > 1) {
+        mtx_lock(&p->lock);
+        p->fn = fn, p->ctx = ctx, p->finished = 0;
+        p->generation++;
+        cnd_broadcast(&p->job);
+        mtx_unlock(&p->lock);
+        fn(ctx, 0, parts);
+        mtx_lock(&p->lock);
+        while (p->finished < parts - 1) cnd_wait(&p->done, &p->lock);
+        mtx_unlock(&p->lock);
+        return;
+    }
+#endif
+    for (int part = 0; part < parts; part++) fn(ctx, part, parts);
+}
+
+/* ---- the GEMM by columns ------------------------------------------------------------------ */
+
+typedef struct {
+    float *c;
+    int64_t ldc;
+    const float *a;
+    int64_t lda;
+    al_bmat b;
+    int64_t m, n, k;
+    int accumulate;
+} gemm_job;
+
+/* Part `part` of `parts`: the columns [j0, j1) of C, in whole pairs of panels (the widest
+ * kernel's tile), the pairs shared out as evenly as they go. */
+static void gemm_part(void *ctx, int part, int parts) {
+    const gemm_job *g = ctx;
+    const int64_t pair = 2 * AL_GEMM_NR, pairs = (g->n + pair - 1) / pair;
+    const int64_t j0 = pairs * part / parts * pair, j1n = pairs * (part + 1) / parts * pair;
+    const int64_t j1 = j1n < g->n ? j1n : g->n;
+    if (j1 <= j0) return;
+    /* B from column j0 on: panel j0 / NR (j0 is a multiple of NR) */
+    al_bmat b = g->b;
+    const int64_t skip = (j0 / AL_GEMM_NR) * b.panel_stride * (b.dtype == AL_WEIGHTS_F32 ? 4 : 2);
+    b.p = (const uint8_t *)b.p + skip;
+    al_gemm(g->c + j0, g->ldc, g->a, g->lda, b, g->m, j1 - j0, g->k, g->accumulate);
+}
+
+void al_gemm_pool(al_pool *p, float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m, int64_t n,
+                  int64_t k, int accumulate) {
+    /* fewer pairs of panels than threads: not worth a job */
+    if (al_pool_threads(p) == 1 || n < 2 * AL_GEMM_NR * al_pool_threads(p)) {
+        al_gemm(c, ldc, a, lda, b, m, n, k, accumulate);
+        return;
+    }
+    gemm_job g = {c, ldc, a, lda, b, m, n, k, accumulate};
+    al_pool_run(p, gemm_part, &g);
+}

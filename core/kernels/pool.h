@@ -1,0 +1,27 @@
+/* kernels/pool.h — a few threads kept for the life of a model, each given one part of a job at
+ * a time, and the GEMM split over them by columns of its output. Not public API. */
+#ifndef ATTNLAB_KERNELS_POOL_H
+#define ATTNLAB_KERNELS_POOL_H
+
+#include "kernels/gemm.h"
+
+typedef struct al_pool al_pool;
+
+/* A pool of `threads` threads, the caller's included (threads - 1 are started); NULL if they
+ * cannot be started. In WebAssembly (no threads without cross-origin isolation) every part runs
+ * on the caller's thread. al_pool_free(NULL) is a no-op. */
+al_pool *al_pool_create(int threads);
+void al_pool_free(al_pool *p);
+int al_pool_threads(const al_pool *p); /* 1 for NULL */
+
+/* fn(ctx, part, parts) for part = 0 .. parts - 1 with parts = al_pool_threads(p), each on its
+ * own thread (part 0 on the caller's), returning when all have returned. */
+void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *ctx);
+
+/* al_gemm with the columns of C split between the pool's threads in whole pairs of panels: each
+ * output is computed by one thread exactly as al_gemm computes it (summed over k in order), so
+ * the bits do not depend on the number of threads. NULL or one thread: al_gemm. */
+void al_gemm_pool(al_pool *p, float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m, int64_t n,
+                  int64_t k, int accumulate);
+
+#endif
