@@ -15,6 +15,7 @@ import { ROOT, run } from './lib/run.mjs';
 import { readSafetensors } from './lib/safetensors.mjs';
 import { openPage, trainTabDrawn, servedBrowser } from './lib/browser.mjs';
 import { axeViolations, describeViolations } from './lib/axe.mjs';
+import { probeHalves } from './lib/probe-loss.mjs';
 
 const CLI = join(ROOT, 'build', 'attnlab');
 const OUT = join(ROOT, 'tests', 'out');
@@ -35,23 +36,6 @@ async function download(page, selector) {
   const path = join(work, `${Date.now()}-${d.suggestedFilename()}`);
   await d.saveAs(path);
   return { name: d.suggestedFilename(), bytes: readFileSync(path) };
-}
-
-// The probe's mean −log softmax over the targets r_2..r_R of each copy, from logits [T, vocab].
-function probeHalves(logits, probe, vocab) {
-  const T = probe.length, R = T / 2, out = [];
-  for (let c = 0; c < 2; c++) {
-    let sum = 0;
-    for (let i = c * R; i < c * R + R - 1; i++) {
-      const z = logits.subarray(i * vocab, (i + 1) * vocab);
-      let mx = -Infinity, e = 0;
-      for (const v of z) mx = Math.max(mx, v);
-      for (const v of z) e += Math.exp(v - mx);
-      sum += -(z[probe[i + 1]] - mx - Math.log(e));
-    }
-    out.push(sum / (R - 1));
-  }
-  return out;
 }
 
 // What the panel and the grid show now.

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { ROOT, run } from './lib/run.mjs';
 import { maxDiff, readSafetensors } from './lib/safetensors.mjs';
 import { loadCore } from './lib/wasm.mjs';
+import { probeHalves } from './lib/probe-loss.mjs';
 
 const core = await loadCore();
 const CLI = join(ROOT, 'build', 'attnlab');
@@ -97,24 +98,6 @@ test('the downloaded folder: the CLI loads it; its attention over the probe is t
   assert.deepEqual(Buffer.from(lab.file('tokenizer')), readFileSync(cut));
   lab.free();
 });
-
-// The probe's mean −log softmax over the targets r_2..r_R of each copy, from the CLI's logits
-// [T, vocab] (in the test, in double: the page computes none of it).
-function probeHalves(logits, probe, vocab) {
-  const T = probe.length, R = T / 2, out = [];
-  for (let c = 0; c < 2; c++) {
-    let sum = 0;
-    for (let i = c * R; i < c * R + R - 1; i++) {
-      const z = logits.subarray(i * vocab, (i + 1) * vocab);
-      let mx = -Infinity, e = 0;
-      for (const v of z) mx = Math.max(mx, v);
-      for (const v of z) e += Math.exp(v - mx);
-      sum += -(z[probe[i + 1]] - mx - Math.log(e));
-    }
-    out.push(sum / (R - 1));
-  }
-  return out;
-}
 
 test('heads switched off: the probe\'s losses are the CLI\'s logits --ablate; none off, the plain ones; training unchanged', () => {
   const lab = core.createTrainLab(small(), TOKENIZER), twin = core.createTrainLab(small(), TOKENIZER);
