@@ -161,7 +161,7 @@ test('tokenize refuses standard input over 16 MiB', () => {
 
 test('the usage lists tokenize', () => {
   const r = run(join(VARIANTS[0].dir, 'attnlab'), []);
-  assert.match(r.stderr, /^usage: attnlab demo\|forward\|bench\|kv-growth\|generate\|logits\|inspect\|tokenize\|train\|train-tokenizer\|cut-tokenizer /);
+  assert.match(r.stderr, /^usage: attnlab demo\|forward\|bench\|kv-growth\|generate\|logits\|patch\|inspect\|tokenize\|train\|train-tokenizer\|cut-tokenizer /);
   const help = run(join(VARIANTS[0].dir, 'attnlab'), ['help']);
   assert.match(help.stdout, /attnlab tokenize --tokenizer T \[--text TEXT\] \[--pieces\] \[--no-bos\] \[--eos\]/);
 });
