@@ -10,6 +10,8 @@
 //     window, the heatmaps' axes carrying the tokens (read back from the charts), a screenshot;
 //   - the link round-trips (heads off, the patch's prompts and tokens), a head switched off by
 //     keyboard, heads the model does not have and prompts of different lengths said on the page;
+//   - a head switched off redraws at once the charts on the screen, and those off it (the patch
+//     asked for then) once they are scrolled into view;
 //   - axe-core finds nothing in the panel drawn, in both languages, served and from file://.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,6 +47,14 @@ async function panelDrawn(page, { patch = true } = {}) {
       (!withPatch || (x.patch && drawn('chart-exp-patch-resid')));
   }, patch, { timeout: 60000 });
 }
+
+// The element scrolled into view and two frames rendered (drawings waiting for it have run).
+async function scrollTo(page, id, block = 'center') {
+  await page.evaluate(([i, b]) => document.getElementById(i).scrollIntoView({ block: b }), [id, block]);
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+}
+// A heatmap's cells as its chart draws them.
+const cellsOf = (page, id) => page.evaluate((i) => Array.from(window.Chart.getChart(document.getElementById(i)).options.plugins.matrixImage.image.cells.values), id);
 
 const cliOut = (name) => join(work, `${name}.safetensors`);
 function cli(args) {
@@ -194,6 +204,8 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => window.attnlab.page.state.off === '1.3,4.0' && window.attnlab.experiments.state.inFlight === 0);
   await page.waitForFunction(() => /off=1\.3%2C4\.0/.test(location.hash)); // written once things settle
+  await scrollTo(page, 'chart-exp-patch-heads'); // its maps patched again once on the screen
+  await page.waitForFunction(() => window.attnlab.experiments.state.inFlight === 0);
   const first = await page.evaluate(() => ({ hash: location.hash, ids: Array.from(window.attnlab.experiments.state.exp.off.ids),
     heads: Array.from(window.attnlab.experiments.state.patch.rawHeads), cell: document.querySelector('#chart-heads button[data-layer="4"][data-head="0"]').className }));
   assert.match(first.cell, /\boff\b/, 'the heads grid marks the head off');
@@ -230,6 +242,40 @@ test('the link round-trips: heads off (one by keyboard), the patch\'s prompts an
   assert.equal(refused.off, '');
   assert.deepEqual(bad.problems, []);
   await bad.page.close();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a head switched off: the charts on the screen redrawn at once, those off it (and the patch) once scrolled into view', async () => {
+  // head 3.1 open: its layer comes after 2.6's, so its pattern changes
+  const { page, problems } = await openPage(browser.context, served + hash({ text: FIXTURE.clean_text, layer: 3, mhead: 1 }), SIZES.desktop);
+  await panelDrawn(page);
+  await scrollTo(page, 'exp-heads');
+  const before = { dla: await cellsOf(page, 'chart-exp-dla'), patch: await cellsOf(page, 'chart-exp-patch-heads'),
+    head: await cellsOf(page, 'chart-head') };
+  await page.click('#exp-heads button[data-layer="2"][data-head="6"]');
+  await page.waitForFunction(() => window.attnlab.page.state.off === '2.6' && window.attnlab.experiments.state.inFlight === 0);
+  const shown = await page.evaluate(() => {
+    const e = window.attnlab.experiments.state.exp;
+    const bars = window.Chart.getChart(document.getElementById('chart-exp-next')).data.datasets[1].data;
+    return { bars: Array.from(bars), want: Array.from(e.top, (id) => e.off.probs[id]), dla: Array.from(e.dla.heads) };
+  });
+  assert.deepEqual(shown.bars, shown.want, 'the next token\'s bars on the screen are the heads off\'s');
+  assert.notDeepEqual(shown.dla, before.dla, 'head 2.6 off changes the attribution');
+  assert.deepEqual(await cellsOf(page, 'chart-exp-dla'), before.dla, 'the attribution off the screen waits');
+  assert.deepEqual(await cellsOf(page, 'chart-exp-patch-heads'), before.patch, 'the patch off the screen waits');
+
+  await scrollTo(page, 'chart-head');
+  const attention = await page.evaluate(() => Array.from(window.attnlab.modelView.view.snap.attention));
+  assert.notDeepEqual(attention, before.head, 'head 2.6 off changes head 3.1\'s pattern');
+  assert.deepEqual(await cellsOf(page, 'chart-head'), attention, 'the open head scrolled into view is the heads off\'s');
+  await scrollTo(page, 'chart-exp-dla');
+  assert.deepEqual(await cellsOf(page, 'chart-exp-dla'), shown.dla, 'the attribution scrolled into view is the heads off\'s');
+  await scrollTo(page, 'chart-exp-patch-heads');
+  await page.waitForFunction(() => window.attnlab.experiments.state.inFlight === 0);
+  const patched = await page.evaluate(() => Array.from(window.attnlab.experiments.state.patch.heads));
+  assert.notDeepEqual(patched, before.patch, 'head 2.6 off changes the patch');
+  assert.deepEqual(await cellsOf(page, 'chart-exp-patch-heads'), patched, 'the patch scrolled into view is the heads off\'s');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -43,13 +43,14 @@ import * as ModelView from './view.js';
 
   // Draws a snapshot. The time it takes (the charts, the DOM, and the layout they force) is
   // recorded as a User Timing measure 'attnlab:draw' (the bench reads it; so can DevTools).
-  function show(snap) {
+  // lazy (a head switched off): the charts off the screen are drawn once they come into view.
+  function show(snap, lazy = false) {
     const t0 = performance.now();
     P.state.layer = snap.layer;
     P.state.mhead = snap.head;
     P.state.gen = snap.len - snap.promptLen;
-    V().render(snap);
-    Experiments.onSnapshot(snap);
+    V().render(snap, lazy);
+    Experiments.onSnapshot(snap, lazy);
     renderButtons(snap);
     P.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now

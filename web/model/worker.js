@@ -161,11 +161,21 @@ import { serve } from '../core/protocol.js';
     return s;
   }
 
-  // The buffers a snapshot holds, handed over rather than copied.
-  function transfers(s) {
-    if (!s.ids) return [s.stages.buffer, s.topIds.buffer]; // the next-token chart's data alone
-    const out = [s.ids.buffer, s.thumbs.data.buffer, s.attention.buffer, s.mask.buffer, s.stages.buffer, s.topIds.buffer, s.residNorms.buffer];
-    if (s.routing) out.push(s.routing.ids.buffer, s.routing.weights.buffer);
+  // The buffers an answer holds, handed over rather than copied: a snapshot's, the Experiments
+  // panel's (not those with every head on: kept here for the next experiment) and a patch's.
+  function transfers(r) {
+    const out = [];
+    if (r.stages) out.push(r.stages.buffer, r.topIds.buffer); // the next-token chart's data
+    if (r.ids) {
+      out.push(r.ids.buffer, r.thumbs.data.buffer, r.attention.buffer, r.mask.buffer, r.residNorms.buffer);
+      if (r.routing) out.push(r.routing.ids.buffer, r.routing.weights.buffer);
+    }
+    if (r.exp) {
+      const e = r.exp;
+      out.push(e.top.buffer, e.off.ids.buffer, e.off.probs.buffer, e.lens.top.buffer, e.lens.prob.buffer);
+      if (e.dla) out.push(e.dla.heads.buffer, e.dla.ffn.buffer);
+    }
+    if (r.patch && !r.patch.mismatch) for (const k of ['heads', 'resid', 'rawHeads', 'rawResid']) out.push(r.patch[k].buffer);
     return out;
   }
 
@@ -254,4 +264,4 @@ import { serve } from '../core/protocol.js';
     if (!lab) throw new Error('no model loaded');
   }
 
-  serve(ops, { transfer: (result) => (result.stages ? transfers(result) : []) });
+  serve(ops, { transfer: transfers });
