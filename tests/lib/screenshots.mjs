@@ -1,18 +1,23 @@
 // screenshots.mjs — remakes the README's pictures of the page: docs/<view>-view.png at a
 // desktop's 1440 px and docs/<view>-view-phone.png at a phone's 390 px, for the model view, the
-// layer lab and the Train tab (trained until a head's induction score passes 0.5), in English.
-//   node tests/lib/screenshots.mjs      (after bash build.sh page)
+// layer lab and the Train tab (trained until a head's induction score passes 0.5), and
+// docs/experiments-view(-phone).png: the model view's Experiments panel with head 2.6 switched
+// off, from its grid of heads down to the logit lens; in English.
+//   node tests/lib/screenshots.mjs [model|layer|train|experiments …]   (after bash build.sh page;
+//   the pictures named, or every one)
 // Each view is opened by its tab as tests/page-visual.test.mjs opens it; the top of the page is
 // drawn (HEIGHT px of it), as a reader first sees it.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './run.mjs';
-import { launch, openPage } from './browser.mjs';
+import { launch, modelViewDrawn, openPage } from './browser.mjs';
 import { SIZES, VIEWS, openView } from './views.mjs';
 import { startServer } from '../../web/serve.mjs';
 
 const DOCS = join(ROOT, 'docs');
 const HEIGHT = { desktop: 1500, phone: 1700 };
+const SHOTS = process.argv.slice(2).length ? process.argv.slice(2) : [...VIEWS, 'experiments'];
+const EXPERIMENT = `#lang=en&off=2.6&text=${encodeURIComponent('Once upon a time there was a little girl named Lily')}`;
 
 // The Train tab run on past the jump: a head's induction score above 0.5 (a hang guard of
 // ten times the half minute it takes), then paused.
@@ -23,6 +28,30 @@ async function trainPastTheJump(page) {
   await page.waitForFunction(() => /paused|已暂停/.test(document.getElementById('train-status').textContent));
 }
 
+// The Experiments panel at each size, from its top to the logit lens's exports.
+async function experiments(base) {
+  const { page, problems } = await openPage(browser.context, base + EXPERIMENT, SIZES.desktop);
+  await modelViewDrawn(page);
+  await page.waitForFunction(() => {
+    const x = window.attnlab.experiments.state;
+    return x.exp && x.inFlight === 0 && window.Chart.getChart(document.getElementById('chart-exp-lens'));
+  });
+  for (const [size, viewport] of Object.entries(SIZES)) {
+    await page.setViewportSize(viewport);
+    await frames(page);
+    const clip = await page.evaluate(() => {
+      const top = document.getElementById('exp-panel').getBoundingClientRect().top + scrollY;
+      const bottom = document.querySelector('[data-exp-export="lens:png"]').getBoundingClientRect().bottom + scrollY;
+      return { x: 0, y: Math.floor(top) - 8, width: innerWidth, height: Math.ceil(bottom - top) + 20 };
+    });
+    const path = join(DOCS, `experiments-view${size === 'phone' ? '-phone' : ''}.png`);
+    await page.screenshot({ path, fullPage: true, clip });
+    console.log(path);
+  }
+  await page.close();
+  return problems;
+}
+
 // Waits for the charts to take the window's new size (Chart.js resizes on the next frames).
 const frames = (page) => page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 100)))));
 
@@ -30,8 +59,9 @@ const server = await startServer(0);
 const browser = await launch();
 try {
   mkdirSync(DOCS, { recursive: true });
-  const { page, problems } = await openPage(browser.context, `http://127.0.0.1:${server.address().port}/#lang=en`, SIZES.desktop);
-  for (const view of VIEWS) {
+  const base = `http://127.0.0.1:${server.address().port}/`;
+  const { page, problems } = await openPage(browser.context, `${base}#lang=en`, SIZES.desktop);
+  for (const view of VIEWS.filter((v) => SHOTS.includes(v))) {
     await page.setViewportSize(SIZES.desktop);
     await openView(page, view);
     if (view === 'train') await trainPastTheJump(page);
@@ -45,6 +75,7 @@ try {
       console.log(path);
     }
   }
+  if (SHOTS.includes('experiments')) problems.push(...await experiments(base));
   if (problems.length) throw new Error(`the page reported: ${problems.join('; ')}`);
 } finally {
   await browser.close();
