@@ -86,8 +86,10 @@ import { page as P } from '../ui/page.js';
     const prompt = session.cfg.promptLen;
     const rows = len >= prompt ? core.kvGrowth(session.cfg, prompt, len - prompt) : [];
     const kvKey = `${state.prompt}|${len}|${state.hidden}|${state.heads}|${state.kv}|${state.hd}|${state.lang}`;
-    drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig({ rows, t }));
-    drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig({ rows, t }));
+    const kv = { rows, scope: 'layer', nHeads: state.heads, nKvHeads: state.kv, sharing: core.kvSharing(state.heads, state.kv),
+      current: rows.length - 1, lang: state.lang };
+    drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig(kv));
+    drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig(kv));
     exports.kv = () => ({
       csv: csvRows([['cache_len', 'bytes', 'mha_bytes', 'mqa_bytes', 'flops_with_cache', 'flops_without_cache'],
         ...rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached])]),

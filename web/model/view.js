@@ -3,12 +3,12 @@
 // every layer's and head's attention as a grid, one head large (heatmap and head view), the
 // head roles, the KV cache of the whole model, its RoPE and, for MoE models, the routing; and
 // each chart's PNG / CSV export. Every number comes from the core (through the worker).
+import * as KvChart from '../charts/kv.js';
 import * as MaskChart from '../charts/mask.js';
 import { visibleText, formatBytes, csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page as P } from '../ui/page.js';
 import * as HeadLines from './head-lines.js';
-import * as KvModelChart from './kv-model-chart.js';
 import * as NextChart from './next-chart.js';
 import * as RopeModelChart from './rope-model-chart.js';
 import * as RoutingChart from './routing-chart.js';
@@ -254,14 +254,14 @@ import * as RoutingChart from './routing-chart.js';
     // The CSV export has every row.
     const stride = Math.ceil(rows.length / KV_POINTS);
     const shown = rows.filter((_, i) => i % stride === 0 || i === rows.length - 1);
-    const data = { rows: shown, nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, sharing: view.info.kvSharing,
+    const data = { rows: shown, scope: 'model', nLayers: hp.n_layers, nHeads: hp.n_heads, nKvHeads: hp.n_kv_heads, sharing: view.info.kvSharing,
       current: shown.length - 1, lang: P.state.lang };
     const n = s.len;
     const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
     draw('chart-mask-model', MaskChart.maskConfig({ mask: s.mask, len: n, newestRow: n > s.promptLen ? n - 1 : -1, t: { ...t, maskTitle: t.maskStepTitle },
       image: imageFor('chart-mask-model'), cellsKey: `${n}`, lang: P.state.lang, rowNames: names, colNames: names }, $('tip-mask-model')));
-    draw('chart-kv-model', KvModelChart.kvBytesConfig(data));
-    draw('chart-kv-model-flops', KvModelChart.kvFlopsConfig(data));
+    draw('chart-kv-model', KvChart.kvBytesConfig(data));
+    draw('chart-kv-model-flops', KvChart.kvFlopsConfig(data));
   }
 
   // ---------------------------------------------------------------- RoPE
@@ -358,7 +358,7 @@ import * as RoutingChart from './routing-chart.js';
         for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) rows.push([l, h, ...Array.from(info.roles.subarray((l * Hn + h) * R, (l * Hn + h + 1) * R), String)]);
         return csvOf(rows);
       },
-      kvmodel: () => KvModelChart.csv({ rows: s.kv }, P.state.lang),
+      kvmodel: () => KvChart.csv({ rows: s.kv }, P.state.lang),
       ropemodel: () => RopeModelChart.csv({ plain: info.rope.plain, scaled: info.rope.scaled, yarn: !!info.hparams.yarn_factor }, P.state.lang),
       moe: () => RoutingChart.csv({ ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: info.hparams.top_k, nExperts: info.hparams.n_experts, tokens: names }, P.state.lang),
     };

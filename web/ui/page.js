@@ -3,7 +3,7 @@
 // page speaks outside its charts: the message line and the URL hash. The other page scripts
 // (layer/, model/, train/, then main.js) read and set these fields and
 // keep no copy of their own.
-import { STRINGS, describeProblems } from './i18n.js';
+import { stringsOf, describeProblems } from './i18n.js';
 import * as S from './state.js';
   const $ = (id) => document.getElementById(id);
 
@@ -12,7 +12,7 @@ import * as S from './state.js';
     session: null,   // the session the charts show
     state: null,     // the page's state (state.js), which the URL hash holds
     lastGood: null,  // the last state a session was built from
-    t: STRINGS.en,   // the strings of the page's language
+    t: stringsOf('en'), // the strings of the page's language
     playTimer: null, // set while Play runs
     sessionSerial: 0, // counts the sessions built: what the charts' cached pictures were drawn from
     $,
@@ -57,7 +57,7 @@ import * as S from './state.js';
 
   // ---------------------------------------------------------------- the language
   page.applyLanguage = () => {
-    page.t = STRINGS[page.state.lang];
+    page.t = stringsOf(page.state.lang);
     document.documentElement.lang = page.state.lang === 'zh' ? 'zh-CN' : 'en';
     for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = page.t[el.dataset.i18n];
     $('lang').value = page.state.lang;
