@@ -6,7 +6,6 @@
 import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { stringsOf } from '../ui/i18n.js';
-  const H = () => Heat;
 
   const LEVELS = 16;     // lines are stroked in this many weight bands, one path each
   const FADED = 0.12;    // opacity factor of the lines of queries not chosen
@@ -39,7 +38,7 @@ import { stringsOf } from '../ui/i18n.js';
     const n = d.tokens.length, weights = d.weights;
 
     // The canvas at its CSS size times the device's pixel ratio; drawing in CSS pixels.
-    const { ctx, w, h } = H().fitCanvas(canvas);
+    const { ctx, w, h } = Heat.fitCanvas(canvas);
 
     const rowH = n ? (h - TOP - BOTTOM) / n : 0;
     const rowAt = (y) => {
@@ -53,7 +52,7 @@ import { stringsOf } from '../ui/i18n.js';
 
     // The key: the threshold, sample lines from the weakest band to the strongest, what a
     // hovered query shows; then the column names.
-    const style = (strength) => ({ colour: rgb(H().viridis(0.8 * strength)), width: 0.5 + 2.5 * strength }); // the ramp's yellow end is lost on white
+    const style = (strength) => ({ colour: rgb(Heat.viridis(0.8 * strength)), width: 0.5 + 2.5 * strength }); // the ramp's yellow end is lost on white
     ctx.textBaseline = 'middle';
     ctx.font = `11px ${FONT}`;
     ctx.fillStyle = '#555';

@@ -5,7 +5,6 @@
 import { csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { stringsOf } from '../ui/i18n.js';
-  const H = () => Heat;
 
   // Okabe–Ito blue for the plain frequencies, vermillion for the scaled ones.
   const BLUE = '#0072B2', VERMILLION = '#D55E00';
@@ -107,7 +106,7 @@ import { stringsOf } from '../ui/i18n.js';
     const caption = t[style](headDim) + (some ? t.some : '');
     if (typeof canvas.setAttribute === 'function') canvas.setAttribute('aria-label', caption);
 
-    const { ctx, w, h } = H().fitCanvas(canvas);
+    const { ctx, w, h } = Heat.fitCanvas(canvas);
     const margin = 8, labelH = 26, boxH = 18, lineH = 16;
     // The caption on as many lines as it needs: broken after a space or a punctuation mark,
     // each line as long as fits.
@@ -125,7 +124,7 @@ import { stringsOf } from '../ui/i18n.js';
     const arcRoom = Math.max(8, boxTop - margin);
     const centre = new Map(); // dimension -> x of its box's centre
     slots.forEach((dim, s) => { if (dim !== null) centre.set(dim, margin + slotW * (s + 0.5)); });
-    const colourOf = (i) => H().viridis(all.length > 1 ? i / (all.length - 1) : 0);
+    const colourOf = (i) => Heat.viridis(all.length > 1 ? i / (all.length - 1) : 0);
 
     // Arcs: height grows with the distance they span, up to the room above the boxes.
     let widest = 0;

@@ -5,7 +5,6 @@
 import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { stringsOf } from '../ui/i18n.js';
-  const H = () => Heat;
 
   // The dense [n, nExperts] matrix: each given weight put in its expert's column, 0 elsewhere.
   function dense(d) {
@@ -33,7 +32,7 @@ import { stringsOf } from '../ui/i18n.js';
     const t = stringsOf(d.lang).routingChart;
     const values = dense(d);
     const tokens = d.tokens || [];
-    return H().heatmapConfig({
+    return Heat.heatmapConfig({
       values, rows: d.n, cols: d.nExperts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token, lang: d.lang,
       // rows named by their token's text, whitespace visible (on the ticks when few, on hover)

@@ -4,7 +4,7 @@
 // (layer/, model/, train/, then main.js) read and set these fields and
 // keep no copy of their own.
 import { stringsOf, describeProblems } from './i18n.js';
-import * as S from './state.js';
+import * as State from './state.js';
   const $ = (id) => document.getElementById(id);
 
   const page = {
@@ -62,6 +62,16 @@ import * as S from './state.js';
     for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = page.t[el.dataset.i18n];
     $('lang').value = page.state.lang;
   };
+  // The learner switched the language: the page's words, then each view's (what it redraws
+  // in the new language, given by followLanguage in the order the views started).
+  const languageFollowers = [];
+  page.followLanguage = (redraw) => { languageFollowers.push(redraw); };
+  page.switchLanguage = (lang) => {
+    page.state.lang = lang === 'zh' ? 'zh' : 'en';
+    page.applyLanguage();
+    for (const redraw of languageFollowers) redraw();
+    page.writeHash();
+  };
 
   // ---------------------------------------------------------------- bringing a panel into view
   // What covers the bottom of the window, in px (the tour's card while it is open): nothing is
@@ -102,7 +112,7 @@ import * as S from './state.js';
   page.writeHash = () => {
     clearTimeout(hashTimer);
     hashTimer = setTimeout(() => {
-      const hash = S.toHash(page.state);
+      const hash = State.toHash(page.state);
       if (location.hash !== hash) history.replaceState(null, '', hash);
     }, 150);
   };
