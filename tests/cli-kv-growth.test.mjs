@@ -55,13 +55,13 @@ for (const c of CONFIGS) {
 
 test('the layer view\'s FLOPs chart draws kvGrowth\'s rows as they are and says it counts the full rectangle', async () => {
   const Kv = await import('../web/charts/kv.js');
-  const { STRINGS } = await import('../web/ui/i18n.js');
   const c = CONFIGS[0];
   const rows = (await loadCore()).kvGrowth({ hidden: c.hidden, heads: c.heads, kvHeads: c.kv, headDim: c.hd }, c.prompt, c.steps);
   const want = expected(c);
   for (const lang of ['en', 'zh']) {
-    const chart = Kv.kvFlopsConfig({ rows, t: STRINGS[lang] });
-    assert.deepEqual(chart.data.datasets.map((s) => s.data.map(String)), [want.map((r) => r[5]), want.map((r) => r[6])]);
+    const chart = Kv.kvFlopsConfig({ rows, scope: 'layer', current: rows.length - 1, lang });
+    assert.deepEqual(chart.data.datasets.map((s) => s.data.map((p) => String(p.y))), [want.map((r) => r[5]), want.map((r) => r[6])]);
+    assert.deepEqual(chart.data.datasets[0].data.map((p) => String(p.x)), want.map((r) => r[1]));
     assert.match(chart.options.plugins.subtitle.text.join(' '), /n_query × n_keys/);
   }
 });

@@ -1,5 +1,5 @@
-// model-charts.test.mjs — the model view's chart modules (web/model/*-chart.js, head-lines.js)
-// from small hand-made data: the configs hold exactly the given numbers, every label exists in
+// model-charts.test.mjs — the model view's chart modules (web/model/*-chart.js, head-lines.js,
+// and the KV-cache chart both views share, web/charts/kv.js) from small hand-made data: the configs hold exactly the given numbers, every label exists in
 // both languages (and differs between them), the drawn token and the current row are marked,
 // csv() gives the same numbers back; the two canvas drawings run against a fake 2-D context
 // that records its calls (which dimensions an arc joins, which lines are left out).
@@ -12,10 +12,12 @@ import { loadCore } from './lib/wasm.mjs';
 
 const Next = await import('../web/model/next-chart.js');
 const Format = await import('../web/ui/format.js');
-const Kv = await import('../web/model/kv-model-chart.js');
+const Kv = await import('../web/charts/kv.js');
 const Rope = await import('../web/model/rope-model-chart.js');
 const Lines = await import('../web/model/head-lines.js');
 const Routing = await import('../web/model/routing-chart.js');
+const Heat = await import('../web/ui/heatmap.js');
+const { STRINGS } = await import('../web/ui/i18n.js');
 
 const LANGS = ['en', 'zh'];
 const core = await loadCore(); // the rules the charts show (KV sharing, RoPE pairs) are the core's
@@ -46,9 +48,10 @@ function checkLanguages(make) {
   assert.match(zh, /[\u4e00-\u9fff]/, 'the Chinese labels hold Chinese');
 }
 
-// Both dictionaries of a module hold the same keys.
-function checkDictionaries(mod) {
-  assert.deepEqual(Object.keys(mod.STRINGS.zh).sort(), Object.keys(mod.STRINGS.en).sort());
+// A chart's group of the page's strings (ui/i18n.js) holds the same keys in both languages.
+function checkDictionaries(group) {
+  assert.ok(STRINGS.en[group] && STRINGS.zh[group], `no strings group '${group}'`);
+  assert.deepEqual(Object.keys(STRINGS.zh[group]).sort(), Object.keys(STRINGS.en[group]).sort());
 }
 
 // CSV text to rows of cells (quoted cells with commas, quotes and line breaks included).
@@ -112,7 +115,7 @@ test('next token: the tooltip names the stage and the token, probability to 4 de
 });
 
 test('next token: both languages, and csv() gives the numbers back', () => {
-  checkDictionaries(Next);
+  checkDictionaries('nextChart');
   checkLanguages((lang) => Next.nextConfig(nextData(lang)));
   for (const lang of LANGS) {
     const rows = parseCsv(Next.csv(nextData(lang), lang));
@@ -144,7 +147,7 @@ const kvRows = [
   { len: 6, bytes: 3072, bytes_mha: 12288, bytes_mqa: 1536, flops_cached: 12288, flops_uncached: 73728 },
   { len: 7, bytes: 3584, bytes_mha: 14336, bytes_mqa: 1792, flops_cached: 14336, flops_uncached: 100352 },
 ];
-const kvData = (lang) => ({ rows: kvRows, nLayers: 2, nHeads: 8, nKvHeads: 2, sharing: core.kvSharing(8, 2), current: 1, lang });
+const kvData = (lang) => ({ rows: kvRows, scope: 'model', nLayers: 2, nHeads: 8, nKvHeads: 2, sharing: core.kvSharing(8, 2), current: 1, lang });
 
 test('KV bytes: three series with exactly the rows\' bytes; the current row marked; row 0 the prompt', () => {
   const c = Kv.kvBytesConfig(kvData('en'));
@@ -179,14 +182,14 @@ test('KV bytes: three series with exactly the rows\' bytes; the current row mark
 });
 
 test('KV FLOPs: with the cache against recomputing, log y, exactly the rows\' counts', () => {
-  const c = Kv.kvFlopsConfig({ rows: kvRows, current: 2, lang: 'en' });
+  const c = Kv.kvFlopsConfig({ rows: kvRows, scope: 'model', current: 2, lang: 'en' });
   assert.equal(c.options.scales.y.type, 'logarithmic');
   assert.deepEqual(c.data.datasets.map((s) => s.data.map((p) => p.y)), [[51200, 12288, 14336], [51200, 73728, 100352]]);
   assert.deepEqual(c.data.datasets[0].data.map((p) => p.x), [5, 6, 7]);
   assert.equal(c.data.datasets[0].pointStyle[2], 'rectRot');
   assert.equal(c.options.scales.x.ticks.callback(5), '5 (prompt)');
   assert.match(c.options.plugins.subtitle.text.join(' '), /^causal: /); // the count al_model_flops_causal makes
-  assert.match(Kv.kvFlopsConfig({ rows: kvRows, current: 2, lang: 'zh' }).options.plugins.subtitle.text.join(''), /^因果计数/);
+  assert.match(Kv.kvFlopsConfig({ rows: kvRows, scope: 'model', current: 2, lang: 'zh' }).options.plugins.subtitle.text.join(''), /^因果计数/);
   const tick = c.options.scales.y.ticks.callback;
   assert.equal(tick(1e6), '1M');
   assert.equal(tick(20000), '20k');
@@ -194,18 +197,41 @@ test('KV FLOPs: with the cache against recomputing, log y, exactly the rows\' co
 });
 
 test('KV: both languages, and csv() gives the rows back', () => {
-  checkDictionaries(Kv);
+  checkDictionaries('kvChart');
   checkLanguages((lang) => Kv.kvBytesConfig(kvData(lang)));
-  checkLanguages((lang) => Kv.kvFlopsConfig({ rows: kvRows, current: 0, lang }));
+  checkLanguages((lang) => Kv.kvFlopsConfig({ rows: kvRows, scope: 'model', current: 0, lang }));
   for (const lang of LANGS) {
     const rows = parseCsv(Kv.csv(kvData(lang), lang));
     assert.equal(rows[0].length, 7);
     assert.doesNotMatch(rows[0].join(), /undefined/);
     assert.deepEqual(rows.slice(1).map((r) => [r[0], r[2], r[3], r[4], r[5], r[6]].map(Number)),
       kvRows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached]));
-    assert.deepEqual(rows.slice(1).map((r) => r[1]), [Kv.STRINGS[lang].prefill, Kv.STRINGS[lang].decode, Kv.STRINGS[lang].decode]);
+    assert.deepEqual(rows.slice(1).map((r) => r[1]), [STRINGS[lang].kvChart.prefill, STRINGS[lang].kvChart.decode, STRINGS[lang].kvChart.decode]);
   }
   assert.notEqual(Kv.csv(kvData('en'), 'en').split('\n')[0], Kv.csv(kvData('zh'), 'zh').split('\n')[0]);
+});
+
+test('KV: the layer view\'s charts are the same module\'s, one palette, its own title, label and FLOPs count', () => {
+  const layer = { ...kvData('en'), scope: 'layer', current: 2 };
+  const bytes = Kv.kvBytesConfig(layer), model = Kv.kvBytesConfig(kvData('en'));
+  assert.equal(bytes.options.plugins.title.text, 'KV cache of this layer');
+  assert.equal(model.options.plugins.title.text, 'KV cache of all 2 layers');
+  assert.match(bytes.data.datasets[0].label, /^this layer \(GQA, n_kv_heads = 2\)$/);
+  assert.deepEqual(bytes.data.datasets.map((s) => s.data), model.data.datasets.map((s) => s.data), 'the same rows drawn the same way');
+  // one palette (Okabe–Ito) for both views, each series its colour and dash
+  const look = (c) => c.data.datasets.map((s) => [s.borderColor, s.borderDash.join()]);
+  assert.deepEqual(look(bytes), look(model));
+  assert.deepEqual(look(bytes), [['#0072B2', ''], ['#D55E00', '6,3'], ['#009E73', '2,2']]);
+  const flops = Kv.kvFlopsConfig(layer), modelFlops = Kv.kvFlopsConfig({ ...kvData('en') });
+  assert.deepEqual(look(flops), look(modelFlops));
+  assert.match(flops.options.plugins.subtitle.text.join(' '), /n_query × n_keys/, 'the layer counts the full rectangle (al_attn_flops_full)');
+  assert.match(modelFlops.options.plugins.subtitle.text.join(' '), /^causal: /);
+  assert.equal(flops.data.datasets[0].pointStyle[2], 'rectRot', 'the newest row marked in the layer view too');
+  checkLanguages((lang) => Kv.kvBytesConfig({ ...layer, lang }));
+  checkLanguages((lang) => Kv.kvFlopsConfig({ ...layer, lang }));
+  // before the prefill the layer has no rows: empty charts, no mark
+  assert.deepEqual(Kv.kvBytesConfig({ ...layer, rows: [], current: -1 }).data.datasets.map((s) => s.data), [[], [], []]);
+  assert.throws(() => Kv.kvBytesConfig({ ...layer, scope: 'head' }), /scope 'head' is not 'layer' or 'model'/);
 });
 
 // ------------------------------------------------------------------ RoPE
@@ -233,7 +259,7 @@ test('RoPE frequencies: the plain series, and the scaled one only with YaRN; log
 });
 
 test('RoPE: both languages, and csv() gives the frequencies back', () => {
-  checkDictionaries(Rope);
+  checkDictionaries('ropeChart');
   checkLanguages((lang) => Rope.freqConfig(ropeData(lang)));
   for (const lang of LANGS) {
     const rows = parseCsv(Rope.csv(ropeData(lang), lang));
@@ -388,7 +414,7 @@ test('head lines: 512 tokens draw every k-th label', () => {
 });
 
 test('head lines: both languages, and csv() gives the weights back', () => {
-  checkDictionaries(Lines);
+  checkDictionaries('headLines');
   const header = (lang) => {
     const c = fakeCanvas(400, 200);
     Lines.drawHeadLines(c, { tokens: lineTokens, weights: lineWeights, query: -1, lang });
@@ -438,7 +464,7 @@ test('routing: a tokens × experts heatmap of exactly the given weights, 0 where
 });
 
 test('routing: both languages, and csv() gives the dense matrix', () => {
-  checkDictionaries(Routing);
+  checkDictionaries('routingChart');
   const titles = LANGS.map((lang) => {
     const c = Routing.routingConfig(routeData(lang), null);
     return [c.options.plugins.title.text, c.options.scales.x.title.text, c.options.scales.y.title.text].join(' | ');
@@ -458,7 +484,6 @@ test('routing: both languages, and csv() gives the dense matrix', () => {
 });
 
 // ------------------------------------------------------------------ heatmap layout (heatmap.js)
-const Heat = await import('../web/ui/heatmap.js');
 
 test('heatmap labels: every k-th, the first and the last always, at most 24, none closer than a label', () => {
   // every one when they fit
@@ -500,11 +525,11 @@ test('heatmap colour bar: the range and the scale, in both languages; the outlin
   assert.deepEqual(Heat.barTexts({ lo: 0, hi: 1, scale: 'linear', lang: 'en' }), { top: '1', bottom: '0', caption: 'linear' });
   assert.deepEqual(Heat.barTexts({ lo: 0, hi: 1, scale: 'log', lang: 'en' }), { top: '1', bottom: '≤ 0.0001', caption: 'log' });
   assert.deepEqual(Heat.barTexts({ lo: -2.5719, hi: 3.14159, unit: 'rad', lang: 'zh' }), { top: '3.14', bottom: '-2.57', caption: '线性 (rad)' });
-  checkDictionaries(Heat);
+  checkDictionaries('heatmap');
   const m = { values: new Float32Array(4), rows: 2, cols: 2, lo: 0, hi: 1, title: 't', xLabel: 'key', yLabel: 'query', format: String };
   const outlined = Heat.heatmapConfig({ ...m, highlightRow: 1, lang: 'zh' });
   assert.equal(outlined.options.plugins.subtitle.display, true);
-  assert.equal(outlined.options.plugins.subtitle.text, Heat.STRINGS.zh.newestRow);
+  assert.equal(outlined.options.plugins.subtitle.text, STRINGS.zh.heatmap.newestRow);
   assert.equal(Heat.heatmapConfig({ ...m, highlightRow: -1 }).options.plugins.subtitle.display, false);
   // Chart.js's own ticks are off: the plugin draws the labels, and a scale on the right makes
   // room for the bar

@@ -8,7 +8,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { join, posix, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 import { ROOT } from './lib/run.mjs';
@@ -50,6 +50,85 @@ test('every web/**/*.js is a module in the inlined form, reached from the entry 
     assert.match(text, /^(import|export) /m, `${f} imports or exports: a module`);
     assert.doesNotMatch(text, /^\(function \((root|self)\)/m, `${f} is still wrapped as a classic script`);
   }
+});
+
+// Each page module's imports, read from its import lines: file (relative to web/) → the files
+// it imports, in the order written.
+function importGraph() {
+  const graph = new Map();
+  for (const f of pageFiles()) {
+    const from = [];
+    for (const line of readFileSync(join(WEB, f), 'utf8').split('\n')) {
+      const m = /^import\s+(?:[^'"]*\sfrom\s+)?'([^']+)';/.exec(line);
+      if (m) from.push(posix.normalize(posix.join(posix.dirname(f), m[1])));
+    }
+    graph.set(f, from);
+  }
+  return graph;
+}
+
+// The first cycle of the graph found by a depth-first walk (its files, the first repeated at
+// the end), or null.
+function findCycle(graph) {
+  const state = new Map(); // file → 'open' while on the walk's path, 'done' once left
+  const path = [];
+  function visit(f) {
+    if (state.get(f) === 'done') return null;
+    if (state.get(f) === 'open') return [...path.slice(path.indexOf(f)), f];
+    state.set(f, 'open');
+    path.push(f);
+    for (const next of graph.get(f) || []) {
+      const cycle = visit(next);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(f, 'done');
+    return null;
+  }
+  for (const f of graph.keys()) {
+    const cycle = visit(f);
+    if (cycle) return cycle;
+  }
+  return null;
+}
+
+test('the page\'s import graph has no cycle, and its modules import each other by their own names', () => {
+  const graph = importGraph();
+  assert.ok(graph.size >= 30);
+  assert.deepEqual([...graph.values()].flat().filter((f) => !graph.has(f)), [], 'every import is a page file');
+  const cycle = findCycle(graph);
+  assert.equal(cycle, null, `an import cycle: ${(cycle || []).join(' → ')}`);
+  // the walk finds a cycle where there is one
+  assert.deepEqual(findCycle(new Map([['a.js', ['b.js']], ['b.js', ['c.js']], ['c.js', ['b.js']]])), ['b.js', 'c.js', 'b.js']);
+  // no renaming import (`{ a as b }`), and a namespace is named for its file (view.js as
+  // ModelView or View, heatmap.js as Heat…), never by one letter
+  const renamed = [], short = [];
+  for (const f of graph.keys()) {
+    readFileSync(join(WEB, f), 'utf8').split('\n').forEach((line, i) => {
+      if (/^import\s*\{[^}]*\bas\b/.test(line)) renamed.push(`${f}:${i + 1}: ${line}`);
+      const ns = /^import \* as (\w+) /.exec(line);
+      if (ns && ns[1].length < 3) short.push(`${f}:${i + 1}: ${line}`);
+      // a one-letter stand-in for a module (const V = () => ModelView)
+      if (/^\s*const [A-Za-z] = \(\) => [A-Z]\w*;/.test(line)) short.push(`${f}:${i + 1}: ${line.trim()}`);
+    });
+  }
+  assert.deepEqual(renamed, [], 'imports that rename');
+  assert.deepEqual(short, [], 'one-letter names for modules');
+});
+
+test('every text in Chinese is in the ui tables (i18n.js, strings-*.js), each chart\'s words a group of them', () => {
+  const tables = ['ui/i18n.js', 'ui/strings-model.js', 'ui/strings-train.js'];
+  const elsewhere = [];
+  for (const f of pageFiles()) {
+    if (tables.includes(f)) continue;
+    const text = readFileSync(join(WEB, f), 'utf8');
+    // a quoted string or template holding Chinese (a regular expression's break characters are no text)
+    for (const m of text.matchAll(/'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`[^`]*`/g)) {
+      if (/[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]/u.test(m[0])) elsewhere.push(`${f}: ${m[0].slice(0, 60)}`);
+    }
+    if (/\bSTRINGS\s*=/.test(text)) elsewhere.push(`${f}: a STRINGS table of its own`);
+  }
+  assert.deepEqual(elsewhere, []);
 });
 
 test('no page module sets a global, but main.js its one handle window.attnlab', () => {

@@ -3,7 +3,8 @@
 // from file://: only that tab's view takes room on the screen (computed display and visibility,
 // and its box), it starts right under the tab bar, nothing scrolls sideways (the document no
 // wider than the window, no element of the view past its right edge), nothing sticks out of
-// its panel and nothing marked hidden takes room. Every view is saved as a full-page screenshot under tests/out/ for people to look at.
+// its panel and nothing marked hidden takes room; at the desktop's width no panel leaves more
+// than 150 px of blank page beside it. Every view is saved as a full-page screenshot under tests/out/ for people to look at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
 import { openPage, servedBrowser } from './lib/browser.mjs';
-import { SIZES, VIEWS, onScreen, openView } from './lib/views.mjs';
+import { SIZES, VIEWS, blankBesidePanels, onScreen, openView } from './lib/views.mjs';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
@@ -19,6 +20,11 @@ servedBrowser((b, url) => { browser = b; served = url; });
 const OUT = join(ROOT, 'tests', 'out');
 // How far below the tab bar the shown view may start (its own top padding).
 const GAP = 16;
+// The most blank page, in px, a panel may leave beside it at a desktop's width (a short panel
+// beside a tall one, a column ending early). The model view's heads grid is still about 420 px
+// shorter than the big head beside it: that one pair is not held to it yet.
+const BLANK = 150;
+const BLANK_KNOWN = ['head-panel'];
 
 // What is wrong on the screen with view shown, one line each ([] if nothing).
 function wrongs(s, view) {
@@ -95,6 +101,13 @@ for (const [label, url] of PAGES) {
           if (view === 'train') trained = true;
           const s = await onScreen(page, view);
           found.push(...wrongs(s, view).map((w) => `${lang}, ${view}: ${w}`));
+          if (size === 'desktop') {
+            for (const b of await blankBesidePanels(page, view)) {
+              if (b.height > BLANK && !b.beside.every((id) => BLANK_KNOWN.includes(id))) {
+                found.push(`${lang}, ${view}: ${b.height} px blank at x ${b.column}, y ${b.top}, beside ${b.beside.join(', ') || 'no panel'}`);
+              }
+            }
+          }
           await page.screenshot({ path: join(OUT, `visual-${label}-${size}-${lang}-${view}.png`), fullPage: true });
           if (view === 'model') found.push(...(await tipAtRightEdge(page)).map((w) => `${lang}, ${view}: ${w}`));
         }

@@ -13,10 +13,11 @@ import * as LayerControls from './layer/controls.js';
 import * as ModelControls from './model/controls.js';
 import * as Experiments from './model/experiments.js';
 import * as ModelView from './model/view.js';
+import * as TrainControls from './train/controls.js';
 import * as TrainView from './train/view.js';
 import * as I18n from './ui/i18n.js';
-import { page as P } from './ui/page.js';
-import * as S from './ui/state.js';
+import { page } from './ui/page.js';
+import * as State from './ui/state.js';
 import './ui/tour.js';
 
   async function loadWasmBytes() {
@@ -27,38 +28,35 @@ import './ui/tour.js';
   }
 
   async function main() {
-    const parsed = S.parseHash(location.hash);
-    P.state = parsed.state;
-    P.loadProblems = parsed.problems;
-    if (!P.state.lang) P.state.lang = I18n.pickLanguage(navigator.languages);
-    P.applyLanguage();
-    P.showMessage(P.t.loading, false);
+    const parsed = State.parseHash(location.hash);
+    page.state = parsed.state;
+    page.loadProblems = parsed.problems;
+    if (!page.state.lang) page.state.lang = I18n.pickLanguage(navigator.languages);
+    page.applyLanguage();
+    page.showMessage(page.t.loading, false);
     let wasm;
     try {
       wasm = await loadWasmBytes();
     } catch (e) {
-      P.showMessage(P.t.errorPrefix + e.message, true);
+      page.showMessage(page.t.errorPrefix + e.message, true);
       return;
     }
     // The model view starts its worker and draws the shipped model while the page's own core
     // (the layer lab's) starts here; the layer lab is built the first time its tab is shown
     // (at once, if the link opens it).
-    const layerCore = AttnLab.load({ wasmBinary: wasm }).then((core) => {
-      P.core = core;
-      LayerControls.wire();
-      LayerControls.syncControls();
-    });
+    const layerCore = LayerControls.start(AttnLab.load({ wasmBinary: wasm }).then((core) => { page.core = core; }));
+    TrainControls.startTab(wasm);
     try {
-      await ModelControls.start(wasm, layerCore);
+      await ModelControls.start(wasm);
     } catch (e) {
-      P.showMessage(P.t.errorPrefix + e.message, true);
+      page.showMessage(page.t.errorPrefix + e.message, true);
     }
     try {
       await layerCore;
     } catch (e) {
-      P.showMessage(P.t.errorPrefix + e.message, true);
+      page.showMessage(page.t.errorPrefix + e.message, true);
     }
-    if (!document.querySelector('#message.error')) P.showProblems(parsed.problems);
+    if (!document.querySelector('#message.error')) page.showProblems(parsed.problems);
     document.body.dataset.readyMs = String(performance.now());
     document.body.dataset.ready = 'true';
   }
@@ -66,6 +64,6 @@ import './ui/tour.js';
   // The one name the page gives the window: a handle for the browser tests and for a person at
   // the console (the binding, the link's rules, what the page shares and each view's state).
   // Nothing in the page reads it.
-  window.attnlab = { api: AttnLab, link: S, page: P, modelView: ModelView, trainView: TrainView, experiments: Experiments };
+  window.attnlab = { api: AttnLab, link: State, page, modelView: ModelView, trainView: TrainView, experiments: Experiments };
 
   main();

@@ -79,3 +79,34 @@ export function onScreen(page, view) {
     };
   }, view);
 }
+
+// The blank page beside the panels of the shown view, at scroll 0: the view's columns (a panel
+// less than three quarters of the view wide stands in one), and in each column, top to bottom
+// from the first panel to the bottom of the lowest, the stretches no panel covers, less the
+// grid's gap. A short panel beside a taller one, or a column ending early, leaves such a
+// stretch. [{column (its left edge), top, height, beside (the ids of the panels beside it)}].
+export function blankBesidePanels(page, view) {
+  return page.evaluate((shown) => {
+    const grid = shown === 'layer' ? document.getElementById('layer-main') : document.getElementById(`view-${shown}`);
+    const gap = parseFloat(getComputedStyle(grid).rowGap) || 16;
+    const wide = grid.getBoundingClientRect().width * 0.75;
+    const panels = [...grid.children].filter((e) => e.classList.contains('panel') && e.getClientRects().length > 0)
+      .map((e) => { const r = e.getBoundingClientRect(); return { id: e.id, top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right, width: r.width }; });
+    const columns = [...new Set(panels.filter((p) => p.width < wide).map((p) => Math.round(p.left)))].sort((a, b) => a - b);
+    const first = Math.min(...panels.map((p) => p.top)), lowest = Math.max(...panels.map((p) => p.bottom));
+    const blanks = [];
+    for (const left of columns) {
+      const inColumn = panels.filter((p) => p.left <= left + 1 && p.right > left + 1).sort((a, b) => a.top - b.top);
+      let y = first;
+      for (const p of [...inColumn, { top: lowest + gap, bottom: lowest }]) {
+        const height = p.top - y - gap;
+        if (height > 1) {
+          const beside = panels.filter((q) => !inColumn.includes(q) && q.top < p.top - gap && q.bottom > y).map((q) => q.id);
+          blanks.push({ column: left, top: Math.round(y), height: Math.round(height), beside });
+        }
+        y = Math.max(y, p.bottom);
+      }
+    }
+    return blanks;
+  }, view);
+}

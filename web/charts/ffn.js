@@ -2,7 +2,7 @@
 // them (core.demoFfnCurves, demoRouter, demoExpertLoad): SiLU against ReLU, the router's softmax
 // with each token's top-k outlined, the chosen experts' weights renormalised, and each expert's
 // load against its mean routing probability with the balanced share and the balancing loss.
-import * as H from '../ui/heatmap.js';
+import * as Heat from '../ui/heatmap.js';
 
   const SILU = '#21908c', RELU = '#440154', LOAD = '#3b528b', PROB = '#5ec962', IDEAL = '#c62828';
 
@@ -39,7 +39,7 @@ import * as H from '../ui/heatmap.js';
     const chosen = [];
     for (let i = 0; i < r.chosen.length; i++) if (r.chosen[i] === 1) chosen.push(i);
     const scores = d.which === 'scores';
-    return H.heatmapConfig({
+    return Heat.heatmapConfig({
       values: r[d.which], rows: r.tokens, cols: r.experts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: scores ? [d.t.routerTitle(r.topK, r.experts), d.t.routerKey(r.topK)] : d.t.renormTitle(r.topK),
       xLabel: d.t.expert, yLabel: d.t.token, lang: d.lang, outlineCells: scores ? chosen : null,

@@ -1,14 +1,14 @@
 // rope.js — chart 2: RoPE. The main view is the angle m · freq_i for every position m and
 // pair i (wrapped or not); beside it one pair's 2-D rotation across positions, and the dot
 // product of a vector with itself at relative distance d.
-import * as H from '../ui/heatmap.js';
+import * as Heat from '../ui/heatmap.js';
 
   // d: {angles: Float32Array[positions*pairs], positions, pairs, newest (the position of the
   // newest token, outlined; -1 for none), t, lang}
   function ropeAngleConfig(d, tooltip) {
     let lo = Infinity, hi = -Infinity;
     for (const v of d.angles) { if (v < lo) lo = v; if (v > hi) hi = v; }
-    return H.heatmapConfig({
+    return Heat.heatmapConfig({
       values: d.angles, rows: d.positions, cols: d.pairs, lo, hi, image: d.image, cellsKey: d.cellsKey,
       title: `${d.t.ropeTitle} — ${d.t.angle}`,
       xLabel: d.t.pairIndex, yLabel: d.t.position, highlightRow: d.newest, lang: d.lang, unit: 'rad',

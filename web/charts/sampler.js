@@ -7,15 +7,14 @@
 // the batch's tokens with their EOS flags step by step.
 import * as NextChart from '../model/next-chart.js';
 import * as Heat from '../ui/heatmap.js';
-  const N = () => NextChart;
-  const H = () => Heat;
+import { stringsOf } from '../ui/i18n.js';
 
   // The sampler's stages by the model view's order (al_sampler_stages' rows).
   const RAW = 0, PENALISED = 2, TOP_K = 3, TOP_P = 4;
   const TEMPS = ['#0072B2', '#009E73', '#D55E00']; // Okabe–Ito, cold to hot
   const CUMULATIVE = '#c62828';
 
-  const stageName = (lang, s) => (N().STRINGS[lang] || N().STRINGS.en).stages[s];
+  const stageName = (lang, s) => stringsOf(lang).nextChart.stages[s];
   const ids = (n) => Array.from({ length: n }, (_, i) => i);
 
   // d: {stages (core.demoSamplerStages), example: 1, 3 or 4, t, lang}. Example 1: the raw
@@ -28,9 +27,9 @@ import * as Heat from '../ui/heatmap.js';
     const shown = d.example === 1 ? [RAW] : [RAW, d.example === 3 ? TOP_K : TOP_P];
     const chosenAt = d.example === 1 ? order.findIndex(kept) : -1;
     const xLabels = order.map((id) => (d.example === 1 ? `${kept(id) ? '▶ ' : ''}#${id}` : `${kept(id) ? '' : '✕ '}#${id}`));
-    return N().barsConfig({
+    return NextChart.barsConfig({
       xLabels,
-      series: shown.map((s) => ({ label: stageName(d.lang, s), colour: N().STAGE_COLOURS[s], data: order.map((id) => st.stages[s * V + id]) })),
+      series: shown.map((s) => ({ label: stageName(d.lang, s), colour: NextChart.STAGE_COLOURS[s], data: order.map((id) => st.stages[s * V + id]) })),
       chosenAt,
       title: d.t.genStagesTitle[d.example],
       xTitle: d.t.genStagesX[d.example],
@@ -44,11 +43,11 @@ import * as Heat from '../ui/heatmap.js';
   function penaltyConfig(d) {
     const st = d.stages, V = st.vocab;
     const seen = (id) => st.marks[id] === 1;
-    return N().barsConfig({
+    return NextChart.barsConfig({
       xLabels: ids(V).map((id) => `${seen(id) ? '● ' : ''}#${id}`),
       series: [
-        { label: d.t.genRawLogits, colour: N().STAGE_COLOURS[RAW], data: Array.from(st.logits) },
-        { label: d.t.genPenalisedLogits, colour: N().STAGE_COLOURS[PENALISED], data: Array.from(st.penalised) },
+        { label: d.t.genRawLogits, colour: NextChart.STAGE_COLOURS[RAW], data: Array.from(st.logits) },
+        { label: d.t.genPenalisedLogits, colour: NextChart.STAGE_COLOURS[PENALISED], data: Array.from(st.penalised) },
       ],
       chosenAt: -1,
       title: d.t.genPenaltyTitle,
@@ -61,7 +60,7 @@ import * as Heat from '../ui/heatmap.js';
   // side, each named with its entropy.
   function temperaturesConfig(d) {
     const V = d.temps[0].probs.length;
-    return N().barsConfig({
+    return NextChart.barsConfig({
       xLabels: ids(V).map((id) => `#${id}`),
       series: d.temps.map((k, i) => ({ label: d.t.genTempSeries(k.temperature, k.entropy.toFixed(4)), colour: TEMPS[i], data: Array.from(k.probs) })),
       chosenAt: -1,
@@ -77,7 +76,7 @@ import * as Heat from '../ui/heatmap.js';
     const r = d.draws;
     const drawn = [];
     for (let i = 0; i < r.drawn.length; i++) if (r.drawn[i] === 1) drawn.push(i);
-    return H().heatmapConfig({
+    return Heat.heatmapConfig({
       values: r.probs, rows: r.draws, cols: r.vocab, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: [d.t.genDrawsTitle(r.draws), d.t.genDrawsKey],
       xLabel: d.t.genTokenId, yLabel: d.t.genStep, lang: d.lang, outlineCells: drawn,
@@ -94,7 +93,7 @@ import * as Heat from '../ui/heatmap.js';
     while (steps < M && e.tokens[steps] !== -1) steps++;
     const pick = (a) => Float32Array.from({ length: B * steps }, (_, i) => a[Math.floor(i / steps) * M + (i % steps)]);
     const tokens = pick(e.tokens), finished = pick(e.finished);
-    return H().heatmapConfig({
+    return Heat.heatmapConfig({
       values: finished, rows: B, cols: steps, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: d.t.genEosTitle, xLabel: d.t.genStep, yLabel: d.t.genSequence, lang: d.lang,
       colNames: ids(steps).map((s) => String(s + 1)),

@@ -2,7 +2,7 @@
 // them (from their own module files when served, from the code the single-file page carries
 // otherwise) and speaks to them through protocol.js; and reads the shipped models' bytes and the
 // Train tab's inputs (fetched when served, decoded from the single-file page: embedded.js).
-import { embedded as carried, base64Bytes } from './embedded.js';
+import { embedded, base64Bytes } from './embedded.js';
 import { Client } from './protocol.js';
 
   // The models that come with the page. The single-file page carries the first inside it; the
@@ -14,7 +14,7 @@ import { Client } from './protocol.js';
       config: 'gen/models/minimind-fortunes/config.json', tokenizer: 'gen/models/minimind-fortunes/tokenizer.json',
       examples: 'fortunes', kind: 'safetensors' },
   ];
-  const singleFile = () => !!carried;
+  const singleFile = () => !!embedded;
   // The indexes of the shipped models this page has.
   const available = () => SHIPPED.map((m, i) => i).filter((i) => !singleFile() || SHIPPED[i].embedded);
 
@@ -27,9 +27,9 @@ import { Client } from './protocol.js';
   // The bytes of shipped model i: {name, model, tokenizer, examples}.
   async function shippedBytes(i) {
     const m = SHIPPED[i];
-    const embedded = m.embedded && carried && carried[m.embedded];
+    const files = m.embedded && embedded && embedded[m.embedded];
     const base = { name: m.name, examples: m.examples, kind: m.kind };
-    if (embedded) return { ...base, model: base64Bytes(embedded.model), tokenizer: base64Bytes(embedded.tokenizer) };
+    if (files) return { ...base, model: base64Bytes(files.model), tokenizer: base64Bytes(files.tokenizer) };
     const [model, tokenizer, config] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer),
       m.config ? fetchBytes(m.config) : Promise.resolve(null)]);
     return { ...base, model, tokenizer, config };
@@ -40,9 +40,9 @@ import { Client } from './protocol.js';
   const TRAIN_FILES = { tokenizer: ['gen/models/minimind-fortunes/tokenizer.json', 'trainTokenizer'],
     sample: ['gen/models/minimind-fortunes/train-sample.txt', 'trainSample'] };
   async function trainBytes(which) {
-    const [url, embedded] = TRAIN_FILES[which];
-    if (!carried) return fetchBytes(url);
-    const stream = new Blob([base64Bytes(carried[embedded])]).stream().pipeThrough(new DecompressionStream('gzip'));
+    const [url, key] = TRAIN_FILES[which];
+    if (!embedded) return fetchBytes(url);
+    const stream = new Blob([base64Bytes(embedded[key])]).stream().pipeThrough(new DecompressionStream('gzip'));
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
@@ -51,8 +51,8 @@ import { Client } from './protocol.js';
   const WORKERS = { model: 'model/worker.js', train: 'train/worker.js' };
   function startWorker(kind = 'model') {
     const file = WORKERS[kind];
-    if (carried) {
-      const url = URL.createObjectURL(new Blob([carried.workers[kind]], { type: 'text/javascript' }));
+    if (embedded) {
+      const url = URL.createObjectURL(new Blob([embedded.workers[kind]], { type: 'text/javascript' }));
       const worker = new Worker(url);
       URL.revokeObjectURL(url);
       return worker;

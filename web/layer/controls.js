@@ -1,61 +1,29 @@
-// layer/controls.js — the controls and the page's events: the inputs shown from the state and
-// read back through the same validation as the URL hash (state.js), the buttons, the keys, the
-// language switch, the walkthrough's buttons, the export buttons and the hash changed by hand.
+// layer/controls.js — the layer lab's events: its inputs changed (inputs.js), the buttons, the
+// keys, the language switch, the walkthrough's buttons, the export buttons and the hash changed
+// by hand; and the lab started (its session built the first time its tab is shown).
 import * as ModelControls from '../model/controls.js';
-import { page as P } from '../ui/page.js';
-import * as S from '../ui/state.js';
+import { page } from '../ui/page.js';
+import * as State from '../ui/state.js';
+import { showTab, whenShown } from '../ui/tabs.js';
+import { NUMERIC, syncControls, readControls } from './inputs.js';
 import * as Render from './render.js';
 import * as Run from './run.js';
 import * as Walkthrough from './walkthrough.js';
-  const $ = P.$;
-  const run = () => Run;
-  const walk = () => Walkthrough;
-
-  // Input id -> state key, for the inputs that hold a number.
-  const NUMERIC = { seed: 'seed', prompt: 'prompt', steps: 'steps', hidden: 'hidden', heads: 'heads', hd: 'hd', base: 'base', pair: 'pair' };
-
-  function syncControls() {
-    const { state } = P;
-    for (const [id, key] of Object.entries(NUMERIC)) $(id).value = String(state[key]);
-    const kv = $('kv'), head = $('head');
-    if (kv.dataset.heads !== String(state.heads)) { // the options depend on the head count only
-      kv.replaceChildren(...P.kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
-      head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
-      kv.dataset.heads = String(state.heads);
-    }
-    kv.value = String(state.kv);
-    head.value = String(state.head);
-    $('pair').max = String(state.hd / 2 - 1);
-    $('qk').checked = !!state.qk;
-    $('wrap').checked = !!state.wrap;
-  }
-
-  // Reads the controls into a hash-like string so the same validation applies to both.
-  function readControls() {
-    const parts = [];
-    for (const [id, key] of Object.entries(NUMERIC)) parts.push(`${key}=${encodeURIComponent($(id).value.trim())}`);
-    parts.push(`kv=${$('kv').value}`, `head=${$('head').value}`, `qk=${$('qk').checked ? 1 : 0}`,
-      `wrap=${$('wrap').checked ? 1 : 0}`, `lang=${P.state.lang}`, `walk=${P.state.walk}`);
-    // the model view's part of the state, as it is
-    for (const k of ['tab', 'model', 'text', 'gen', 'temp', 'topk', 'topp', 'rep', 'gseed', 'layer', 'mhead', 'log']) {
-      parts.push(`${k}=${encodeURIComponent(P.state[k])}`);
-    }
-    return S.parseHash(parts.join('&'));
-  }
+  const $ = page.$;
 
   // A control changed: the head, pair and wrap only change what is drawn; anything else builds
   // a new session.
   function onControlChange(event) {
     const { state: next, problems } = readControls();
     const viewOnly = ['head', 'pair', 'wrap'].includes(event.target.id);
-    P.state = { ...next, at: viewOnly ? P.session.length : -1 };
+    page.state = { ...next, at: viewOnly ? page.session.length : -1 };
     if (viewOnly && !problems.length) {
       syncControls();
       Render.render();
     } else {
-      run().rebuild(problems);
+      Run.rebuild(problems);
       // The walkthrough's text is not on screen with the charts: build it after they paint.
-      if (event.target.id === 'seed') afterPaint(walk().build);
+      if (event.target.id === 'seed') afterPaint(Walkthrough.build);
     }
   }
 
@@ -67,61 +35,77 @@ import * as Walkthrough from './walkthrough.js';
     // The inputs' ranges are the state's own (state.js), not a second copy in the HTML.
     for (const [id, key] of Object.entries(NUMERIC)) {
       if (key === 'pair') continue; // its range follows head_dim (syncControls)
-      $(id).min = String(S.FIELDS[key][1]);
-      $(id).max = String(S.FIELDS[key][2]);
+      $(id).min = String(State.FIELDS[key][1]);
+      $(id).max = String(State.FIELDS[key][2]);
     }
     for (const id of [...Object.keys(NUMERIC), 'kv', 'head', 'qk', 'wrap']) $(id).addEventListener('change', onControlChange);
-    $('lang').addEventListener('change', () => {
-      P.state.lang = $('lang').value === 'zh' ? 'zh' : 'en';
-      P.applyLanguage();
-      if (P.session) {
-        walk().build();
-        Render.render();
-      }
-      ModelControls.onLanguage();
-      P.writeHash();
+    $('lang').addEventListener('change', () => page.switchLanguage($('lang').value));
+    page.followLanguage(() => {
+      if (!page.session) return;
+      Walkthrough.build();
+      Render.render();
     });
-    $('btn-prefill').addEventListener('click', () => run().restart(-1));
-    $('btn-reset').addEventListener('click', () => run().restart(0));
-    $('btn-step').addEventListener('click', () => run().step());
-    $('btn-play').addEventListener('click', () => run().play());
-    $('walk-prev').addEventListener('click', () => walk().move(-1));
-    $('walk-next').addEventListener('click', () => walk().move(1));
-    $('walk-callout-prev').addEventListener('click', (e) => walk().move(-1, e.currentTarget));
-    $('walk-callout-next').addEventListener('click', (e) => walk().move(1, e.currentTarget));
-    $('walk-callout-code').addEventListener('click', () => walk().toCode());
+    $('btn-prefill').addEventListener('click', () => Run.restart(-1));
+    $('btn-reset').addEventListener('click', () => Run.restart(0));
+    $('btn-step').addEventListener('click', () => Run.step());
+    $('btn-play').addEventListener('click', () => Run.play());
+    $('walk-prev').addEventListener('click', () => Walkthrough.move(-1));
+    $('walk-next').addEventListener('click', () => Walkthrough.move(1));
+    $('walk-callout-prev').addEventListener('click', (e) => Walkthrough.move(-1, e.currentTarget));
+    $('walk-callout-next').addEventListener('click', (e) => Walkthrough.move(1, e.currentTarget));
+    $('walk-callout-code').addEventListener('click', () => Walkthrough.toCode());
     for (const button of document.querySelectorAll('[data-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.export.split(':');
-        P.download(Render.exportFile(chart, kind));
+        page.download(Render.exportFile(chart, kind));
       });
     }
     // The arrows and space step and play, except where they have a use of their own: in a
     // field, and in the walkthrough's listings, which the keyboard scrolls.
     document.addEventListener('keydown', (e) => {
-      if (P.state.tab !== 'layer') return; // the model view has keys of its own
+      if (page.state.tab !== 'layer') return; // the model view has keys of its own
       if (e.target instanceof HTMLInputElement || e.target instanceof HTMLSelectElement || e.target instanceof HTMLPreElement) return;
-      if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); run().step(); }
-      if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); run().restart(0); }
+      if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); Run.step(); }
+      if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); Run.restart(0); }
       if (e.key === ' ') { e.preventDefault(); $('btn-play').click(); }
     });
     window.addEventListener('hashchange', () => {
-      if (location.hash === S.toHash(P.state)) return;
-      const parsed = S.parseHash(location.hash);
-      const before = P.state;
-      P.state = { ...parsed.state, lang: parsed.state.lang || P.state.lang };
-      P.applyLanguage();
-      const model = ModelControls;
-      model.syncControls();
-      model.showTab(P.state.tab);
-      if (P.state.tab === 'layer' && P.session) {
-        run().rebuild(parsed.problems);
-        walk().build();
+      if (location.hash === State.toHash(page.state)) return;
+      const parsed = State.parseHash(location.hash);
+      const before = page.state;
+      page.state = { ...parsed.state, lang: parsed.state.lang || page.state.lang };
+      page.applyLanguage();
+      ModelControls.syncControls();
+      showTab(page.state.tab);
+      if (page.state.tab === 'layer' && page.session) {
+        Run.rebuild(parsed.problems);
+        Walkthrough.build();
       } else {
-        P.showProblems(parsed.problems);
+        page.showProblems(parsed.problems);
       }
-      if (['text', 'gen', 'gseed', 'temp', 'topk', 'topp', 'rep', 'layer', 'mhead', 'log'].some((k) => before[k] !== P.state[k])) model.replay().catch(() => {});
+      if (['text', 'gen', 'gseed', 'temp', 'topk', 'topp', 'rep', 'layer', 'mhead', 'log'].some((k) => before[k] !== page.state[k])) ModelControls.replay().catch(() => {});
     });
   }
 
-export { syncControls, wire };
+  // coreReady: resolves once the page's own core is in page.core. The controls are wired then;
+  // the session and the walkthrough are built the first time the tab is shown (at once, if
+  // the link opens it), what the link's corrections were said then. Resolves once wired.
+  function start(coreReady) {
+    const wired = coreReady.then(() => {
+      wire();
+      syncControls();
+    });
+    let built = false;
+    whenShown('layer', () => {
+      if (built) return;
+      built = true;
+      wired.then(() => {
+        Run.rebuild(page.loadProblems || []);
+        page.loadProblems = null;
+        Walkthrough.build();
+      });
+    });
+    return wired;
+  }
+
+export { start };

@@ -11,8 +11,8 @@ import * as RopeChart from '../charts/rope.js';
 import * as SamplerChart from '../charts/sampler.js';
 import { csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-import { page as P } from '../ui/page.js';
-  const $ = P.$;
+import { page } from '../ui/page.js';
+  const $ = page.$;
 
   const charts = {}; // canvas id -> Chart
   const images = {}; // canvas id -> the offscreen canvas its heatmap cells are painted into
@@ -36,19 +36,19 @@ import { page as P } from '../ui/page.js';
     drawnLayouts[canvasId] = layout;
   }
 
-  const draw = (canvasId, config) => P.drawChart(charts, canvasId, config);
+  const draw = (canvasId, config) => page.drawChart(charts, canvasId, config);
 
 
   // ---------------------------------------------------------------- the charts
   function render() {
-    const { core, session, state, t } = P;
+    const { core, session, state, t } = page;
     const len = session.length, total = session.total;
     const newestRow = len > state.prompt ? len - 1 : -1;
     const kvMap = core.gqaMap(state.heads, state.kv);
     state.at = len;
 
     // What every number below was computed from: this session at this length.
-    const cells = `${P.sessionSerial}|${len}`;
+    const cells = `${page.sessionSerial}|${len}`;
 
     // 1. mask
     const mask = session.mask();
@@ -86,8 +86,10 @@ import { page as P } from '../ui/page.js';
     const prompt = session.cfg.promptLen;
     const rows = len >= prompt ? core.kvGrowth(session.cfg, prompt, len - prompt) : [];
     const kvKey = `${state.prompt}|${len}|${state.hidden}|${state.heads}|${state.kv}|${state.hd}|${state.lang}`;
-    drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig({ rows, t }));
-    drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig({ rows, t }));
+    const kv = { rows, scope: 'layer', nHeads: state.heads, nKvHeads: state.kv, sharing: core.kvSharing(state.heads, state.kv),
+      current: rows.length - 1, lang: state.lang };
+    drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig(kv));
+    drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig(kv));
     exports.kv = () => ({
       csv: csvRows([['cache_len', 'bytes', 'mha_bytes', 'mqa_bytes', 'flops_with_cache', 'flops_without_cache'],
         ...rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached])]),
@@ -97,14 +99,14 @@ import { page as P } from '../ui/page.js';
     renderChecks(cells);
     renderChapters();
     renderStatus();
-    P.writeHash();
+    page.writeHash();
   }
 
   // Chapters 04, 05 and 10's charts: the numbers the core keeps as the demos print them for the
   // page's seed (the same seed the walkthrough's sections are run for), drawn once per seed and
   // language.
   function renderChapters() {
-    const { core, state, t } = P;
+    const { core, state, t } = page;
     const key = `${state.seed}|${state.lang}`;
     const F = FfnChart, B = BlockChart;
     drawIfChanged('chart-ffn-curves', key, () => F.curvesConfig({ line: core.demoFfnCurves(61), points: core.demoFfnCurves(7), t }));
@@ -130,7 +132,7 @@ import { page as P } from '../ui/page.js';
   // side: a thumbnail is about 110 px wide, and 16 heads of 1024² cells cost 0.2 s to paint.
   const THUMB_SIZE = 128;
   function renderHeadGrid(len, kvMap, cells) {
-    const { session, state } = P;
+    const { session, state } = page;
     const grid = $('attn-grid');
     while (grid.children.length > state.heads) grid.lastElementChild.remove();
     for (let h = 0; h < state.heads; h++) {
@@ -154,7 +156,7 @@ import { page as P } from '../ui/page.js';
   }
 
   function renderGqaMap(kvMap) {
-    const { state, t } = P;
+    const { state, t } = page;
     const table = $('gqa-map');
     table.replaceChildren();
     const head = table.insertRow();
@@ -178,7 +180,7 @@ import { page as P } from '../ui/page.js';
   // The checks run once per session and length; a new language or head only rewords them.
   let checked = { cells: null, results: [] };
   function renderChecks(cells) {
-    const { session, t } = P;
+    const { session, t } = page;
     const body = $('verify').tBodies[0];
     body.replaceChildren();
     if (session.length === 0) return; // the checks need the prefill
@@ -194,7 +196,7 @@ import { page as P } from '../ui/page.js';
   }
 
   function renderStatus() {
-    const { session, state, t } = P;
+    const { session, state, t } = page;
     if (!session) return;
     const len = session.length, total = session.total;
     const phase = len === 0 ? t.phaseNone : len >= total ? t.phaseDone : len === state.prompt ? t.phasePrefill : t.phaseDecode;
@@ -202,7 +204,7 @@ import { page as P } from '../ui/page.js';
     $('btn-prefill').disabled = len > 0;
     $('btn-step').disabled = len >= total;
     $('btn-play').disabled = len >= total;
-    $('btn-play').textContent = P.playTimer ? t.pause : t.play;
+    $('btn-play').textContent = page.playTimer ? t.pause : t.play;
   }
 
   // ---------------------------------------------------------------- exports
@@ -212,7 +214,7 @@ import { page as P } from '../ui/page.js';
     // A heatmap's PNG: its chart under a strip with its title and what it shows.
     const H = Heat;
     if (kind === 'png' && what.title) {
-      const note = H.exportNote({ tokens: what.tokens, scale: what.scale, lang: P.state.lang });
+      const note = H.exportNote({ tokens: what.tokens, scale: what.scale, lang: page.state.lang });
       return { name: `attnlab-${chart}.png`, url: H.titledImage(charts[what.canvas].canvas, what.title, note).toDataURL('image/png') };
     }
     if (kind === 'png') return { name: `attnlab-${chart}.png`, url: charts[what.canvas].toBase64Image() };

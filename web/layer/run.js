@@ -2,9 +2,9 @@
 // what the core allows), run to the state's token, stepped one token at a time, played and
 // paused. A configuration the core refuses brings back the last good state with the core's
 // message.
-import { page as P } from '../ui/page.js';
-import * as S from '../ui/state.js';
-import * as LayerControls from './controls.js';
+import { page } from '../ui/page.js';
+import * as State from '../ui/state.js';
+import { syncControls } from './inputs.js';
 import * as Render from './render.js';
 
   function sessionConfig(s) {
@@ -14,46 +14,46 @@ import * as Render from './render.js';
     };
   }
 
-  // Builds the session for P.state (head_dim and KV heads held to what the core allows, by
+  // Builds the session for page.state (head_dim and KV heads held to what the core allows, by
   // ui/state.js coreRelations) and runs it to state.at tokens. On a refused configuration,
   // returns to the last good state (or the defaults) and shows the core's message.
   function rebuild(problems = [], refusal = '') {
-    const { state, t } = P;
-    S.coreRelations(state, problems, P.core);
+    const { state, t } = page;
+    State.coreRelations(state, problems, page.core);
     stop();
     let next;
     try {
-      next = P.core.createSession(sessionConfig(state));
+      next = page.core.createSession(sessionConfig(state));
       const target = state.at === -1 ? state.prompt : state.at; // 0: before the prefill
       if (target > 0) next.runTo(target);
     } catch (e) {
       if (next) next.free();
-      const fallback = P.lastGood || { ...S.defaults(), lang: state.lang };
+      const fallback = page.lastGood || { ...State.defaults(), lang: state.lang };
       if (JSON.stringify(fallback) === JSON.stringify(state)) {
-        P.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
+        page.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
         return;
       }
-      P.state = { ...fallback };
+      page.state = { ...fallback };
       return rebuild([], t.errorPrefix + e.message);
     }
-    if (P.session) P.session.free();
-    P.session = next;
-    P.sessionSerial = (P.sessionSerial || 0) + 1; // names this session in the charts' cache keys
-    P.lastGood = { ...state };
-    if (refusal) P.showMessage(refusal, true);
-    else P.showProblems(problems);
-    LayerControls.syncControls();
+    if (page.session) page.session.free();
+    page.session = next;
+    page.sessionSerial = (page.sessionSerial || 0) + 1; // names this session in the charts' cache keys
+    page.lastGood = { ...state };
+    if (refusal) page.showMessage(refusal, true);
+    else page.showProblems(problems);
+    syncControls();
     Render.render();
   }
 
   // One decode step, then the charts.
   function step() {
-    const { session, t } = P;
+    const { session, t } = page;
     if (session.length >= session.total) return stop();
     try {
       session.step();
     } catch (e) {
-      P.showMessage(t.errorPrefix + e.message, true);
+      page.showMessage(t.errorPrefix + e.message, true);
       return stop();
     }
     Render.render();
@@ -65,29 +65,29 @@ import * as Render from './render.js';
   // waits for its frame, playTimer is DRAWING (still playing, no timer to clear).
   const DRAWING = -1;
   function play() {
-    if (P.playTimer) return stop();
+    if (page.playTimer) return stop();
     const schedule = () => {
-      if (P.playTimer !== DRAWING) return; // paused meanwhile
-      P.playTimer = setTimeout(() => {
-        P.playTimer = DRAWING;
+      if (page.playTimer !== DRAWING) return; // paused meanwhile
+      page.playTimer = setTimeout(() => {
+        page.playTimer = DRAWING;
         step();
         requestAnimationFrame(schedule);
       }, 400);
     };
-    P.playTimer = DRAWING;
+    page.playTimer = DRAWING;
     schedule();
     Render.renderStatus();
   }
 
   function stop() {
-    if (P.playTimer && P.playTimer !== DRAWING) clearTimeout(P.playTimer);
-    P.playTimer = null;
+    if (page.playTimer && page.playTimer !== DRAWING) clearTimeout(page.playTimer);
+    page.playTimer = null;
     Render.renderStatus();
   }
 
   // Back to before the prefill (at 0) or to just after it (at -1), with a new session.
   function restart(at) {
-    P.state.at = at;
+    page.state.at = at;
     rebuild([]);
   }
 

@@ -8,8 +8,8 @@
 // goes: a panel names the al_demo_panel it is (data-demo-panel), a chart the examples it draws
 // (data-demo-example="demo:number"). A chapter added to the core is added here by its row in
 // SCRIPTS, its panel's markup and its notes (i18n.js).
-import { page as P } from '../ui/page.js';
-  const $ = P.$;
+import { page } from '../ui/page.js';
+  const $ = page.$;
 
   // The tutorial script each demo reproduces; its chapter is the number it starts with.
   const SCRIPTS = {
@@ -32,13 +32,13 @@ import { page as P } from '../ui/page.js';
   let steps = []; // [{demo, title, code, numbers, panel, n (its number in the script), of}]
 
   // The demos of the core, in the order of their chapters.
-  const demos = () => Object.entries(P.core.abi.enums.demo).sort((a, b) => a[1] - b[1]).map(([name]) => name);
+  const demos = () => Object.entries(page.core.abi.enums.demo).sort((a, b) => a[1] - b[1]).map(([name]) => name);
 
   // Asks the core for every demo's sections in the page's language and seed; the closing
   // banners (panel 'none') are not steps. Also names each chapter's script where the page
   // shows that chapter's charts.
   function build() {
-    const { core, state, t } = P;
+    const { core, state, t } = page;
     try {
       steps = [];
       for (const demo of demos()) {
@@ -50,7 +50,7 @@ import { page as P } from '../ui/page.js';
         }
       }
     } catch (e) {
-      P.showMessage(t.errorPrefix + e.message, true);
+      page.showMessage(t.errorPrefix + e.message, true);
       return;
     }
     for (const el of document.querySelectorAll('[data-chapter]')) el.textContent = t.chapter(chapterOf(el.dataset.chapter), SCRIPTS[el.dataset.chapter]);
@@ -64,7 +64,7 @@ import { page as P } from '../ui/page.js';
   // Shows the current example; scroll: its panel (and its chart) brought into view (a move,
   // not a redraw).
   function show(scroll = false) {
-    const { state, t } = P;
+    const { state, t } = page;
     const step = steps[state.walk];
     if (!step) return;
     const title = titleOf(step);
@@ -105,16 +105,16 @@ import { page as P } from '../ui/page.js';
     }
     $('walk-prev').disabled = state.walk === 0;
     $('walk-next').disabled = state.walk === steps.length - 1;
-    if (scroll) P.bringIntoView(panel, own ? null : figure || callout);
+    if (scroll) page.bringIntoView(panel, own ? null : figure || callout);
   }
 
   // The previous (-1) or next (+1) example, its panel brought into view. A button of the note
   // moves with the note: the keyboard's focus stays on it (or on its twin, once it is disabled).
   function move(by, button = null) {
-    const { state } = P;
+    const { state } = page;
     state.walk = Math.min(steps.length - 1, Math.max(0, state.walk + by));
     show(true);
-    P.writeHash();
+    page.writeHash();
     if (button && $('walk-callout').contains(button)) {
       const twin = button.id === 'walk-callout-next' ? 'walk-callout-prev' : 'walk-callout-next';
       const target = $('walk-callout').hidden ? $(button.id.replace('-callout', '')) : button.disabled ? $(twin) : button;
@@ -124,7 +124,7 @@ import { page as P } from '../ui/page.js';
 
   // The listing of the example shown, from its panel's note.
   function toCode() {
-    P.bringIntoView($('walk-panel'));
+    page.bringIntoView($('walk-panel'));
     $('walk-text').focus({ preventScroll: true });
     if (!$('walk-code').hidden) $('walk-code').focus({ preventScroll: true });
   }

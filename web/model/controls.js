@@ -5,16 +5,12 @@
 // replays the prompt and the steps; a link made with the learner's own files asks for them.
 // Moving a sampler setting redraws the next token's stages at once, no token drawn.
 import { ModelClient, SHIPPED, shippedBytes, available } from '../core/client.js';
-import * as Run from '../layer/run.js';
-import * as Walkthrough from '../layer/walkthrough.js';
-import * as TrainControls from '../train/controls.js';
-import { page as P } from '../ui/page.js';
-import * as S from '../ui/state.js';
-import { selectTab, wireTabs } from '../ui/tabs.js';
+import { page } from '../ui/page.js';
+import * as State from '../ui/state.js';
+import { showTab, whenShown, wireTabs } from '../ui/tabs.js';
 import * as Experiments from './experiments.js';
 import * as ModelView from './view.js';
   const $ = (id) => document.getElementById(id);
-  const V = () => ModelView;
 
   const MAX_FILE_MB = 1024;
   const m = {
@@ -22,8 +18,6 @@ import * as ModelView from './view.js';
     info: null,
     busy: Promise.resolve(),
     playing: false,
-    layerBuilt: false,
-    layerReady: Promise.resolve(),
     boot: null, // starts the model view once (set by start)
     headFromLink: false, // the link named the head to open: a new model does not choose one
     awaitingFiles: false, // the link was made with the learner's files: they replay it once given
@@ -38,21 +32,20 @@ import * as ModelView from './view.js';
     m.busy = run.catch(() => {});
     return run;
   }
-  const sampler = () => ({ temperature: P.state.temp, topK: P.state.topk, topP: P.state.topp, repetitionPenalty: P.state.rep });
-  const viewArgs = () => ({ layer: P.state.layer, head: P.state.mhead, thumb: 32, sampler: sampler() });
+  const sampler = () => ({ temperature: page.state.temp, topK: page.state.topk, topP: page.state.topp, repetitionPenalty: page.state.rep });
+  const viewArgs = () => ({ layer: page.state.layer, head: page.state.mhead, thumb: 32, sampler: sampler() });
 
   // Draws a snapshot. The time it takes (the charts, the DOM, and the layout they force) is
   // recorded as a User Timing measure 'attnlab:draw' (the bench reads it; so can DevTools).
-  // lazy (a head switched off): the charts off the screen are drawn once they come into view.
-  function show(snap, lazy = false) {
+  function show(snap) {
     const t0 = performance.now();
-    P.state.layer = snap.layer;
-    P.state.mhead = snap.head;
-    P.state.gen = snap.len - snap.promptLen;
-    V().render(snap, lazy);
-    Experiments.onSnapshot(snap, lazy);
+    page.state.layer = snap.layer;
+    page.state.mhead = snap.head;
+    page.state.gen = snap.len - snap.promptLen;
+    ModelView.render(snap);
+    Experiments.onSnapshot(snap);
     renderButtons(snap);
-    P.writeHash();
+    page.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now
     performance.measure('attnlab:draw', { start: t0, detail: { len: snap.len } });
     return snap;
@@ -62,7 +55,7 @@ import * as ModelView from './view.js';
     const done = snap.finish !== 'going'; // the core's generator says whether a step would draw
     $('btn-gen-step').disabled = done;
     $('btn-gen-play').disabled = done && !m.playing;
-    $('btn-gen-play').textContent = m.playing ? P.t.pause : P.t.play;
+    $('btn-gen-play').textContent = m.playing ? page.t.pause : page.t.play;
   }
 
   function modelMessage(text) {
@@ -75,13 +68,13 @@ import * as ModelView from './view.js';
   function replay() {
     if (!m.info) return Promise.resolve(null); // not booted yet: its boot replays the state
     return queue(async () => {
-      let snap = await m.client.request('prompt', { text: P.state.text, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos,
-        heads: S.headsOf(P.state.off) });
-      const want = P.state.gen;
+      let snap = await m.client.request('prompt', { text: page.state.text, seed: page.state.gseed, view: viewArgs(), eos: !!page.state.eos,
+        heads: State.headsOf(page.state.off) });
+      const want = page.state.gen;
       if (want > 0) snap = await m.client.request('step', { sampler: sampler(), count: want, charts: false, view: viewArgs() });
       return show(snap);
     }).catch((e) => {
-      modelMessage(P.t.errorPrefix + e.message);
+      modelMessage(page.t.errorPrefix + e.message);
       throw e;
     });
   }
@@ -89,11 +82,11 @@ import * as ModelView from './view.js';
   // A prompt given as token ids (shown in the prompt box as their text), from the start.
   function promptIds(ids) {
     return queue(async () => {
-      const snap = await m.client.request('ids', { ids, seed: P.state.gseed, view: viewArgs(), eos: !!P.state.eos });
-      P.state.text = $('prompt-text').value = snap.text;
+      const snap = await m.client.request('ids', { ids, seed: page.state.gseed, view: viewArgs(), eos: !!page.state.eos });
+      page.state.text = $('prompt-text').value = snap.text;
       return show(snap);
     }).catch((e) => {
-      modelMessage(P.t.errorPrefix + e.message);
+      modelMessage(page.t.errorPrefix + e.message);
       throw e;
     });
   }
@@ -103,21 +96,21 @@ import * as ModelView from './view.js';
   function openStrongest(info) {
     if (m.headFromLink) { m.headFromLink = false; return; }
     const lh = info.ranking[$('role-select').value || 'previous'][0];
-    P.state.layer = Math.floor(lh / info.hparams.n_heads);
-    P.state.mhead = lh % info.hparams.n_heads;
+    page.state.layer = Math.floor(lh / info.hparams.n_heads);
+    page.state.mhead = lh % info.hparams.n_heads;
   }
 
   async function loadFiles(files, name) {
     modelMessage('');
-    $('model-name').textContent = P.t.loadingModel;
+    $('model-name').textContent = page.t.loadingModel;
     try {
       m.info = await queue(() => m.client.load({ ...files, name }));
     } catch (e) {
       $('model-name').textContent = m.info ? m.info.name : '';
-      modelMessage(P.t.fileProblem(e.message));
+      modelMessage(page.t.fileProblem(e.message));
       return false;
     }
-    V().renderModel(m.info);
+    ModelView.renderModel(m.info);
     Experiments.onModel(m.info);
     openStrongest(m.info);
     fillExamples(files.examples || (m.info.kind === 'llama2c' ? 'stories' : 'minimind'));
@@ -150,7 +143,7 @@ import * as ModelView from './view.js';
   // name, said to be theirs.
   function filesName(model) {
     const parts = (model.webkitRelativePath || '').split('/');
-    return parts.length > 1 ? parts[parts.length - 2] : P.t.yourFile(model.name);
+    return parts.length > 1 ? parts[parts.length - 2] : page.t.yourFile(model.name);
   }
 
   // ---------------------------------------------------------------- the learner's files
@@ -159,13 +152,13 @@ import * as ModelView from './view.js';
     const files = [...list];
     if (!files.length) return;
     for (const f of files) {
-      if (f.size > MAX_FILE_MB * 1048576) { modelMessage(P.t.fileProblem(P.t.tooLarge(f.name, Math.round(f.size / 1048576)))); return; }
+      if (f.size > MAX_FILE_MB * 1048576) { modelMessage(page.t.fileProblem(page.t.tooLarge(f.name, Math.round(f.size / 1048576)))); return; }
     }
     const lower = (f) => f.name.toLowerCase();
     const tokenizer = files.find((f) => /tokenizer\.json$/.test(lower(f))) || files.find((f) => /tok.*\.bin$/.test(lower(f)));
     const config = files.find((f) => lower(f) === 'config.json' || (/\.json$/.test(lower(f)) && f !== tokenizer && /config/.test(lower(f))));
     const model = files.find((f) => f !== tokenizer && f !== config && /\.(bin|pth|safetensors)$/.test(lower(f)));
-    if (!model || !tokenizer) { modelMessage(P.t.fileProblem(P.t.filesNeeded)); return; }
+    if (!model || !tokenizer) { modelMessage(page.t.fileProblem(page.t.filesNeeded)); return; }
     const read = async (f) => (f ? new Uint8Array(await f.arrayBuffer()) : null);
     // The name says what the file is: a .pth is read as a .pth even if it is not a zip (and then
     // the message says so), a .bin as a llama2.c checkpoint.
@@ -184,17 +177,17 @@ import * as ModelView from './view.js';
     const ok = await loadFiles(files, name);
     if (ok && opened) {
       $('role-select').value = opened.role;
-      V().renderRoles();
-      P.state.layer = opened.head.layer;
-      P.state.mhead = opened.head.head;
-      P.state.model = 'file';
+      ModelView.renderRoles();
+      page.state.layer = opened.head.layer;
+      page.state.mhead = opened.head.head;
+      page.state.model = 'file';
       $('model-select').value = '';
       await promptIds(opened.ids).catch(() => {});
     } else if (ok) {
-      if (!m.awaitingFiles) P.state.gen = 0;
+      if (!m.awaitingFiles) page.state.gen = 0;
       m.awaitingFiles = false;
       const i = await shippedMatch(m.info);
-      P.state.model = i >= 0 ? i : 'file';
+      page.state.model = i >= 0 ? i : 'file';
       $('model-select').value = i >= 0 ? String(i) : '';
       if (i >= 0) {
         m.info.name = SHIPPED[i].name;
@@ -208,7 +201,7 @@ import * as ModelView from './view.js';
 
   // ---------------------------------------------------------------- controls from the state
   function syncControls() {
-    const s = P.state;
+    const s = page.state;
     $('prompt-text').value = s.text;
     $('temperature').value = String(s.temp);
     $('top-k').value = String(s.topk);
@@ -226,9 +219,9 @@ import * as ModelView from './view.js';
   function readSampler() {
     const parts = [`temp=${$('temperature').value}`, `topk=${$('top-k').value}`, `topp=${$('top-p').value}`,
       `rep=${$('rep-penalty').value}`, `gseed=${$('gen-seed').value}`];
-    const { state, problems } = S.parseHash(parts.join('&'));
-    for (const k of ['temp', 'topk', 'topp', 'rep', 'gseed']) P.state[k] = state[k];
-    if (problems.length) P.showProblems(problems);
+    const { state, problems } = State.parseHash(parts.join('&'));
+    for (const k of ['temp', 'topk', 'topp', 'rep', 'gseed']) page.state[k] = state[k];
+    if (problems.length) page.showProblems(problems);
     syncControls();
   }
 
@@ -236,9 +229,9 @@ import * as ModelView from './view.js';
     const box = $('examples');
     box.replaceChildren();
     const label = document.createElement('span');
-    label.textContent = P.t.examples;
+    label.textContent = page.t.examples;
     box.appendChild(label);
-    for (const text of P.t.exampleTexts[which] || []) {
+    for (const text of page.t.exampleTexts[which] || []) {
       const b = document.createElement('button');
       b.type = 'button';
       b.className = 'example';
@@ -258,8 +251,8 @@ import * as ModelView from './view.js';
     clearTimeout(promptTimer);
     promptTimer = setTimeout(() => {
       stopPlay();
-      P.state.text = $('prompt-text').value;
-      P.state.gen = 0;
+      page.state.text = $('prompt-text').value;
+      page.state.gen = 0;
       replay().catch(() => {});
     }, 120);
   }
@@ -267,32 +260,32 @@ import * as ModelView from './view.js';
   // The next-token chart redrawn for the sampler settings as they stand (no token drawn); while
   // one redraw waits in the queue, more moves of a slider add none.
   function redrawNext() {
-    if (m.nextQueued || !V().view.snap) return;
+    if (m.nextQueued || !ModelView.view.snap) return;
     m.nextQueued = true;
     queue(() => {
       m.nextQueued = false;
       return m.client.request('next', { sampler: sampler() });
-    }).then((next) => { V().renderNextOnly(next); Experiments.refresh(); })
-      .catch((e) => modelMessage(P.t.errorPrefix + e.message));
+    }).then((next) => { ModelView.renderNextOnly(next); Experiments.refresh(); })
+      .catch((e) => modelMessage(page.t.errorPrefix + e.message));
   }
 
   // Going on past the end token, or not; a text that ended there goes on at once.
   function setEos(on) {
-    P.state.eos = on ? 1 : 0;
+    page.state.eos = on ? 1 : 0;
     $('ignore-eos').checked = on;
     return queue(() => m.client.request('eos', { on, view: viewArgs() })).then(show)
-      .catch((e) => modelMessage(P.t.errorPrefix + e.message));
+      .catch((e) => modelMessage(page.t.errorPrefix + e.message));
   }
 
   function step() {
     return queue(() => m.client.request('step', { sampler: sampler(), count: 1, view: viewArgs() }))
       .then(show)
-      .catch((e) => { stopPlay(); modelMessage(P.t.errorPrefix + e.message); });
+      .catch((e) => { stopPlay(); modelMessage(page.t.errorPrefix + e.message); });
   }
 
   function stopPlay() {
     m.playing = false;
-    if (V().view.snap) renderButtons(V().view.snap);
+    if (ModelView.view.snap) renderButtons(ModelView.view.snap);
   }
 
   async function play() {
@@ -311,74 +304,55 @@ import * as ModelView from './view.js';
   }
 
   function selectHead(layer, head) {
-    P.state.layer = layer;
-    P.state.mhead = head;
+    page.state.layer = layer;
+    page.state.mhead = head;
     return queue(() => m.client.request('view', { view: viewArgs() })).then(show);
   }
 
-  // ---------------------------------------------------------------- tabs
-  // The view shown (ui/tabs.js), and what each does when shown.
-  function showTab(tab) {
-    P.state.tab = tab;
-    selectTab(tab);
-    if (tab === 'train') TrainControls.boot();
-    if (tab === 'model' && m.boot) m.boot().catch((e) => modelMessage(P.t.errorPrefix + e.message));
-    if (tab === 'layer' && !m.layerBuilt) {
-      m.layerBuilt = true;
-      m.layerReady.then(() => {
-        // what the link's corrections were stay said when the layer lab is first built
-        Run.rebuild(P.loadProblems || []);
-        P.loadProblems = null;
-        Walkthrough.build();
-      });
-    }
-    P.writeHash();
-  }
-
+  // ---------------------------------------------------------------- language
   function onLanguage() {
-    TrainControls.onLanguage();
     if (m.info) {
-      V().renderModel(m.info);
+      ModelView.renderModel(m.info);
       fillExamples($('examples').dataset.which || 'stories');
     }
-    if (V().view.snap) show(V().view.snap);
+    if (ModelView.view.snap) show(ModelView.view.snap);
     Experiments.onLanguage();
   }
 
   // ---------------------------------------------------------------- wiring
   function wire() {
     Experiments.wire({ queue, client: () => m.client, show, sampler, viewArgs, playing: () => m.playing });
-    wireTabs(showTab);
+    wireTabs();
     $('model-select').addEventListener('change', async () => {
       if ($('model-select').value === '') return;
       stopPlay();
-      P.state.model = Number($('model-select').value);
-      P.state.gen = 0;
+      page.state.model = Number($('model-select').value);
+      page.state.gen = 0;
       m.awaitingFiles = false;
-      if (await loadShipped(P.state.model)) await replay().catch(() => {});
+      if (await loadShipped(page.state.model)) await replay().catch(() => {});
     });
     $('file-model').addEventListener('change', () => { stopPlay(); fromUserFiles($('file-model').files); });
-    document.addEventListener('dragover', (e) => { if (P.state.tab === 'model') e.preventDefault(); });
+    document.addEventListener('dragover', (e) => { if (page.state.tab === 'model') e.preventDefault(); });
     document.addEventListener('drop', (e) => {
-      if (P.state.tab !== 'model') return;
+      if (page.state.tab !== 'model') return;
       e.preventDefault();
       stopPlay();
       fromUserFiles(e.dataTransfer.files);
     });
     $('prompt-text').addEventListener('input', onPrompt);
     for (const id of ['temperature', 'top-k', 'top-p', 'rep-penalty']) {
-      $(id).addEventListener('input', () => { readSampler(); P.writeHash(); redrawNext(); });
+      $(id).addEventListener('input', () => { readSampler(); page.writeHash(); redrawNext(); });
     }
-    $('next-log').addEventListener('change', () => { if (V().view.snap) V().renderNext(V().view.snap); });
+    $('next-log').addEventListener('change', () => { if (ModelView.view.snap) ModelView.renderNext(ModelView.view.snap); });
     $('ignore-eos').addEventListener('change', () => setEos($('ignore-eos').checked));
     $('btn-gen-past-eos').addEventListener('click', () => setEos(true));
-    $('gen-seed').addEventListener('change', () => { readSampler(); P.state.gen = 0; replay().catch(() => {}); });
+    $('gen-seed').addEventListener('change', () => { readSampler(); page.state.gen = 0; replay().catch(() => {}); });
     $('btn-gen-step').addEventListener('click', step);
     $('btn-gen-play').addEventListener('click', play);
-    $('btn-gen-reset').addEventListener('click', () => { stopPlay(); P.state.gen = 0; replay().catch(() => {}); });
+    $('btn-gen-reset').addEventListener('click', () => { stopPlay(); page.state.gen = 0; replay().catch(() => {}); });
     $('attn-log').addEventListener('change', () => {
-      P.state.log = $('attn-log').checked ? 1 : 0;
-      if (V().view.snap) show(V().view.snap);
+      page.state.log = $('attn-log').checked ? 1 : 0;
+      if (ModelView.view.snap) show(ModelView.view.snap);
     });
     $('chart-heads').addEventListener('click', (e) => {
       const b = e.target.closest('button.cell');
@@ -386,7 +360,7 @@ import * as ModelView from './view.js';
     });
     // A role chosen: its strongest head opens.
     $('role-select').addEventListener('change', () => {
-      V().renderRoles();
+      ModelView.renderRoles();
       if (!m.info) return;
       const lh = m.info.ranking[$('role-select').value][0];
       selectHead(Math.floor(lh / m.info.hparams.n_heads), lh % m.info.hparams.n_heads);
@@ -404,23 +378,23 @@ import * as ModelView from './view.js';
       if (layer >= 0 && head >= 0 && layer < m.info.hparams.n_layers && head < m.info.hparams.n_heads) selectHead(layer, head);
     });
     $('chart-head-lines').addEventListener('mousemove', (e) => {
-      const q = V().lineAt(e.offsetY);
-      if (q === V().view.hoverQuery || !V().view.snap) return;
-      V().view.hoverQuery = q;
-      V().renderLines(V().view.snap);
+      const q = ModelView.lineAt(e.offsetY);
+      if (q === ModelView.view.hoverQuery || !ModelView.view.snap) return;
+      ModelView.view.hoverQuery = q;
+      ModelView.renderLines(ModelView.view.snap);
     });
     $('chart-head-lines').addEventListener('mouseleave', () => {
-      V().view.hoverQuery = -1;
-      if (V().view.snap) V().renderLines(V().view.snap);
+      ModelView.view.hoverQuery = -1;
+      if (ModelView.view.snap) ModelView.renderLines(ModelView.view.snap);
     });
     for (const button of document.querySelectorAll('[data-model-export]')) {
       button.addEventListener('click', () => {
         const [chart, kind] = button.dataset.modelExport.split(':');
-        P.download(V().exportFile(chart, kind));
+        page.download(ModelView.exportFile(chart, kind));
       });
     }
     document.addEventListener('keydown', (e) => {
-      if (P.state.tab !== 'model') return;
+      if (page.state.tab !== 'model') return;
       const t = e.target;
       if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t instanceof HTMLButtonElement) return;
       if (e.key === 'ArrowRight') { e.preventDefault(); if (!$('btn-gen-step').disabled) step(); }
@@ -429,32 +403,30 @@ import * as ModelView from './view.js';
   }
 
   // ---------------------------------------------------------------- start
-  // wasm: the module's bytes; layerReady: resolves once the page's own core (the layer lab's)
-  // is there.
+  // wasm: the module's bytes.
   // The model view's first drawing: the worker starts and the model's bytes arrive at the same
   // time, then the model loads and the prompt (and any steps the link gives) runs.
   async function boot(wasm) {
     m.client = new ModelClient();
-    if (P.state.model === 'file') { // the files are the learner's to give again
+    if (page.state.model === 'file') { // the files are the learner's to give again
       await m.client.init(wasm);
       m.awaitingFiles = true;
       $('model-select').value = '';
-      modelMessage(P.t.fileLink);
+      modelMessage(page.t.fileLink);
       return;
     }
-    const [, bytes] = await Promise.all([m.client.init(wasm), shippedBytes(P.state.model)]);
-    if (!(await loadShipped(P.state.model, bytes))) return;
+    const [, bytes] = await Promise.all([m.client.init(wasm), shippedBytes(page.state.model)]);
+    if (!(await loadShipped(page.state.model, bytes))) return;
     await replay();
   }
 
   // Wires the view; it boots now if the link opens it, else the first time its tab is shown.
-  async function start(wasm, layerReady) {
-    m.layerReady = layerReady;
+  async function start(wasm) {
     // the shipped models this page has, as the select's options
     const select = $('model-select');
     select.replaceChildren(...available().map((i) => new Option(SHIPPED[i].name, String(i))));
-    if (P.state.model !== 'file' && !available().includes(P.state.model)) P.state.model = available()[0];
-    select.value = P.state.model === 'file' ? '' : String(P.state.model);
+    if (page.state.model !== 'file' && !available().includes(page.state.model)) page.state.model = available()[0];
+    select.value = page.state.model === 'file' ? '' : String(page.state.model);
     m.headFromLink = /[#&](layer|mhead)=/.test(location.hash);
     m.boot = () => {
       const booting = boot(wasm);
@@ -463,9 +435,10 @@ import * as ModelView from './view.js';
     };
     syncControls();
     wire();
-    TrainControls.start(wasm);
-    showTab(P.state.tab);
-    if (P.state.tab === 'model') await m.boot();
+    whenShown('model', () => m.boot().catch((e) => modelMessage(page.t.errorPrefix + e.message)));
+    page.followLanguage(onLanguage);
+    showTab(page.state.tab);
+    if (page.state.tab === 'model') await m.boot();
   }
 
-export { start, showTab, onLanguage, syncControls, replay, openModel, SHIPPED };
+export { start, syncControls, replay, openModel, SHIPPED };

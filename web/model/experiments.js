@@ -5,22 +5,17 @@
 // a next token to the heads that wrote it (hover a bar of a next-token chart, or its button),
 // and activation patching of two prompts (the model's suggested pair, or the learner's). Every
 // number comes from the core through the model worker (ops ablate, experiment, patch).
-// A head switched off redraws at once the charts on the screen; those off it (and the patch,
-// asked of the worker only then) once they come into view.
 import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-import * as OnScreen from '../ui/on-screen.js';
-import { page as P } from '../ui/page.js';
-import * as S from '../ui/state.js';
+import { page } from '../ui/page.js';
+import * as State from '../ui/state.js';
 import * as ExperimentCharts from './experiments-charts.js';
   const $ = (id) => document.getElementById(id);
-  const H = () => Heat;
-  const C = () => ExperimentCharts;
   const COUNT = 20; // the draws ahead shown
   const PATCH_KEYS = ['clean', 'corrupt', 'answer', 'wrong'];
   const INPUT = { clean: 'exp-clean', corrupt: 'exp-corrupt', answer: 'exp-answer', wrong: 'exp-wrong' };
 
-  const x = {
+  const state = {
     api: null,     // the model controls' queue, client, show, sampler settings, view args, playing
     info: null,    // the loaded model
     snap: null,    // the last snapshot shown
@@ -29,35 +24,27 @@ import * as ExperimentCharts from './experiments-charts.js';
     queued: false, // an experiment request waits in the queue
     patchDue: false, // the model is new: its pair is patched once its prompt has run
     ablating: 0,   // ablate requests not answered yet: the heads they send are the state's
-    inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's,
-                   // but for the charts off the screen that wait to come into view)
-    patchRun: null, // the last patch asked for, until drawn
+    inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's)
   };
   const charts = {};
   const images = {};
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
-  const draw = (id, config) => P.drawChart(charts, id, config);
-  // A chart drawn by fn, at once or (lazy) once it is on the screen.
-  const drawSeen = (id, fn, lazy) => OnScreen.draw($(id), null, fn, lazy);
-  const forget = (id) => {
-    OnScreen.forget($(id));
-    if (charts[id]) { charts[id].destroy(); delete charts[id]; }
-  };
-  const patchBox = () => $('chart-exp-patch-heads').parentElement.parentElement; // both maps
+  const draw = (id, config) => page.drawChart(charts, id, config);
+  const forget = (id) => { if (charts[id]) { charts[id].destroy(); delete charts[id]; } };
   const visible = (text) => visibleText(text);
-  const chipName = (tok) => visible(H().tokenLabel(tok));
+  const chipName = (tok) => visible(Heat.tokenLabel(tok));
   const fixed = (v, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
   // a token's text short enough for a lens cell
   const cellName = (text) => {
     const chars = [...visible(text)];
     return chars.length > 4 ? `${chars.slice(0, 3).join('')}…` : chars.join('');
   };
-  const offHeads = () => S.headsOf(P.state.off);
+  const offHeads = () => State.headsOf(page.state.off);
 
   // A request of the panel's, counted until it is answered (and drawn).
   function answered(promise) {
-    x.inFlight++;
-    return promise.finally(() => { x.inFlight--; });
+    state.inFlight++;
+    return promise.finally(() => { state.inFlight--; });
   }
 
   function message(text) {
@@ -68,9 +55,9 @@ import * as ExperimentCharts from './experiments-charts.js';
   // ---------------------------------------------------------------- the heads off
   // The toggle buttons, one per layer and head, made once per model shape and language.
   function buildHeads() {
-    const { n_layers: L, n_heads: Hn } = x.info.hparams, t = P.t;
+    const { n_layers: L, n_heads: Hn } = state.info.hparams, t = page.t;
     const box = $('exp-heads');
-    const shape = `${L}x${Hn}|${P.state.lang}`;
+    const shape = `${L}x${Hn}|${page.state.lang}`;
     if (box.dataset.shape === shape) return;
     box.replaceChildren();
     box.style.gridTemplateColumns = `auto repeat(${Hn}, minmax(0, 1fr))`;
@@ -94,9 +81,9 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
 
   function syncHeads() {
-    if (!x.info) return;
+    if (!state.info) return;
     buildHeads();
-    const t = P.t, off = new Set(offHeads().map(([l, h]) => `${l}.${h}`));
+    const t = page.t, off = new Set(offHeads().map(([l, h]) => `${l}.${h}`));
     for (const b of $('exp-heads').querySelectorAll('button.exp-head')) {
       const l = Number(b.dataset.layer), h = Number(b.dataset.head), on = off.has(`${l}.${h}`);
       b.setAttribute('aria-pressed', String(on));
@@ -109,45 +96,44 @@ import * as ExperimentCharts from './experiments-charts.js';
   function ablate() {
     message('');
     syncHeads();
-    P.writeHash();
+    page.writeHash();
     const heads = offHeads();
-    x.ablating++;
-    return answered(x.api.queue(() => x.api.client().request('ablate', {
-      heads, view: x.api.viewArgs(), sampler: x.api.sampler(), count: COUNT, target: P.state.dla,
+    state.ablating++;
+    return answered(state.api.queue(() => state.api.client().request('ablate', {
+      heads, view: state.api.viewArgs(), sampler: state.api.sampler(), count: COUNT, target: page.state.dla,
     })).then((snap) => {
-      x.ablating--;
-      x.api.show(snap, true);
-      // its maps are of the heads off too: patched again once they are on the screen
-      if (x.patch && !x.patch.mismatch) OnScreen.draw(patchBox(), null, runPatch, true);
+      state.ablating--;
+      state.api.show(snap);
+      if (state.patch && !state.patch.mismatch) runPatch(); // its maps are of the heads off too
     })
-      .catch((e) => { x.ablating--; message(P.t.errorPrefix + e.message); }));
+      .catch((e) => { state.ablating--; message(page.t.errorPrefix + e.message); }));
   }
 
   function toggle(layer, head) {
     const list = offHeads().filter(([l, h]) => l !== layer || h !== head);
     if (list.length === offHeads().length) list.push([layer, head]);
     list.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-    P.state.off = S.headsText(list);
+    page.state.off = State.headsText(list);
     return ablate();
   }
 
   // ---------------------------------------------------------------- what it changes
   // The experiment for the state as it stands (one request waiting at most), unless Play runs.
   function refresh() {
-    if (!x.api || x.queued || x.api.playing() || !x.snap || !x.snap.len) return;
+    if (!state.api || state.queued || state.api.playing() || !state.snap || !state.snap.len) return;
     // what the experiment is of: the same as the one drawn (a head opened, say) asks for none
-    const key = JSON.stringify([x.snap.serial, x.snap.len, x.snap.finish, P.state.off, x.api.sampler(), P.state.dla]);
-    if (key === x.expKey) return;
-    x.expKey = key;
-    x.queued = true;
-    answered(x.api.queue(() => {
-      x.queued = false;
-      return x.api.client().request('experiment', { sampler: x.api.sampler(), count: COUNT, target: P.state.dla });
-    }).then((r) => render(r.exp)).catch((e) => message(P.t.errorPrefix + e.message)));
+    const key = JSON.stringify([state.snap.serial, state.snap.len, state.snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
+    if (key === state.expKey) return;
+    state.expKey = key;
+    state.queued = true;
+    answered(state.api.queue(() => {
+      state.queued = false;
+      return state.api.client().request('experiment', { sampler: state.api.sampler(), count: COUNT, target: page.state.dla });
+    }).then((r) => render(r.exp)).catch((e) => message(page.t.errorPrefix + e.message)));
   }
 
-  function renderEffect(exp, lazy) {
-    const t = P.t;
+  function renderEffect(exp) {
+    const t = page.t;
     const { all, off } = exp;
     $('exp-loss').textContent = off.loss.error ? t.expLossNone(off.loss.error)
       : t.expLoss(fixed(off.loss.value, 4), fixed(all.loss.value, 4), exp.promptLen - 1);
@@ -155,31 +141,28 @@ import * as ExperimentCharts from './experiments-charts.js';
     $('exp-text-all').textContent = ahead(all);
     $('exp-text-off').textContent = ahead(off);
     if (!exp.top.length) { forget('chart-exp-next'); return; }
-    drawSeen('chart-exp-next', () => draw('chart-exp-next', C().compareConfig({
+    draw('chart-exp-next', ExperimentCharts.compareConfig({
       ids: exp.top, labels: exp.labels, all: all.probs, off: off.probs, title: t.expNextTitle,
       names: { all: t.expNextAll, off: t.expNextOff }, xTitle: t.expToken, yTitle: t.expProb,
-    })), lazy);
+    }));
   }
 
   // The lens: rows read out before layer 0 and after each layer, columns the positions.
   function lensData(exp) {
-    const t = P.t, tokens = x.snap ? x.snap.tokens : [];
+    const t = page.t, tokens = state.snap ? state.snap.tokens : [];
     return {
       ...exp.lens, labels: exp.labels,
       rowNames: Array.from({ length: exp.lens.rows }, (_, l) => t.expLensRow(l)),
       colNames: Array.from({ length: exp.lens.cols }, (_, j) => (tokens[j] ? chipName(tokens[j]) : String(j))),
     };
   }
-  function renderLens(exp, lazy) {
-    drawSeen('chart-exp-lens', () => drawLens(exp), lazy);
-  }
-  function drawLens(exp) {
-    const t = P.t, d = lensData(exp), name = (i) => exp.labels[d.top[i]] || '';
-    draw('chart-exp-lens', H().heatmapConfig({
+  function renderLens(exp) {
+    const t = page.t, d = lensData(exp), name = (i) => exp.labels[d.top[i]] || '';
+    draw('chart-exp-lens', Heat.heatmapConfig({
       values: d.prob, rows: d.rows, cols: d.cols, lo: 0, hi: 1, unit: t.expProb, title: t.expLensTitle,
       xLabel: t.expLensX, yLabel: t.expLensY, rowNames: d.rowNames, colNames: d.colNames, valuesUpTo: 64,
-      cellText: (_v, i) => cellName(name(i)), format: (v, i) => t.expLensTip(C().tokenName(name(i), d.top[i]), fixed(v, 4)),
-      image: imageFor('chart-exp-lens'), lang: P.state.lang,
+      cellText: (_v, i) => cellName(name(i)), format: (v, i) => t.expLensTip(ExperimentCharts.tokenName(name(i), d.top[i]), fixed(v, 4)),
+      image: imageFor('chart-exp-lens'), lang: page.state.lang,
     }, $('tip-exp-lens')));
   }
 
@@ -191,52 +174,48 @@ import * as ExperimentCharts from './experiments-charts.js';
       b.type = 'button';
       b.className = 'exp-target';
       b.dataset.id = String(id);
-      b.textContent = C().tokenName(exp.labels[id], id);
+      b.textContent = ExperimentCharts.tokenName(exp.labels[id], id);
       b.setAttribute('aria-pressed', String(!!exp.dla && exp.dla.target === id));
       return b;
     }));
   }
-  function renderDla(exp, lazy) {
+  function renderDla(exp) {
     renderTargets(exp);
     if (!exp.dla) { forget('chart-exp-dla'); forget('chart-exp-shares'); return; }
-    drawSeen('chart-exp-dla', () => drawDla(exp), lazy);
-  }
-  function drawDla(exp) {
-    const t = P.t, { n_layers: L, n_heads: Hn } = x.info.hparams, d = exp.dla;
-    const name = C().tokenName(d.label, d.target);
+    const t = page.t, { n_layers: L, n_heads: Hn } = state.info.hparams, d = exp.dla;
+    const name = ExperimentCharts.tokenName(d.label, d.target);
     // a range symmetric about 0, so that 0 is the middle of the colour bar
     let most = 1e-6;
     for (const v of d.heads) most = Math.max(most, Math.abs(v));
-    draw('chart-exp-dla', H().heatmapConfig({
+    draw('chart-exp-dla', Heat.heatmapConfig({
       values: d.heads, rows: L, cols: Hn, lo: -most, hi: most, unit: t.expLogit, title: t.expDlaChart(name),
       xLabel: t.headAxis, yLabel: t.layerAxis, rowNames: Array.from({ length: L }, (_, l) => `L${l}`),
       colNames: Array.from({ length: Hn }, (_, h) => `h${h}`), format: (v) => fixed(v, 4), cellText: (v) => fixed(v, 2),
-      image: imageFor('chart-exp-dla'), lang: P.state.lang,
+      image: imageFor('chart-exp-dla'), lang: page.state.lang,
     }, $('tip-exp-dla')));
-    draw('chart-exp-shares', C().sharesConfig({
+    draw('chart-exp-shares', ExperimentCharts.sharesConfig({
       names: [t.expEmbed, ...Array.from(d.ffn, (_, l) => t.expFfn(l))], values: [d.embed, ...d.ffn],
       title: t.expSharesTitle(name), yTitle: t.expLogit,
     }));
   }
 
-  // lazy: the charts off the screen drawn once they come into view.
-  function render(exp, lazy = false) {
-    if (!exp || !x.info) return;
-    x.exp = exp;
-    renderEffect(exp, lazy);
-    renderLens(exp, lazy);
-    renderDla(exp, lazy);
-    if (x.patchDue) {
-      x.patchDue = false;
+  function render(exp) {
+    if (!exp || !state.info) return;
+    state.exp = exp;
+    renderEffect(exp);
+    renderLens(exp);
+    renderDla(exp);
+    if (state.patchDue) {
+      state.patchDue = false;
       runPatch();
     }
   }
 
   // The token a hovered bar or a pressed button names: its attribution shown.
   function setTarget(id) {
-    if (!Number.isInteger(id) || id < 0 || id === P.state.dla) return;
-    P.state.dla = id;
-    P.writeHash();
+    if (!Number.isInteger(id) || id < 0 || id === page.state.dla) return;
+    page.state.dla = id;
+    page.writeHash();
     refresh();
   }
   // A bar under the pointer in a next-token chart: ids[index] of that chart.
@@ -253,14 +232,14 @@ import * as ExperimentCharts from './experiments-charts.js';
   // ---------------------------------------------------------------- patching
   // The pair suggested for this model: stories260K's and llama2.c models', else MiniMind's.
   function suggestion() {
-    const which = x.info && (x.info.name === 'stories260K' || x.info.kind === 'llama2c') ? 'stories' : 'fortunes';
-    const [clean, corrupt, answer, wrong] = P.t.expSuggested[which];
+    const which = state.info && (state.info.name === 'stories260K' || state.info.kind === 'llama2c') ? 'stories' : 'fortunes';
+    const [clean, corrupt, answer, wrong] = page.t.expSuggested[which];
     return { clean, corrupt, answer, wrong };
   }
   // The inputs from the state; a field the state leaves empty shows the suggested pair's.
   function fillPatch() {
     const s = suggestion();
-    for (const k of PATCH_KEYS) $(INPUT[k]).value = P.state[k] || s[k];
+    for (const k of PATCH_KEYS) $(INPUT[k]).value = page.state[k] || s[k];
   }
   const patchArgs = () => Object.fromEntries(PATCH_KEYS.map((k) => [k, $(INPUT[k]).value]));
 
@@ -269,17 +248,10 @@ import * as ExperimentCharts from './experiments-charts.js';
     $('exp-patch-message').hidden = !text;
   }
   function runPatch() {
-    if (!x.api) return Promise.resolve();
-    OnScreen.drop(patchBox()); // asked now: not again when it comes into view
-    x.patchRun = answered(x.api.queue(() => x.api.client().request('patch', patchArgs()))
+    if (!state.api) return Promise.resolve();
+    return answered(state.api.queue(() => state.api.client().request('patch', patchArgs()))
       .then((r) => renderPatch(r.patch))
-      .catch((e) => { x.patch = null; clearPatch(); patchMessage(P.t.errorPrefix + e.message); }));
-    return x.patchRun;
-  }
-  // The patch the heads off ask for, done (now, if it was waiting to come into view).
-  function patchShown() {
-    OnScreen.flush();
-    return x.patchRun || Promise.resolve();
+      .catch((e) => { state.patch = null; clearPatch(); patchMessage(page.t.errorPrefix + e.message); }));
   }
   function clearPatch() {
     $('exp-patch-facts').textContent = '';
@@ -290,8 +262,8 @@ import * as ExperimentCharts from './experiments-charts.js';
   const positionNames = (p) => p.cleanTokens.map((tok, j) => (tok.id === p.corruptTokens[j].id ? chipName(tok)
     : `${chipName(tok)}/${chipName(p.corruptTokens[j])}`));
   function renderPatch(p) {
-    const t = P.t;
-    x.patch = p;
+    const t = page.t;
+    state.patch = p;
     if (p.mismatch) {
       clearPatch();
       patchMessage(t.expLengths(p.cleanCount, p.corruptCount));
@@ -299,7 +271,7 @@ import * as ExperimentCharts from './experiments-charts.js';
     }
     patchMessage(p.recovered ? '' : t.expPatchFlat(fixed(p.clean)));
     $('exp-patch-facts').textContent = t.expPatchMetrics(fixed(p.clean), fixed(p.corrupt));
-    const { n_layers: L, n_heads: Hn } = x.info.hparams;
+    const { n_layers: L, n_heads: Hn } = state.info.hparams;
     const range = (values) => {
       if (p.recovered) return { lo: 0, hi: 1 };
       let lo = Infinity, hi = -Infinity;
@@ -308,38 +280,37 @@ import * as ExperimentCharts from './experiments-charts.js';
     };
     const unit = p.recovered ? t.expRecovered : t.expRaw;
     const layers = (f) => Array.from({ length: L }, (_, l) => f(l));
-    draw('chart-exp-patch-heads', H().heatmapConfig({
+    draw('chart-exp-patch-heads', Heat.heatmapConfig({
       values: p.heads, rows: L, cols: Hn, ...range(p.heads), unit, title: t.expPatchHeads, xLabel: t.headAxis, yLabel: t.layerAxis,
       rowNames: layers((l) => `L${l}`), colNames: Array.from({ length: Hn }, (_, h) => `h${h}`),
-      format: (v) => fixed(v, 4), cellText: (v) => fixed(v, 2), image: imageFor('chart-exp-patch-heads'), lang: P.state.lang,
+      format: (v) => fixed(v, 4), cellText: (v) => fixed(v, 2), image: imageFor('chart-exp-patch-heads'), lang: page.state.lang,
     }, $('tip-exp-patch-heads')));
-    draw('chart-exp-patch-resid', H().heatmapConfig({
+    draw('chart-exp-patch-resid', Heat.heatmapConfig({
       values: p.resid, rows: L, cols: p.n, ...range(p.resid), unit, title: t.expPatchResid, xLabel: t.expLensX, yLabel: t.layerAxis,
       rowNames: layers((l) => t.expPatchBefore(l)), colNames: positionNames(p), valuesUpTo: 24,
-      format: (v) => fixed(v, 4), cellText: (v) => fixed(v, 1), image: imageFor('chart-exp-patch-resid'), lang: P.state.lang,
+      format: (v) => fixed(v, 4), cellText: (v) => fixed(v, 1), image: imageFor('chart-exp-patch-resid'), lang: page.state.lang,
     }, $('tip-exp-patch-resid')));
   }
 
   // ---------------------------------------------------------------- exports
   function exportFile(what, kind) {
-    OnScreen.flush(); // the charts as they should be, those off the screen too
-    const t = P.t, exp = x.exp, p = x.patch, info = x.info;
+    const t = page.t, exp = state.exp, p = state.patch, info = state.info;
     const offText = t.expOff(offHeads().map(([l, h]) => t.expHead(l, h)));
-    const note = H().exportNote({ model: info.name, tokens: exp ? exp.len : 0, lang: P.state.lang });
-    const titled = (id, title) => H().titledImage(charts[id].canvas, title, `${note} · ${offText}`).toDataURL('image/png');
+    const note = Heat.exportNote({ model: info.name, tokens: exp ? exp.len : 0, lang: page.state.lang });
+    const titled = (id, title) => Heat.titledImage(charts[id].canvas, title, `${note} · ${offText}`).toDataURL('image/png');
     const png = {
       next: () => titled('chart-exp-next', t.expNextTitle),
       lens: () => titled('chart-exp-lens', t.expLensTitle),
-      dla: () => titled('chart-exp-dla', t.expDlaChart(C().tokenName(exp.dla.label, exp.dla.target))),
+      dla: () => titled('chart-exp-dla', t.expDlaChart(ExperimentCharts.tokenName(exp.dla.label, exp.dla.target))),
       patchheads: () => titled('chart-exp-patch-heads', t.expPatchHeads),
       patchresid: () => titled('chart-exp-patch-resid', t.expPatchResid),
     };
     const { n_layers: L, n_heads: Hn } = info.hparams;
     const csv = {
-      next: () => C().nextRows({ ids: exp.top, labels: exp.labels, all: exp.all.probs, off: exp.off.probs }),
-      lens: () => C().lensRows(lensData(exp)),
-      dla: () => C().dlaRows({ layers: L, heads: Hn, values: exp.dla.heads, embed: exp.dla.embed, ffn: exp.dla.ffn }),
-      patch: () => C().patchRows({ layers: L, heads: Hn, n: p.n, tokens: positionNames(p), recovered: p.recovered,
+      next: () => ExperimentCharts.nextRows({ ids: exp.top, labels: exp.labels, all: exp.all.probs, off: exp.off.probs }),
+      lens: () => ExperimentCharts.lensRows(lensData(exp)),
+      dla: () => ExperimentCharts.dlaRows({ layers: L, heads: Hn, values: exp.dla.heads, embed: exp.dla.embed, ffn: exp.dla.ffn }),
+      patch: () => ExperimentCharts.patchRows({ layers: L, heads: Hn, n: p.n, tokens: positionNames(p), recovered: p.recovered,
         rawHeads: p.rawHeads, rawResid: p.rawResid, shareHeads: p.heads, shareResid: p.resid, clean: p.clean, corrupt: p.corrupt }),
     };
     if (kind === 'png') return { name: `attnlab-exp-${what}.png`, url: png[what]() };
@@ -350,12 +321,12 @@ import * as ExperimentCharts from './experiments-charts.js';
   // ---------------------------------------------------------------- wiring
   // api: {queue, client(), show(snap), sampler(), viewArgs(), playing()} from the model controls.
   function wire(api) {
-    x.api = api;
+    state.api = api;
     $('exp-heads').addEventListener('click', (e) => {
       const b = e.target.closest('button.exp-head');
       if (b) toggle(Number(b.dataset.layer), Number(b.dataset.head));
     });
-    $('btn-exp-clear').addEventListener('click', () => { P.state.off = ''; ablate(); });
+    $('btn-exp-clear').addEventListener('click', () => { page.state.off = ''; ablate(); });
     $('exp-dla-targets').addEventListener('click', (e) => {
       const b = e.target.closest('button.exp-target');
       if (b) setTarget(Number(b.dataset.id));
@@ -364,42 +335,40 @@ import * as ExperimentCharts from './experiments-charts.js';
       const b = e.target.closest('button.exp-target');
       if (b) setTarget(Number(b.dataset.id));
     });
-    hoverBars('chart-next', () => (x.snap && x.snap.pending ? x.snap.topIds : null));
-    hoverBars('chart-exp-next', () => (x.exp ? x.exp.top : null));
+    hoverBars('chart-next', () => (state.snap && state.snap.pending ? state.snap.topIds : null));
+    hoverBars('chart-exp-next', () => (state.exp ? state.exp.top : null));
     let timer = null;
     for (const k of PATCH_KEYS) {
       $(INPUT[k]).addEventListener('input', () => {
         // the suggested pair's value is left out of the link (the model's suggestion)
-        P.state[k] = $(INPUT[k]).value === suggestion()[k] ? '' : $(INPUT[k]).value;
-        P.writeHash();
+        page.state[k] = $(INPUT[k]).value === suggestion()[k] ? '' : $(INPUT[k]).value;
+        page.writeHash();
         clearTimeout(timer);
         timer = setTimeout(runPatch, 300);
       });
     }
     $('btn-exp-patch').addEventListener('click', runPatch);
     $('btn-exp-suggest').addEventListener('click', () => {
-      for (const k of PATCH_KEYS) P.state[k] = '';
+      for (const k of PATCH_KEYS) page.state[k] = '';
       fillPatch();
-      P.writeHash();
+      page.writeHash();
       runPatch();
     });
     for (const button of document.querySelectorAll('[data-exp-export]')) {
-      button.addEventListener('click', async () => {
+      button.addEventListener('click', () => {
         const [what, kind] = button.dataset.expExport.split(':');
-        if (what.startsWith('patch')) await patchShown(); // a patch put off is done first
-        if ((what.startsWith('patch') ? x.patch && !x.patch.mismatch : x.exp && (what !== 'dla' || x.exp.dla))) P.download(exportFile(what, kind));
+        if ((what.startsWith('patch') ? state.patch && !state.patch.mismatch : state.exp && (what !== 'dla' || state.exp.dla))) page.download(exportFile(what, kind));
       });
     }
   }
 
   // A new model: its heads' buttons, its pair in the inputs (patched once its prompt has run).
   function onModel(info) {
-    x.info = info;
-    x.exp = null;
-    x.patch = null;
-    x.patchDue = true;
-    x.expKey = '';
-    OnScreen.drop(patchBox());
+    state.info = info;
+    state.exp = null;
+    state.patch = null;
+    state.patchDue = true;
+    state.expKey = '';
     clearPatch();
     patchMessage('');
     syncHeads();
@@ -408,23 +377,23 @@ import * as ExperimentCharts from './experiments-charts.js';
 
   // Every snapshot drawn: the heads the lab has off (the truth for the link), the core's word
   // if it refused the link's, and the experiment it came with (or one asked for).
-  function onSnapshot(snap, lazy = false) {
-    x.snap = snap;
-    if (snap.off && !x.ablating) P.state.off = S.headsText(snap.off);
-    if (snap.ablationError) message(P.t.errorPrefix + snap.ablationError);
+  function onSnapshot(snap) {
+    state.snap = snap;
+    if (snap.off && !state.ablating) page.state.off = State.headsText(snap.off);
+    if (snap.ablationError) message(page.t.errorPrefix + snap.ablationError);
     syncHeads();
     if (snap.exp) {
-      x.expKey = JSON.stringify([snap.serial, snap.len, snap.finish, P.state.off, x.api.sampler(), P.state.dla]);
-      render(snap.exp, lazy);
+      state.expKey = JSON.stringify([snap.serial, snap.len, snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
+      render(snap.exp);
     } else refresh();
   }
 
   function onLanguage() {
-    if (!x.info) return;
+    if (!state.info) return;
     syncHeads();
     fillPatch();
-    if (x.exp) render(x.exp);
-    if (x.patch) renderPatch(x.patch);
+    if (state.exp) render(state.exp);
+    if (state.patch) renderPatch(state.patch);
   }
 
-export { wire, onModel, onSnapshot, onLanguage, refresh, exportFile, x as state };
+export { wire, onModel, onSnapshot, onLanguage, refresh, exportFile, state };

@@ -5,33 +5,7 @@
 // above the lines shows the weakest and the strongest line and what hovering marks.
 import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-  const H = () => Heat;
-
-  const STRINGS = {
-    en: {
-      queries: 'query',
-      keys: 'key',
-      shown: (threshold) => `lines: weight ≥ ${threshold}`,
-      weak: (threshold) => `weight ${threshold}`,
-      strong: '1: thicker, brighter',
-      chosen: 'hovered query: blue band, on top; bold keys: the ones it attends to',
-      csvQuery: 'query',
-      csvToken: 'token',
-      csvKey: (j) => `key ${j}`,
-    },
-    zh: {
-      queries: 'query（查询）',
-      keys: 'key（键）',
-      shown: (threshold) => `只画权重 ≥ ${threshold} 的线`,
-      weak: (threshold) => `权重 ${threshold}`,
-      strong: '1：越粗越亮',
-      chosen: '悬停的 query：蓝底、线在最上；粗体的 key：它关注的',
-      csvQuery: 'query（查询）',
-      csvToken: 'token',
-      csvKey: (j) => `key（键）${j}`,
-    },
-  };
-  const words = (lang) => STRINGS[lang] || STRINGS.en;
+import { stringsOf } from '../ui/i18n.js';
 
   const LEVELS = 16;     // lines are stroked in this many weight bands, one path each
   const FADED = 0.12;    // opacity factor of the lines of queries not chosen
@@ -60,11 +34,11 @@ import * as Heat from '../ui/heatmap.js';
     const query = d.query === undefined ? -1 : d.query;
     const threshold = d.threshold === undefined ? 0.02 : d.threshold;
     check({ ...d, query });
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).headLines;
     const n = d.tokens.length, weights = d.weights;
 
     // The canvas at its CSS size times the device's pixel ratio; drawing in CSS pixels.
-    const { ctx, w, h } = H().fitCanvas(canvas);
+    const { ctx, w, h } = Heat.fitCanvas(canvas);
 
     const rowH = n ? (h - TOP - BOTTOM) / n : 0;
     const rowAt = (y) => {
@@ -78,7 +52,7 @@ import * as Heat from '../ui/heatmap.js';
 
     // The key: the threshold, sample lines from the weakest band to the strongest, what a
     // hovered query shows; then the column names.
-    const style = (strength) => ({ colour: rgb(H().viridis(0.8 * strength)), width: 0.5 + 2.5 * strength }); // the ramp's yellow end is lost on white
+    const style = (strength) => ({ colour: rgb(Heat.viridis(0.8 * strength)), width: 0.5 + 2.5 * strength }); // the ramp's yellow end is lost on white
     ctx.textBaseline = 'middle';
     ctx.font = `11px ${FONT}`;
     ctx.fillStyle = '#555';
@@ -181,10 +155,10 @@ import * as Heat from '../ui/heatmap.js';
   // The head's weights: one line per query (its index, its token, its weight on each key).
   function csv(d, lang) {
     check({ ...d, query: -1 });
-    const t = words(lang), n = d.tokens.length, line = csvLine;
+    const t = stringsOf(lang).headLines, n = d.tokens.length, line = csvLine;
     const lines = [line([t.csvQuery, t.csvToken, ...Array.from({ length: n }, (_, j) => t.csvKey(j))])];
     for (let q = 0; q < n; q++) lines.push(line([q, d.tokens[q], ...Array.from(d.weights.slice(q * n, q * n + n))]));
     return lines.join('\n') + '\n';
   }
 
-export { drawHeadLines, csv, STRINGS };
+export { drawHeadLines, csv };

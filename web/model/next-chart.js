@@ -5,42 +5,13 @@
 // token drawn marked. The probabilities on a linear or a log axis. Its bars (barsConfig) and
 // the stages' names and colours are also the walkthrough's (charts/sampler.js).
 import { visibleText, csvLine } from '../ui/format.js';
-
-  const STRINGS = {
-    en: {
-      title: 'Next token: its probability after each stage of the sampler',
-      titlePending: 'The token the next Step draws: its probability after each stage of the sampler',
-      titleLast: 'The last draw: each token\'s probability after each stage of the sampler',
-      xPending: 'token (id), the most likely after the repetition penalty first',
-      stages: ['raw softmax', 'after temperature', 'after repetition penalty', 'after top-k', 'after top-p'],
-      xTitle: 'token (id) — ▶ the one drawn',
-      yTitle: 'probability',
-      token: 'token',
-      id: 'id',
-      chosen: 'drawn',
-    },
-    zh: {
-      title: '下一个 token：采样器每一步之后的概率',
-      titlePending: '下一步将抽取的 token：采样器每一步之后的概率',
-      titleLast: '最后一次抽取：采样器每一步之后的概率',
-      xPending: 'token（id），按重复惩罚之后的概率从大到小',
-      stages: ['原始 softmax', '温度之后', '重复惩罚之后', 'top-k 之后', 'top-p 之后'],
-      xTitle: 'token（id）— ▶ 为抽中的那个',
-      yTitle: '概率',
-      token: 'token',
-      id: 'id',
-      chosen: '抽中',
-    },
-  };
+import { stringsOf } from '../ui/i18n.js';
 
   // Okabe–Ito (readable with colour-blindness), one colour per stage; the drawn token's bars
   // get a black border.
   const STAGE_COLOURS = ['#E69F00', '#56B4E9', '#009E73', '#0072B2', '#CC79A7'];
   const STAGES = STAGE_COLOURS.length; // AL_SAMPLER_STAGES
   const MARK = '#000000';
-
-  const words = (lang) => STRINGS[lang] || STRINGS.en;
-
 
   // The x label of an id: its text quoted, whitespace visible, then the id; the id alone when
   // there is no text.
@@ -129,7 +100,7 @@ import { visibleText, csvLine } from '../ui/format.js';
   // (a log probability axis), lang}
   function nextConfig(d) {
     check(d);
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).nextChart;
     const ids = Array.from(d.ids);
     const labels = d.labels || [];
     const chosenAt = ids.indexOf(d.chosen); // -1: none drawn yet
@@ -146,7 +117,7 @@ import { visibleText, csvLine } from '../ui/format.js';
   // The chart's numbers: one line per id, its text, the id, the five stages, drawn (1) or not.
   function csv(d, lang) {
     check(d);
-    const t = words(lang);
+    const t = stringsOf(lang).nextChart;
     const labels = d.labels || [];
     const lines = [csvLine([t.token, t.id, ...t.stages, t.chosen])];
     Array.from(d.ids).forEach((id, i) => {
@@ -158,4 +129,4 @@ import { visibleText, csvLine } from '../ui/format.js';
     return lines.join('\n') + '\n';
   }
 
-export { nextConfig, barsConfig, probabilityAxis, csv, STRINGS, STAGE_COLOURS };
+export { nextConfig, barsConfig, probabilityAxis, csv, STAGE_COLOURS };

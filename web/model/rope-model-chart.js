@@ -4,33 +4,7 @@
 // interleaved as Llama and llama2.c).
 import { csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-  const H = () => Heat;
-
-  const STRINGS = {
-    en: {
-      freqTitle: (base) => `RoPE frequency of each pair, θ_i = base^(−2i/d) (base = ${base})`,
-      plain: 'unscaled',
-      scaled: 'YaRN-scaled',
-      pair: 'pair i',
-      freq: 'θ_i (radians per position)',
-      perPosition: 'rad per position',
-      half_split: (d) => `MiniMind: dimension i rotates with dimension i + d/2 (its rotate_half; d = ${d})`,
-      interleaved: (d) => `Llama, llama2.c: neighbouring dimensions 2i and 2i + 1 rotate together (d = ${d})`,
-      some: '; the first 16 and last 16 pairs shown',
-    },
-    zh: {
-      freqTitle: (base) => `每一对的 RoPE 频率 θ_i = base^(−2i/d)（base = ${base}）`,
-      plain: '未缩放',
-      scaled: 'YaRN 缩放后',
-      pair: '第 i 对',
-      freq: 'θ_i（每个位置转过的弧度）',
-      perPosition: '弧度/位置',
-      half_split: (d) => `MiniMind：第 i 维与第 i + d/2 维一起旋转（即它的 rotate_half；d = ${d}）`,
-      interleaved: (d) => `Llama、llama2.c：相邻的第 2i 维与第 2i + 1 维一起旋转（d = ${d}）`,
-      some: '；只画出前 16 对和后 16 对',
-    },
-  };
-  const words = (lang) => STRINGS[lang] || STRINGS.en;
+import { stringsOf } from '../ui/i18n.js';
 
   // Okabe–Ito blue for the plain frequencies, vermillion for the scaled ones.
   const BLUE = '#0072B2', VERMILLION = '#D55E00';
@@ -54,7 +28,7 @@ import * as Heat from '../ui/heatmap.js';
   // base, lang}
   function freqConfig(d) {
     checkFreqs(d);
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).ropeChart;
     const datasets = [{
       label: t.plain, data: Array.from(d.plain), borderColor: BLUE, backgroundColor: BLUE,
       pointRadius: d.plain.length > 64 ? 0 : 2,
@@ -92,7 +66,7 @@ import * as Heat from '../ui/heatmap.js';
   // The frequencies: one line per pair i (plain, and scaled when the model scales).
   function csv(d, lang) {
     checkFreqs(d);
-    const t = words(lang);
+    const t = stringsOf(lang).ropeChart;
     return csvRows([['i', t.plain, ...(d.yarn ? [t.scaled] : [])],
       ...Array.from(d.plain, (v, i) => [i, v, ...(d.yarn ? [d.scaled[i]] : [])])]);
   }
@@ -100,7 +74,6 @@ import * as Heat from '../ui/heatmap.js';
   const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's
   const SHOWN = 16;    // past 64 dimensions: the first and last SHOWN pairs
   const ALL_UP_TO = 64;
-
 
   const rgb = (c, alpha) => `rgba(${Math.round(c[0])}, ${Math.round(c[1])}, ${Math.round(c[2])}, ${alpha})`;
 
@@ -116,7 +89,7 @@ import * as Heat from '../ui/heatmap.js';
       throw new RangeError('RoPE pairs: pairs must be a non-empty array of [a, b]');
     }
     if (style !== 'half_split' && style !== 'interleaved') throw new RangeError(`RoPE pairs: unknown style ${style}`);
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).ropeChart;
     const headDim = 2 * all.length;
     const some = headDim > ALL_UP_TO;
     const shownIndices = all.map((_, i) => i).filter((i) => !some || i < SHOWN || i >= all.length - SHOWN);
@@ -133,7 +106,7 @@ import * as Heat from '../ui/heatmap.js';
     const caption = t[style](headDim) + (some ? t.some : '');
     if (typeof canvas.setAttribute === 'function') canvas.setAttribute('aria-label', caption);
 
-    const { ctx, w, h } = H().fitCanvas(canvas);
+    const { ctx, w, h } = Heat.fitCanvas(canvas);
     const margin = 8, labelH = 26, boxH = 18, lineH = 16;
     // The caption on as many lines as it needs: broken after a space or a punctuation mark,
     // each line as long as fits.
@@ -151,7 +124,7 @@ import * as Heat from '../ui/heatmap.js';
     const arcRoom = Math.max(8, boxTop - margin);
     const centre = new Map(); // dimension -> x of its box's centre
     slots.forEach((dim, s) => { if (dim !== null) centre.set(dim, margin + slotW * (s + 0.5)); });
-    const colourOf = (i) => H().viridis(all.length > 1 ? i / (all.length - 1) : 0);
+    const colourOf = (i) => Heat.viridis(all.length > 1 ? i / (all.length - 1) : 0);
 
     // Arcs: height grows with the distance they span, up to the room above the boxes.
     let widest = 0;
@@ -205,4 +178,4 @@ import * as Heat from '../ui/heatmap.js';
     return { pairs: shownPairs.map((p) => p.slice()), dims, caption };
   }
 
-export { freqConfig, drawPairs, csv, STRINGS };
+export { freqConfig, drawPairs, csv };

@@ -4,29 +4,7 @@
 // heatmap.js.
 import { visibleText, csvLine } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-  const H = () => Heat;
-
-  const STRINGS = {
-    en: {
-      title: (layer, k, experts) => `Layer ${layer}: routing weights (top-${k} of ${experts} experts)`,
-      expert: 'expert',
-      token: 'token',
-      notChosen: 'not chosen',
-      csvToken: 'token',
-      csvIndex: 'i',
-      csvExpert: (e) => `expert ${e}`,
-    },
-    zh: {
-      title: (layer, k, experts) => `第 ${layer} 层：路由权重（${experts} 个专家中选 top-${k}）`,
-      expert: '专家',
-      token: 'token',
-      notChosen: '未选中',
-      csvToken: 'token',
-      csvIndex: '序号',
-      csvExpert: (e) => `专家 ${e}`,
-    },
-  };
-  const words = (lang) => STRINGS[lang] || STRINGS.en;
+import { stringsOf } from '../ui/i18n.js';
 
   // The dense [n, nExperts] matrix: each given weight put in its expert's column, 0 elsewhere.
   function dense(d) {
@@ -51,10 +29,10 @@ import * as Heat from '../ui/heatmap.js';
   // cellsKey (optional: what the cells come from; unchanged: not repainted)}. tooltipEl: the
   // element heatmap.js places on hover.
   function routingConfig(d, tooltipEl) {
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).routingChart;
     const values = dense(d);
     const tokens = d.tokens || [];
-    return H().heatmapConfig({
+    return Heat.heatmapConfig({
       values, rows: d.n, cols: d.nExperts, lo: 0, hi: 1, image: d.image, cellsKey: d.cellsKey,
       title: t.title(d.layer, d.k, d.nExperts), xLabel: t.expert, yLabel: t.token, lang: d.lang,
       // rows named by their token's text, whitespace visible (on the ticks when few, on hover)
@@ -65,7 +43,7 @@ import * as Heat from '../ui/heatmap.js';
 
   // The matrix: one line per token (its index, its text, its weight for each expert).
   function csv(d, lang) {
-    const t = words(lang), m = dense(d), line = csvLine, tokens = d.tokens || [];
+    const t = stringsOf(lang).routingChart, m = dense(d), line = csvLine, tokens = d.tokens || [];
     const lines = [line([t.csvIndex, t.csvToken, ...Array.from({ length: d.nExperts }, (_, e) => t.csvExpert(e))])];
     for (let i = 0; i < d.n; i++) {
       lines.push(line([i, tokens[i] === undefined ? '' : tokens[i], ...Array.from(m.slice(i * d.nExperts, (i + 1) * d.nExperts))]));
@@ -73,4 +51,4 @@ import * as Heat from '../ui/heatmap.js';
     return lines.join('\n') + '\n';
   }
 
-export { routingConfig, csv, STRINGS };
+export { routingConfig, csv };

@@ -8,11 +8,11 @@
 // (train/worker.js), started the first time the tab is shown.
 import { TrainClient, trainBytes } from '../core/client.js';
 import * as ModelControls from '../model/controls.js';
-import { page as P } from '../ui/page.js';
-import * as S from '../ui/state.js';
+import { page } from '../ui/page.js';
+import * as State from '../ui/state.js';
+import { showTab, whenShown } from '../ui/tabs.js';
 import * as TrainView from './view.js';
   const $ = (id) => document.getElementById(id);
-  const V = () => TrainView;
 
   // The presets: the first is the core's default (al_train_lab_config_default); the others
   // change what they name.
@@ -48,7 +48,7 @@ import * as TrainView from './view.js';
 
   // The lab's settings: the preset's, with the shape and rate the controls give.
   function settings() {
-    const s = P.state, c = presetConfig(s.tpreset);
+    const s = page.state, c = presetConfig(s.tpreset);
     c.layers = s.tlayers;
     c.heads = s.theads;
     c.hidden = s.thidden;
@@ -59,7 +59,7 @@ import * as TrainView from './view.js';
   }
 
   function syncControls() {
-    const s = P.state, { t } = P;
+    const s = page.state, { t } = page;
     $('train-preset').replaceChildren(...PRESETS.map((p, i) => new Option(t.trainPresets[p.key], String(i))));
     $('train-preset').value = String(s.tpreset);
     $('train-data').replaceChildren(...DATA.map((d, i) => new Option(t.trainDataNames[d], String(i))));
@@ -77,31 +77,31 @@ import * as TrainView from './view.js';
   // The controls read back through the hash's validation.
   function readControls() {
     const parts = [`tpreset=${$('train-preset').value}`, `tdata=${$('train-data').value}`, `tlayers=${$('train-layers').value}`,
-      `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`, `toff=${P.state.toff}`];
-    const { state, problems } = S.parseHash(parts.join('&'));
-    for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole', 'toff']) P.state[k] = state[k];
-    if (problems.length) P.showProblems(problems);
+      `theads=${$('train-heads').value}`, `thidden=${$('train-hidden').value}`, `tlr=${$('train-lr').value}`, `trole=${$('train-role').value}`, `toff=${page.state.toff}`];
+    const { state, problems } = State.parseHash(parts.join('&'));
+    for (const k of ['tpreset', 'tdata', 'tlayers', 'theads', 'thidden', 'tlr', 'trole', 'toff']) page.state[k] = state[k];
+    if (problems.length) page.showProblems(problems);
     syncControls();
-    P.writeHash();
+    page.writeHash();
   }
 
   // A preset sets the shape and rate to its own.
   function choosePreset() {
     readControls();
-    const c = presetConfig(P.state.tpreset);
-    Object.assign(P.state, { tlayers: c.layers, theads: c.heads, thidden: c.hidden, tlr: c.lr });
+    const c = presetConfig(page.state.tpreset);
+    Object.assign(page.state, { tlayers: c.layers, theads: c.heads, thidden: c.hidden, tlr: c.lr });
     syncControls();
     readControls(); // the heads switched off that the new shape has
   }
 
   // ---------------------------------------------------------------- status
   function renderStatus(p) {
-    const { t } = P, f = V().view.facts;
-    const last = V().view.history[V().view.history.length - 1];
+    const { t } = page, f = TrainView.view.facts;
+    const last = TrainView.view.history[TrainView.view.history.length - 1];
     const rate = p ? Math.round(p.tokensPerSecond) : 0; // tokens/s from the core (al_train_lab_tokens_per_second)
     $('train-status').textContent = f ? t.trainStatus(p ? p.steps : 0, f.config.steps, last ? last[0] : NaN, rate, tr.running, tr.done) : '';
     $('induction-max').textContent = p && Number.isFinite(p.inductionMax) ? p.inductionMax.toFixed(3) : '–';
-    V().renderJump();
+    TrainView.renderJump();
     $('btn-train-start').disabled = tr.running || tr.done;
     $('btn-train-pause').disabled = !tr.running;
     $('train-open-model').disabled = !f;
@@ -111,16 +111,16 @@ import * as TrainView from './view.js';
 
   // ---------------------------------------------------------------- heads switched off
   const inductionHead = () => {
-    const v = V().view;
+    const v = TrainView.view;
     return v.facts ? v.strongest[v.facts.roleNames.indexOf('induction')] : null;
   };
 
   // The buttons: the strongest induction head's, all back on, one per head (pressed = off).
   function renderAblationControls() {
-    const { t } = P, v = V().view, f = v.facts, best = inductionHead();
+    const { t } = page, v = TrainView.view, f = v.facts, best = inductionHead();
     const followed = $('train-ablate-followed');
     followed.disabled = !f || !best;
-    const bestOff = !!best && V().isOff(best.layer, best.head);
+    const bestOff = !!best && TrainView.isOff(best.layer, best.head);
     followed.textContent = f && best ? t.trainAblateFollowed(best.layer, best.head, bestOff) : t.trainAblateNoLab;
     followed.setAttribute('aria-pressed', String(bestOff));
     $('train-ablate-clear').disabled = !f || v.ablation.length === 0;
@@ -143,7 +143,7 @@ import * as TrainView from './view.js';
       buttons = made;
     }
     for (const b of buttons) {
-      const l = Number(b.dataset.layer), h = Number(b.dataset.head), off = V().isOff(l, h);
+      const l = Number(b.dataset.layer), h = Number(b.dataset.head), off = TrainView.isOff(l, h);
       b.setAttribute('aria-pressed', String(off));
       b.title = t.trainAblateHeadLabel(l, h, off); // the state is aria-pressed's; the name stays the text shown
     }
@@ -153,27 +153,27 @@ import * as TrainView from './view.js';
   // losses it measured at once) comes back and is shown.
   async function applyAblation() {
     renderAblationControls();
-    if (!V().view.facts) return;
+    if (!TrainView.view.facts) return;
     try {
-      const r = await tr.client.request('ablate', { heads: S.headsOf(P.state.toff) });
-      V().setAblation(r);
-      P.state.toff = S.headsText(r.ablation);
-      P.writeHash();
-      V().schedule({ roles: true, pattern: true, ablation: true });
+      const r = await tr.client.request('ablate', { heads: State.headsOf(page.state.toff) });
+      TrainView.setAblation(r);
+      page.state.toff = State.headsText(r.ablation);
+      page.writeHash();
+      TrainView.schedule({ roles: true, pattern: true, ablation: true });
     } catch (e) {
-      message(P.t.errorPrefix + e.message);
+      message(page.t.errorPrefix + e.message);
     }
     renderAblationControls();
   }
 
   function setOff(heads) {
-    P.state.toff = S.headsText(heads);
-    P.writeHash();
+    page.state.toff = State.headsText(heads);
+    page.writeHash();
     return applyAblation();
   }
 
   function toggleHead(l, h) {
-    const heads = S.headsOf(P.state.toff);
+    const heads = State.headsOf(page.state.toff);
     const at = heads.findIndex(([a, b]) => a === l && b === h);
     if (at >= 0) heads.splice(at, 1);
     else heads.push([l, h]);
@@ -181,18 +181,18 @@ import * as TrainView from './view.js';
   }
 
   function renderFacts() {
-    const f = V().view.facts;
-    $('train-facts').textContent = f ? P.t.trainFacts(f.hparams, f.params, f.config) : '';
+    const f = TrainView.view.facts;
+    $('train-facts').textContent = f ? page.t.trainFacts(f.hparams, f.params, f.config) : '';
   }
 
   function onProgress(e) {
     const p = e.progress;
     if (!p) return;
-    V().add(p);
+    TrainView.add(p);
     follow();
     tr.running = p.running;
     tr.done = p.done;
-    if (p.error) message(P.t.errorPrefix + p.error);
+    if (p.error) message(page.t.errorPrefix + p.error);
     renderStatus(p);
     renderAblationControls();
   }
@@ -200,15 +200,15 @@ import * as TrainView from './view.js';
   // While no head has been clicked, the head shown is the strongest of the chosen role (the
   // core's, at the last evaluation).
   function follow() {
-    const v = V().view, best = v.strongest[P.state.trole];
+    const v = TrainView.view, best = v.strongest[page.state.trole];
     if (!v.follow || !best || (best.layer === v.head.layer && best.head === v.head.head)) return;
     v.head = { ...best };
-    V().schedule({ pattern: true });
+    TrainView.schedule({ pattern: true });
   }
 
   // ---------------------------------------------------------------- actions
   async function trainingText() {
-    const data = DATA[P.state.tdata];
+    const data = DATA[page.state.tdata];
     if (data === 'sample') return new TextDecoder().decode(await trainBytes('sample'));
     if (data === 'text') return $('train-text').value;
     return '';
@@ -218,25 +218,25 @@ import * as TrainView from './view.js';
     message('');
     await boot();
     const c = settings();
-    const key = JSON.stringify([c, DATA[P.state.tdata], DATA[P.state.tdata] === 'text' ? $('train-text').value : '']);
+    const key = JSON.stringify([c, DATA[page.state.tdata], DATA[page.state.tdata] === 'text' ? $('train-text').value : '']);
     try {
       if (tr.made !== key) {
         const [tokenizer, text] = await Promise.all([trainBytes('tokenizer'), trainingText()]);
         const facts = await tr.client.request('create', { config: c, tokenizer, text });
         tr.made = key;
         tr.done = false;
-        V().reset(facts);
-        V().add(facts.progress);
+        TrainView.reset(facts);
+        TrainView.add(facts.progress);
         follow();
         renderFacts();
-        if (P.state.toff) await applyAblation(); // the heads the link switches off
+        if (page.state.toff) await applyAblation(); // the heads the link switches off
         renderAblationControls();
       }
       await tr.client.request('start');
       tr.running = true;
       renderStatus(tr.last);
     } catch (e) {
-      message(P.t.errorPrefix + e.message);
+      message(page.t.errorPrefix + e.message);
     }
   }
 
@@ -252,13 +252,13 @@ import * as TrainView from './view.js';
     tr.done = false;
     tr.made = null;
     tr.last = null;
-    V().reset(null);
-    for (const chart of Object.values(V().charts)) chart.destroy();
-    for (const k of Object.keys(V().charts)) delete V().charts[k];
-    $('train-head-title').textContent = P.t.trainHeadNone;
+    TrainView.reset(null);
+    for (const chart of Object.values(TrainView.charts)) chart.destroy();
+    for (const k of Object.keys(TrainView.charts)) delete TrainView.charts[k];
+    $('train-head-title').textContent = page.t.trainHeadNone;
     renderFacts();
     renderStatus(null);
-    V().renderAblation();
+    TrainView.renderAblation();
     renderAblationControls();
   }
 
@@ -268,9 +268,9 @@ import * as TrainView from './view.js';
     try {
       const f = await tr.client.request('files');
       const type = which === 'model' ? 'application/octet-stream' : 'application/json';
-      P.download({ name: NAMES[which], url: URL.createObjectURL(new Blob([f[which]], { type })) });
+      page.download({ name: NAMES[which], url: URL.createObjectURL(new Blob([f[which]], { type })) });
     } catch (e) {
-      message(P.t.errorPrefix + e.message);
+      message(page.t.errorPrefix + e.message);
     }
   }
 
@@ -278,14 +278,13 @@ import * as TrainView from './view.js';
   // roles are measured on), the strongest induction head selected.
   async function openInModelView() {
     try {
-      const v = V().view, f = await tr.client.request('files');
+      const v = TrainView.view, f = await tr.client.request('files');
       const head = v.strongest[v.facts.roleNames.indexOf('induction')] || v.head;
-      const models = ModelControls;
-      models.showTab('model');
-      await models.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
-        P.t.trainedName(tr.last ? tr.last.steps : 0), { ids: v.facts.probe, role: 'induction', head });
+      showTab('model');
+      await ModelControls.openModel({ model: f.model, config: f.config, tokenizer: f.tokenizer, kind: 'safetensors' },
+        page.t.trainedName(tr.last ? tr.last.steps : 0), { ids: v.facts.probe, role: 'induction', head });
     } catch (e) {
-      message(P.t.errorPrefix + e.message);
+      message(page.t.errorPrefix + e.message);
     }
   }
 
@@ -297,12 +296,12 @@ import * as TrainView from './view.js';
         tr.client.onEvent = onProgress;
         const r = await tr.client.init(tr.wasm);
         tr.defaults = r.defaults;
-        Object.assign(V().view, { jump: r.jump, threshold: r.threshold });
+        Object.assign(TrainView.view, { jump: r.jump, threshold: r.threshold });
         syncControls();
-        V().renderJump();
-      })().catch((e) => message(P.t.errorPrefix + e.message));
+        TrainView.renderJump();
+      })().catch((e) => message(page.t.errorPrefix + e.message));
     }
-    V().schedule(); // the charts, not drawn while the tab was hidden
+    TrainView.schedule(); // the charts, not drawn while the tab was hidden
     return tr.booted;
   }
 
@@ -312,9 +311,9 @@ import * as TrainView from './view.js';
     // a role chosen: its strongest head is shown, and followed
     $('train-role').addEventListener('change', () => {
       readControls();
-      V().view.follow = true;
+      TrainView.view.follow = true;
       follow();
-      V().schedule({ roles: true, pattern: true });
+      TrainView.schedule({ roles: true, pattern: true });
     });
     $('btn-train-start').addEventListener('click', start);
     $('btn-train-pause').addEventListener('click', pause);
@@ -324,7 +323,7 @@ import * as TrainView from './view.js';
     // a click shows the head; Shift-click (or Ctrl, ⌘) switches it off or on again
     $('chart-roles-grid').addEventListener('click', (e) => {
       const chart = window.Chart.getChart($('chart-roles-grid'));
-      const f = V().view.facts;
+      const f = TrainView.view.facts;
       if (!chart || !f) return;
       const head = Math.round(chart.scales.x.getValueForPixel(e.offsetX));
       const layer = Math.round(chart.scales.y.getValueForPixel(e.offsetY));
@@ -333,9 +332,9 @@ import * as TrainView from './view.js';
         toggleHead(layer, head);
         return;
       }
-      V().view.head = { layer, head };
-      V().view.follow = false; // the learner's choice holds until a role is chosen
-      V().schedule({ pattern: true });
+      TrainView.view.head = { layer, head };
+      TrainView.view.follow = false; // the learner's choice holds until a role is chosen
+      TrainView.schedule({ pattern: true });
     });
     $('train-ablate-followed').addEventListener('click', () => {
       const best = inductionHead();
@@ -344,9 +343,9 @@ import * as TrainView from './view.js';
     $('train-ablate-clear').addEventListener('click', () => setOff([]));
     for (const button of document.querySelectorAll('[data-train-export]')) {
       button.addEventListener('click', () => {
-        if (!V().view.facts) return;
+        if (!TrainView.view.facts) return;
         const [chart, kind] = button.dataset.trainExport.split(':');
-        P.download(V().exportFile(chart, kind));
+        page.download(TrainView.exportFile(chart, kind));
       });
     }
   }
@@ -356,14 +355,16 @@ import * as TrainView from './view.js';
     renderFacts();
     renderStatus(tr.last);
     renderAblationControls();
-    V().render();
+    TrainView.render();
   }
 
-  // wasm: the module's bytes, for the worker.
+  // wasm: the module's bytes, for the worker, which starts the first time the tab is shown.
   function startTab(wasm) {
     tr.wasm = wasm;
     wire();
     syncControls();
+    whenShown('train', boot);
+    page.followLanguage(onLanguage);
   }
 
-export { startTab as start, boot, onLanguage, syncControls };
+export { startTab, syncControls };

@@ -9,9 +9,8 @@
 // with and without them (al_train_lab_probe_loss) drawn as bars.
 import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
-import { page as P } from '../ui/page.js';
+import { page } from '../ui/page.js';
   const $ = (id) => document.getElementById(id);
-  const H = () => Heat;
 
   const view = {
     facts: null,      // the lab: hparams, params, probe, probePieces, columns, roleNames, config; probeText
@@ -31,12 +30,12 @@ import { page as P } from '../ui/page.js';
   const charts = {};
   const images = {};
   const imageFor = (id) => images[id] || (images[id] = document.createElement('canvas'));
-  const draw = (id, config) => P.drawChart(charts, id, config);
+  const draw = (id, config) => page.drawChart(charts, id, config);
 
   function reset(facts) {
     // The probe's tokens as the chips and the axes show them (a lone byte of a character as its
     // byte, never "�").
-    if (facts) facts.probeText = facts.probePieces.map((bytes) => H().tokenLabel({ text: '', bytes }));
+    if (facts) facts.probeText = facts.probePieces.map((bytes) => Heat.tokenLabel({ text: '', bytes }));
     view.facts = facts;
     view.history = [];
     view.evals = [];
@@ -100,14 +99,14 @@ import { page as P } from '../ui/page.js';
     performance.measure('attnlab:train-draw', { start: t0, detail });
   }
 
-  const roleIndex = () => Math.min(Math.max(0, P.state.trole), view.facts.roleNames.length - 1);
+  const roleIndex = () => Math.min(Math.max(0, page.state.trole), view.facts.roleNames.length - 1);
   const headName = (l, h) => `L${l} H${h}`;
   const MARK = '#d62728'; // the jump's line on the loss chart
   const COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f', '#bcbd22', '#17becf'];
 
   // ---------------------------------------------------------------- loss
   function renderLoss() {
-    const { t } = P, f = view.facts;
+    const { t } = page, f = view.facts;
     const col = (name) => f.columns.indexOf(name);
     const series = [['loss', t.trainLossAll, '#1f77b4']];
     if (f.config.data === 'repeat') series.push(['first_half', t.trainLossFirst, '#ff7f0e'], ['repeated_half', t.trainLossRepeated, '#2ca02c']);
@@ -141,14 +140,14 @@ import { page as P } from '../ui/page.js';
 
   // When the jump usually comes (the default run's, measured by the core's runs), and this run's.
   function renderJump() {
-    const { t } = P;
+    const { t } = page;
     $('train-jump').textContent = view.jump ? t.trainJump(view.jump[0], view.jump[1], view.threshold,
       view.facts ? view.inductionPassed : null) : '';
   }
 
   // ---------------------------------------------------------------- roles
   function renderRoles() {
-    const { t } = P, f = view.facts;
+    const { t } = page, f = view.facts;
     const { n_layers: L, n_heads: Hn } = f.hparams, R = f.roleNames.length, role = roleIndex();
     const datasets = [];
     for (let l = 0; l < L; l++) for (let h = 0; h < Hn; h++) {
@@ -171,9 +170,9 @@ import { page as P } from '../ui/page.js';
     const last = view.evals[view.evals.length - 1];
     const values = new Float32Array(L * Hn);
     for (let i = 0; i < L * Hn; i++) values[i] = last ? last[1 + i * R + role] : NaN;
-    const grid = H().heatmapConfig({
+    const grid = Heat.heatmapConfig({
       values, rows: L, cols: Hn, lo: 0, hi: 1, title: t.trainRolesGridTitle(t.roleNames[f.roleNames[role]], last ? last[0] : 0),
-      xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'), lang: P.state.lang,
+      xLabel: t.headAxis, yLabel: t.layerAxis, format: (v) => v.toFixed(3), image: imageFor('chart-roles-grid'), lang: page.state.lang,
     }, $('tip-roles-grid'));
     grid.plugins.push(HEADS_OFF);
     grid.options.plugins.headsOff = { heads: view.ablation.map((p) => [...p]), text: t.trainAblateGridOff,
@@ -222,16 +221,16 @@ import { page as P } from '../ui/page.js';
   }
 
   function renderPattern() {
-    const { t } = P, f = view.facts, p = pattern();
+    const { t } = page, f = view.facts, p = pattern();
     if (!p) return;
     const n = f.probe.length;
     const names = f.probeText.map((s) => visibleText(s));
     $('train-head-title').textContent = t.trainHeadTitle(p.layer, p.head) +
       (view.follow ? t.trainHeadFollowed(t.roleNames[f.roleNames[roleIndex()]]) : '') + (isOff(p.layer, p.head) ? t.trainHeadOff : '');
-    draw('chart-train-head', H().heatmapConfig({
+    draw('chart-train-head', Heat.heatmapConfig({
       values: p.data, rows: n, cols: n, lo: 0, hi: 1, cellsKey: `${patternSerial} ${p.layer} ${p.head}`, title: t.trainHeadChartTitle(view.evals.length ? view.evals[view.evals.length - 1][0] : 0),
       xLabel: t.keyToken, yLabel: t.queryToken, format: (v) => v.toFixed(3), image: imageFor('chart-train-head'),
-      rowNames: names, colNames: names, lang: P.state.lang,
+      rowNames: names, colNames: names, lang: page.state.lang,
     }, $('tip-train-head')));
   }
 
@@ -240,7 +239,7 @@ import { page as P } from '../ui/page.js';
   // probe's first and second copies, every head on against the heads off.
   const offNames = () => view.ablation.map(([l, h]) => headName(l, h));
   function renderAblation() {
-    const { t } = P, p = view.probeLoss, names = offNames();
+    const { t } = page, p = view.probeLoss, names = offNames();
     $('train-ablate-list').textContent = view.facts ? t.trainAblateList(names) : '';
     $('train-ablate-result').textContent = p && Number.isFinite(p.first_half) ? t.trainAblateResult(p, names) : '';
     if (!p) return;
@@ -275,13 +274,13 @@ import { page as P } from '../ui/page.js';
   // A chart's PNG: the loss as drawn; the roles' curves with the grid of the last evaluation
   // under them; the head over the probe; each under a strip with its panel's title.
   function png(chart) {
-    const { t } = P, f = view.facts, H_ = H();
-    const note = H_.exportNote({ tokens: f.probe.length, lang: P.state.lang });
-    if (chart === 'loss') return H_.titledImage(charts['chart-loss'].canvas, t.trainLossTitle, '');
-    if (chart === 'ablation') return H_.titledImage(charts['chart-ablation'].canvas, t.trainAblateTitle, t.trainAblateList(offNames()));
+    const { t } = page, f = view.facts;
+    const note = Heat.exportNote({ tokens: f.probe.length, lang: page.state.lang });
+    if (chart === 'loss') return Heat.titledImage(charts['chart-loss'].canvas, t.trainLossTitle, '');
+    if (chart === 'ablation') return Heat.titledImage(charts['chart-ablation'].canvas, t.trainAblateTitle, t.trainAblateList(offNames()));
     if (chart === 'head') {
       const p = pattern();
-      return H_.titledImage(charts['chart-train-head'].canvas, p ? t.trainHeadTitle(p.layer, p.head) : t.trainHeadNone, note);
+      return Heat.titledImage(charts['chart-train-head'].canvas, p ? t.trainHeadTitle(p.layer, p.head) : t.trainHeadNone, note);
     }
     const curves = charts['chart-roles-train'].canvas, grid = charts['chart-roles-grid'].canvas;
     const both = document.createElement('canvas');
@@ -292,7 +291,7 @@ import { page as P } from '../ui/page.js';
     ctx.fillRect(0, 0, both.width, both.height);
     ctx.drawImage(curves, 0, 0);
     ctx.drawImage(grid, 0, curves.height);
-    return H_.titledImage(both, t.trainRolesTitle, note);
+    return Heat.titledImage(both, t.trainRolesTitle, note);
   }
   function exportFile(chart, kind) {
     const f = view.facts;

@@ -5,6 +5,7 @@
 // axes, thinned to what fits, the values in the cells of small grids and a colour bar with the
 // range and the scale; hover shows the cell's row, column and value. Also the pieces every
 // heatmap's export shares (a titled image, a grid of small heatmaps, a colour bar on its own).
+import { stringsOf } from './i18n.js';
 
   // Viridis (perceptually uniform, readable with colour-blindness), 9 stops.
   const VIRIDIS = [
@@ -63,18 +64,6 @@
   }
 
   // ---------------------------------------------------------------- layout
-  const STRINGS = {
-    en: {
-      linear: 'linear', log: 'log', newestRow: '▭ outlined row: the newest query',
-      tokens: (n) => `${n} tokens`, colours: (scale) => `${scale} colour scale`,
-    },
-    zh: {
-      linear: '线性', log: '对数', newestRow: '▭ 框出的行：最新的 query',
-      tokens: (n) => `${n} 个 token`, colours: (scale) => `${scale}色标`,
-    },
-  };
-  const words = (lang) => STRINGS[lang] || STRINGS.en;
-
   const FONT = 'system-ui, -apple-system, "Segoe UI", "PingFang SC", "Noto Sans CJK SC", sans-serif'; // the page's
   const LABEL_PX = 11;   // axis labels' font size
   const GAP = 3;         // pixels between a label and the next, or the chart
@@ -129,7 +118,7 @@
   // What a colour bar says: the values at its ends and its scale (linear or log; log's bottom
   // stands for every weight at or under the floor). m: {lo, hi, scale, unit, lang}.
   function barTexts(m) {
-    const t = words(m.lang), log = m.scale === 'log';
+    const t = stringsOf(m.lang).heatmap, log = m.scale === 'log';
     return {
       top: short(m.hi),
       bottom: log ? `≤ ${short(LOG_FLOOR)}` : short(m.lo),
@@ -296,7 +285,7 @@
         x: drawAxisLabels(ctx, area, c, 'x', !!(chart.$heatmap && chart.$heatmap.xVertical)),
         values: drawCellValues(ctx, area, c),
         bar: bar ? drawBar(ctx, bar.left + 2 * GAP + 2, area.top, area.bottom, c) : null,
-        key: opts.highlightRow >= 0 ? words(c.lang).newestRow : null,
+        key: opts.highlightRow >= 0 ? stringsOf(c.lang).heatmap.newestRow : null,
       };
       ctx.restore();
       chart.canvas.heatmapDrawn = drawn;
@@ -348,7 +337,7 @@
       ticks: { display: false },
       afterFit,
     });
-    const t = words(m.lang);
+    const t = stringsOf(m.lang).heatmap;
     const outlined = m.highlightRow !== undefined && m.highlightRow >= 0;
     return {
       type: 'scatter',
@@ -468,7 +457,7 @@
   // The line under an export's title: {model, tokens (a count), scale ('linear', 'log' or
   // none), lang}, each part only when given.
   function exportNote(d) {
-    const t = words(d.lang);
+    const t = stringsOf(d.lang).heatmap;
     return [d.model, d.tokens ? t.tokens(d.tokens) : '', d.scale ? t.colours(t[d.scale]) : ''].filter(Boolean).join(' · ');
   }
 
@@ -529,5 +518,5 @@
 
 export {
   heatmapConfig, paint, viridis, fitCanvas, drawColourBar, gridColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
-  pickLabels, clip, textColourOn, colourOf, barTexts, STRINGS,
+  pickLabels, clip, textColourOn, colourOf, barTexts,
 };

@@ -57,15 +57,32 @@ import { TRAIN_STRINGS } from './strings-train.js';
       queryHeads: 'query 头',
       kvTitle: '4. KV Cache 增长',
       kvExplain: '每步把新 token 的 K、V 追加进缓存：字节数 = 2 · len · n_kv_heads · head_dim · 4。GQA 比 MHA（kv 头 = 头数）省 n_heads/n_kv_heads 倍，MQA（kv 头 = 1）最省。有缓存时每个 decode 步的注意力只为 1 个 query 读 n 个 key，O(n)；不用缓存则每步重算整段，O(n²)。',
-      cacheLen: '缓存长度（token）',
-      bytes: '字节',
-      thisConfig: '当前配置 (GQA)',
-      mha: 'MHA',
-      mqa: 'MQA',
-      flopsTitle: '每步 FLOPs：有缓存 vs 重算',
-      flopsCount: ['计入全部 n_query × n_keys 个分数', '（含被遮住的，如 PyTorch）'],
-      withCache: '有 KV Cache',
-      withoutCache: '无缓存（重算整段）',
+      // charts/kv.js, both views' KV-cache charts
+      kvChart: {
+        bytesTitleLayer: '这一层的 KV 缓存',
+        bytesTitleModel: (layers) => `全部 ${layers} 层的 KV 缓存`,
+        thisLayer: (kind, kv) => `这一层（${kind}，n_kv_heads = ${kv}）`,
+        thisModel: (kind, kv) => `本模型（${kind}，n_kv_heads = ${kv}）`,
+        mha: (heads) => `MHA（n_kv_heads = n_heads = ${heads}）`,
+        mqa: 'MQA（n_kv_heads = 1）',
+        flopsTitle: '每一步的 FLOPs：用 KV 缓存 vs 每次重算全部 token',
+        flopsFull: ['计入全部 n_query × n_keys 个分数', '（含被遮住的，如 PyTorch）'],
+        flopsCausal: ['因果计数：只计 query 看得到的分数', '不计被遮住的'],
+        withCache: '用 KV 缓存',
+        recompute: '重算全部 token',
+        tokens: '缓存中的 token 数',
+        bytes: '字节',
+        flops: 'FLOPs',
+        prompt: '（prompt）',
+        prefillRow: (len) => `prompt（prefill）：${len} 个 token`,
+        stepRow: (len) => `decode 步：${len} 个 token`,
+        byteUnit: '字节',
+        phase: '阶段',
+        prefill: 'prefill',
+        decode: 'decode',
+        csvBytes: ['字节（本模型）', '字节（MHA）', '字节（MQA）'],
+        csvFlops: ['FLOPs（用缓存）', 'FLOPs（重算）'],
+      },
       verifyTitle: '实时验证（教程中的检查）',
       checks: {
         shapes: 'KV Cache 形状正确',
@@ -234,6 +251,11 @@ import { TRAIN_STRINGS } from './strings-train.js';
         gqa: ['GQA', 'GQA 映射表：几个 query 头共享一个 KV 头（repeat_kv）。同组的头读相同的 key，却给出不同的权重。'],
         kv: ['KV Cache', '缓存每步增加一个 token；GQA 比 MHA 小 n_heads/n_kv_heads 倍。下面的图：有缓存时每步的计算是 O(n)，重算整段是 O(n²)。'],
       },
+      // ui/heatmap.js, every heatmap's key and colour bar
+      heatmap: {
+        linear: '线性', log: '对数', newestRow: '▭ 框出的行：最新的 query',
+        tokens: (n) => `${n} 个 token`, colours: (scale) => `${scale}色标`,
+      },
     },
     en: {
       title: 'AttnLab: see attention computed',
@@ -288,15 +310,32 @@ import { TRAIN_STRINGS } from './strings-train.js';
       queryHeads: 'query heads',
       kvTitle: '4. KV cache growth',
       kvExplain: 'Each step appends the new token\'s K and V: bytes = 2 · len · n_kv_heads · head_dim · 4. GQA saves n_heads/n_kv_heads against MHA (kv heads = heads); MQA (kv heads = 1) saves most. With the cache a decode step\'s attention reads n keys for 1 query, O(n); without it each step recomputes the whole sequence, O(n²).',
-      cacheLen: 'cache length (tokens)',
-      bytes: 'bytes',
-      thisConfig: 'this config (GQA)',
-      mha: 'MHA',
-      mqa: 'MQA',
-      flopsTitle: 'FLOPs per step: with the cache vs recomputing',
-      flopsCount: ['every n_query × n_keys score counted,', 'the masked ones too (as PyTorch)'],
-      withCache: 'with KV cache',
-      withoutCache: 'without (recompute all)',
+      // charts/kv.js, both views' KV-cache charts
+      kvChart: {
+        bytesTitleLayer: 'KV cache of this layer',
+        bytesTitleModel: (layers) => `KV cache of all ${layers} layers`,
+        thisLayer: (kind, kv) => `this layer (${kind}, n_kv_heads = ${kv})`,
+        thisModel: (kind, kv) => `this model (${kind}, n_kv_heads = ${kv})`,
+        mha: (heads) => `MHA (n_kv_heads = n_heads = ${heads})`,
+        mqa: 'MQA (n_kv_heads = 1)',
+        flopsTitle: 'FLOPs of each step: with the KV cache vs recomputing every token',
+        flopsFull: ['every n_query × n_keys score counted,', 'the masked ones too (as PyTorch)'],
+        flopsCausal: ['causal: only the scores a query sees', 'counted, none masked'],
+        withCache: 'with the KV cache',
+        recompute: 'recomputing every token',
+        tokens: 'tokens in the cache',
+        bytes: 'bytes',
+        flops: 'FLOPs',
+        prompt: '(prompt)',
+        prefillRow: (len) => `prompt (prefill): ${len} tokens`,
+        stepRow: (len) => `decode step: ${len} tokens`,
+        byteUnit: 'bytes',
+        phase: 'step',
+        prefill: 'prefill',
+        decode: 'decode',
+        csvBytes: ['bytes (this model)', 'bytes (MHA)', 'bytes (MQA)'],
+        csvFlops: ['FLOPs with the cache', 'FLOPs recomputing'],
+      },
       verifyTitle: 'Live checks (the tutorial\'s)',
       checks: {
         shapes: 'KV cache shapes',
@@ -464,6 +503,11 @@ import { TRAIN_STRINGS } from './strings-train.js';
         gqa: ['GQA', 'The GQA map: groups of query heads share one KV head (repeat_kv). Heads of a group read the same keys, yet weigh them differently.'],
         kv: ['The KV cache', 'The cache grows by one token a step; with GQA it is n_heads/n_kv_heads times smaller than MHA. Below: a step with the cache is O(n) work, recomputing O(n²).'],
       },
+      // ui/heatmap.js, every heatmap's key and colour bar
+      heatmap: {
+        linear: 'linear', log: 'log', newestRow: '▭ outlined row: the newest query',
+        tokens: (n) => `${n} tokens`, colours: (scale) => `${scale} colour scale`,
+      },
     },
   };
 
@@ -496,7 +540,19 @@ import { TRAIN_STRINGS } from './strings-train.js';
     return 'en';
   }
 
-  // The model view's and the Train tab's text join the page's.
-  for (const more of [MODEL_STRINGS, TRAIN_STRINGS]) for (const lang of Object.keys(more)) Object.assign(STRINGS[lang], more[lang]);
+  // The model view's and the Train tab's text join the page's; a name held twice would hide
+  // one of its texts, so it stops the page here.
+  for (const more of [MODEL_STRINGS, TRAIN_STRINGS]) {
+    for (const lang of Object.keys(more)) {
+      const twice = Object.keys(more[lang]).filter((key) => key in STRINGS[lang]);
+      if (twice.length) throw new Error(`i18n.js: the ${lang} strings ${twice.join(', ')} are defined twice`);
+      Object.assign(STRINGS[lang], more[lang]);
+    }
+  }
 
-export { STRINGS, describeProblems, pickLanguage };
+  // The page's text in one language ('zh' or 'en'; English for anything else): the one way
+  // the page, its views and its charts look their text up (a chart's own words are a group of
+  // it, e.g. stringsOf(lang).kvChart).
+  const stringsOf = (lang) => STRINGS[lang] || STRINGS.en;
+
+export { STRINGS, stringsOf, describeProblems, pickLanguage };

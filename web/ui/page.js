@@ -3,8 +3,8 @@
 // page speaks outside its charts: the message line and the URL hash. The other page scripts
 // (layer/, model/, train/, then main.js) read and set these fields and
 // keep no copy of their own.
-import { STRINGS, describeProblems } from './i18n.js';
-import * as S from './state.js';
+import { stringsOf, describeProblems } from './i18n.js';
+import * as State from './state.js';
   const $ = (id) => document.getElementById(id);
 
   const page = {
@@ -12,7 +12,7 @@ import * as S from './state.js';
     session: null,   // the session the charts show
     state: null,     // the page's state (state.js), which the URL hash holds
     lastGood: null,  // the last state a session was built from
-    t: STRINGS.en,   // the strings of the page's language
+    t: stringsOf('en'), // the strings of the page's language
     playTimer: null, // set while Play runs
     sessionSerial: 0, // counts the sessions built: what the charts' cached pictures were drawn from
     $,
@@ -57,10 +57,20 @@ import * as S from './state.js';
 
   // ---------------------------------------------------------------- the language
   page.applyLanguage = () => {
-    page.t = STRINGS[page.state.lang];
+    page.t = stringsOf(page.state.lang);
     document.documentElement.lang = page.state.lang === 'zh' ? 'zh-CN' : 'en';
     for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = page.t[el.dataset.i18n];
     $('lang').value = page.state.lang;
+  };
+  // The learner switched the language: the page's words, then each view's (what it redraws
+  // in the new language, given by followLanguage in the order the views started).
+  const languageFollowers = [];
+  page.followLanguage = (redraw) => { languageFollowers.push(redraw); };
+  page.switchLanguage = (lang) => {
+    page.state.lang = lang === 'zh' ? 'zh' : 'en';
+    page.applyLanguage();
+    for (const redraw of languageFollowers) redraw();
+    page.writeHash();
   };
 
   // ---------------------------------------------------------------- bringing a panel into view
@@ -102,7 +112,7 @@ import * as S from './state.js';
   page.writeHash = () => {
     clearTimeout(hashTimer);
     hashTimer = setTimeout(() => {
-      const hash = S.toHash(page.state);
+      const hash = State.toHash(page.state);
       if (location.hash !== hash) history.replaceState(null, '', hash);
     }, 150);
   };

@@ -124,6 +124,53 @@
       expPatchNone: '按“运行补丁”计算。',
       expSuggested: { stories: ['Once upon a time, Lily had a ball. One day,', 'Once upon a time, Tim had a ball. One day,', ' Lily', ' Tim'],
         fortunes: ['欲穷千里目，更上一层', '欲穷千里目，更上一年', '楼', '年'] },
+      // model/head-lines.js, the head view
+      headLines: {
+        queries: 'query（查询）',
+        keys: 'key（键）',
+        shown: (threshold) => `只画权重 ≥ ${threshold} 的线`,
+        weak: (threshold) => `权重 ${threshold}`,
+        strong: '1：越粗越亮',
+        chosen: '悬停的 query：蓝底、线在最上；粗体的 key：它关注的',
+        csvQuery: 'query（查询）',
+        csvToken: 'token',
+        csvKey: (j) => `key（键）${j}`,
+      },
+      // model/rope-model-chart.js, the model's RoPE charts
+      ropeChart: {
+        freqTitle: (base) => `每一对的 RoPE 频率 θ_i = base^(−2i/d)（base = ${base}）`,
+        plain: '未缩放',
+        scaled: 'YaRN 缩放后',
+        pair: '第 i 对',
+        freq: 'θ_i（每个位置转过的弧度）',
+        perPosition: '弧度/位置',
+        half_split: (d) => `MiniMind：第 i 维与第 i + d/2 维一起旋转（即它的 rotate_half；d = ${d}）`,
+        interleaved: (d) => `Llama、llama2.c：相邻的第 2i 维与第 2i + 1 维一起旋转（d = ${d}）`,
+        some: '；只画出前 16 对和后 16 对',
+      },
+      // model/next-chart.js, the next-token chart (and the sampler walkthrough's stages)
+      nextChart: {
+        title: '下一个 token：采样器每一步之后的概率',
+        titlePending: '下一步将抽取的 token：采样器每一步之后的概率',
+        titleLast: '最后一次抽取：采样器每一步之后的概率',
+        xPending: 'token（id），按重复惩罚之后的概率从大到小',
+        stages: ['原始 softmax', '温度之后', '重复惩罚之后', 'top-k 之后', 'top-p 之后'],
+        xTitle: 'token（id）— ▶ 为抽中的那个',
+        yTitle: '概率',
+        token: 'token',
+        id: 'id',
+        chosen: '抽中',
+      },
+      // model/routing-chart.js, the MoE routing chart
+      routingChart: {
+        title: (layer, k, experts) => `第 ${layer} 层：路由权重（${experts} 个专家中选 top-${k}）`,
+        expert: '专家',
+        token: 'token',
+        notChosen: '未选中',
+        csvToken: 'token',
+        csvIndex: '序号',
+        csvExpert: (e) => `专家 ${e}`,
+      },
     },
     en: {
       tabsLabel: 'Views',
@@ -248,6 +295,53 @@
       expPatchNone: 'Press Patch to compute.',
       expSuggested: { stories: ['Once upon a time, Lily had a ball. One day,', 'Once upon a time, Tim had a ball. One day,', ' Lily', ' Tim'],
         fortunes: ['欲穷千里目，更上一层', '欲穷千里目，更上一年', '楼', '年'] },
+      // model/head-lines.js, the head view
+      headLines: {
+        queries: 'query',
+        keys: 'key',
+        shown: (threshold) => `lines: weight ≥ ${threshold}`,
+        weak: (threshold) => `weight ${threshold}`,
+        strong: '1: thicker, brighter',
+        chosen: 'hovered query: blue band, on top; bold keys: the ones it attends to',
+        csvQuery: 'query',
+        csvToken: 'token',
+        csvKey: (j) => `key ${j}`,
+      },
+      // model/rope-model-chart.js, the model's RoPE charts
+      ropeChart: {
+        freqTitle: (base) => `RoPE frequency of each pair, θ_i = base^(−2i/d) (base = ${base})`,
+        plain: 'unscaled',
+        scaled: 'YaRN-scaled',
+        pair: 'pair i',
+        freq: 'θ_i (radians per position)',
+        perPosition: 'rad per position',
+        half_split: (d) => `MiniMind: dimension i rotates with dimension i + d/2 (its rotate_half; d = ${d})`,
+        interleaved: (d) => `Llama, llama2.c: neighbouring dimensions 2i and 2i + 1 rotate together (d = ${d})`,
+        some: '; the first 16 and last 16 pairs shown',
+      },
+      // model/next-chart.js, the next-token chart (and the sampler walkthrough's stages)
+      nextChart: {
+        title: 'Next token: its probability after each stage of the sampler',
+        titlePending: 'The token the next Step draws: its probability after each stage of the sampler',
+        titleLast: 'The last draw: each token\'s probability after each stage of the sampler',
+        xPending: 'token (id), the most likely after the repetition penalty first',
+        stages: ['raw softmax', 'after temperature', 'after repetition penalty', 'after top-k', 'after top-p'],
+        xTitle: 'token (id) — ▶ the one drawn',
+        yTitle: 'probability',
+        token: 'token',
+        id: 'id',
+        chosen: 'drawn',
+      },
+      // model/routing-chart.js, the MoE routing chart
+      routingChart: {
+        title: (layer, k, experts) => `Layer ${layer}: routing weights (top-${k} of ${experts} experts)`,
+        expert: 'expert',
+        token: 'token',
+        notChosen: 'not chosen',
+        csvToken: 'token',
+        csvIndex: 'i',
+        csvExpert: (e) => `expert ${e}`,
+      },
     },
   };
 

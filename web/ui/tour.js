@@ -4,8 +4,8 @@
 // tokens, one sampler step, a previous-token head, no induction head, one trained and opened,
 // its diagonal, then the layer lab's mask, RoPE, GQA and KV cache. Back / Next / Close, Esc
 // closes; the card is not modal: the page is used while it is open.
-import { page as P } from './page.js';
-  const $ = P.$;
+import { page } from './page.js';
+  const $ = page.$;
 
   // key: its strings (t.tourSteps[key]: title, text); tab: the view; panel: the element
   // brought into view and outlined; spot: a selector in it, the thing to look at (the first
@@ -40,7 +40,7 @@ import { page as P } from './page.js';
 
   function render() {
     if (!isOpen()) return;
-    const { t } = P;
+    const { t } = page;
     const [title, text] = t.tourSteps[STEPS[tour.at].key];
     $('tour-count').textContent = t.tourCount(tour.at + 1, STEPS.length);
     $('tour-title').textContent = title;
@@ -48,8 +48,8 @@ import { page as P } from './page.js';
     $('tour-back').disabled = tour.at === 0;
     $('tour-next').textContent = tour.at === STEPS.length - 1 ? t.tourFinish : t.tourNext;
     // What the card covers is kept free below the page's end too (the last panel can come up).
-    P.coveredBottom = innerHeight - card().getBoundingClientRect().top;
-    document.documentElement.style.setProperty('--tour-room', `${Math.ceil(P.coveredBottom)}px`);
+    page.coveredBottom = innerHeight - card().getBoundingClientRect().top;
+    document.documentElement.style.setProperty('--tour-room', `${Math.ceil(page.coveredBottom)}px`);
   }
 
   // The head role of the model view, chosen as the learner would (its change event).
@@ -71,8 +71,8 @@ import { page as P } from './page.js';
     const frame = () => {
       if (serial !== tour.serial) return;
       const { panel, spot } = targets(step);
-      if (!tour.userMoved) P.bringIntoView(panel, spot);
-      const y = P.viewTop(panel, spot);
+      if (!tour.userMoved) page.bringIntoView(panel, spot);
+      const y = page.viewTop(panel, spot);
       still = Math.abs(y - last) <= 1 ? still + 1 : 0;
       last = y;
       if (still >= STILL_FRAMES || tour.userMoved || ++frames > MAX_FRAMES) card().dataset.settled = 'true';
@@ -113,7 +113,7 @@ import { page as P } from './page.js';
     delete card().dataset.step;
     document.body.classList.remove('touring');
     clearMarks();
-    P.coveredBottom = 0;
+    page.coveredBottom = 0;
     $('tour-start').focus({ preventScroll: true });
   }
 
