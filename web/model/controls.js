@@ -37,13 +37,14 @@ import * as ModelView from './view.js';
 
   // Draws a snapshot. The time it takes (the charts, the DOM, and the layout they force) is
   // recorded as a User Timing measure 'attnlab:draw' (the bench reads it; so can DevTools).
-  function show(snap) {
+  // lazy (a head switched off): the charts off the screen are drawn once they come into view.
+  function show(snap, lazy = false) {
     const t0 = performance.now();
     page.state.layer = snap.layer;
     page.state.mhead = snap.head;
     page.state.gen = snap.len - snap.promptLen;
-    ModelView.render(snap);
-    Experiments.onSnapshot(snap);
+    ModelView.render(snap, lazy);
+    Experiments.onSnapshot(snap, lazy);
     renderButtons(snap);
     page.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now

@@ -5,8 +5,11 @@
 // a next token to the heads that wrote it (hover a bar of a next-token chart, or its button),
 // and activation patching of two prompts (the model's suggested pair, or the learner's). Every
 // number comes from the core through the model worker (ops ablate, experiment, patch).
+// A head switched off redraws at once the charts on the screen; those off it (and the patch,
+// asked of the worker only then) once they come into view.
 import { visibleText, csvRows } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
+import * as OnScreen from '../ui/on-screen.js';
 import { page } from '../ui/page.js';
 import * as State from '../ui/state.js';
 import * as ExperimentCharts from './experiments-charts.js';
@@ -24,13 +27,21 @@ import * as ExperimentCharts from './experiments-charts.js';
     queued: false, // an experiment request waits in the queue
     patchDue: false, // the model is new: its pair is patched once its prompt has run
     ablating: 0,   // ablate requests not answered yet: the heads they send are the state's
-    inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's)
+    inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's,
+                   // but for the charts off the screen that wait to come into view)
+    patchRun: null, // the last patch asked for, until drawn
   };
   const charts = {};
   const images = {};
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
   const draw = (id, config) => page.drawChart(charts, id, config);
-  const forget = (id) => { if (charts[id]) { charts[id].destroy(); delete charts[id]; } };
+  // A chart drawn by fn, at once or (lazy) once it is on the screen.
+  const drawSeen = (id, fn, lazy) => OnScreen.draw($(id), null, fn, lazy);
+  const forget = (id) => {
+    OnScreen.forget($(id));
+    if (charts[id]) { charts[id].destroy(); delete charts[id]; }
+  };
+  const patchBox = () => $('chart-exp-patch-heads').parentElement.parentElement; // both maps
   const visible = (text) => visibleText(text);
   const chipName = (tok) => visible(Heat.tokenLabel(tok));
   const fixed = (v, d = 3) => (Number.isFinite(v) ? v.toFixed(d) : String(v));
@@ -103,8 +114,9 @@ import * as ExperimentCharts from './experiments-charts.js';
       heads, view: state.api.viewArgs(), sampler: state.api.sampler(), count: COUNT, target: page.state.dla,
     })).then((snap) => {
       state.ablating--;
-      state.api.show(snap);
-      if (state.patch && !state.patch.mismatch) runPatch(); // its maps are of the heads off too
+      state.api.show(snap, true);
+      // its maps are of the heads off too: patched again once they are on the screen
+      if (state.patch && !state.patch.mismatch) OnScreen.draw(patchBox(), null, runPatch, true);
     })
       .catch((e) => { state.ablating--; message(page.t.errorPrefix + e.message); }));
   }
@@ -132,7 +144,7 @@ import * as ExperimentCharts from './experiments-charts.js';
     }).then((r) => render(r.exp)).catch((e) => message(page.t.errorPrefix + e.message)));
   }
 
-  function renderEffect(exp) {
+  function renderEffect(exp, lazy) {
     const t = page.t;
     const { all, off } = exp;
     $('exp-loss').textContent = off.loss.error ? t.expLossNone(off.loss.error)
@@ -141,10 +153,10 @@ import * as ExperimentCharts from './experiments-charts.js';
     $('exp-text-all').textContent = ahead(all);
     $('exp-text-off').textContent = ahead(off);
     if (!exp.top.length) { forget('chart-exp-next'); return; }
-    draw('chart-exp-next', ExperimentCharts.compareConfig({
+    drawSeen('chart-exp-next', () => draw('chart-exp-next', ExperimentCharts.compareConfig({
       ids: exp.top, labels: exp.labels, all: all.probs, off: off.probs, title: t.expNextTitle,
       names: { all: t.expNextAll, off: t.expNextOff }, xTitle: t.expToken, yTitle: t.expProb,
-    }));
+    })), lazy);
   }
 
   // The lens: rows read out before layer 0 and after each layer, columns the positions.
@@ -156,7 +168,10 @@ import * as ExperimentCharts from './experiments-charts.js';
       colNames: Array.from({ length: exp.lens.cols }, (_, j) => (tokens[j] ? chipName(tokens[j]) : String(j))),
     };
   }
-  function renderLens(exp) {
+  function renderLens(exp, lazy) {
+    drawSeen('chart-exp-lens', () => drawLens(exp), lazy);
+  }
+  function drawLens(exp) {
     const t = page.t, d = lensData(exp), name = (i) => exp.labels[d.top[i]] || '';
     draw('chart-exp-lens', Heat.heatmapConfig({
       values: d.prob, rows: d.rows, cols: d.cols, lo: 0, hi: 1, unit: t.expProb, title: t.expLensTitle,
@@ -179,9 +194,12 @@ import * as ExperimentCharts from './experiments-charts.js';
       return b;
     }));
   }
-  function renderDla(exp) {
+  function renderDla(exp, lazy) {
     renderTargets(exp);
     if (!exp.dla) { forget('chart-exp-dla'); forget('chart-exp-shares'); return; }
+    drawSeen('chart-exp-dla', () => drawDla(exp), lazy);
+  }
+  function drawDla(exp) {
     const t = page.t, { n_layers: L, n_heads: Hn } = state.info.hparams, d = exp.dla;
     const name = ExperimentCharts.tokenName(d.label, d.target);
     // a range symmetric about 0, so that 0 is the middle of the colour bar
@@ -199,12 +217,13 @@ import * as ExperimentCharts from './experiments-charts.js';
     }));
   }
 
-  function render(exp) {
+  // lazy: the charts off the screen drawn once they come into view.
+  function render(exp, lazy = false) {
     if (!exp || !state.info) return;
     state.exp = exp;
-    renderEffect(exp);
-    renderLens(exp);
-    renderDla(exp);
+    renderEffect(exp, lazy);
+    renderLens(exp, lazy);
+    renderDla(exp, lazy);
     if (state.patchDue) {
       state.patchDue = false;
       runPatch();
@@ -249,9 +268,16 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
   function runPatch() {
     if (!state.api) return Promise.resolve();
-    return answered(state.api.queue(() => state.api.client().request('patch', patchArgs()))
+    OnScreen.drop(patchBox()); // asked now: not again when it comes into view
+    state.patchRun = answered(state.api.queue(() => state.api.client().request('patch', patchArgs()))
       .then((r) => renderPatch(r.patch))
       .catch((e) => { state.patch = null; clearPatch(); patchMessage(page.t.errorPrefix + e.message); }));
+    return state.patchRun;
+  }
+  // The patch the heads off ask for, done (now, if it was waiting to come into view).
+  function patchShown() {
+    OnScreen.flush();
+    return state.patchRun || Promise.resolve();
   }
   function clearPatch() {
     $('exp-patch-facts').textContent = '';
@@ -294,6 +320,7 @@ import * as ExperimentCharts from './experiments-charts.js';
 
   // ---------------------------------------------------------------- exports
   function exportFile(what, kind) {
+    OnScreen.flush(); // the charts as they should be, those off the screen too
     const t = page.t, exp = state.exp, p = state.patch, info = state.info;
     const offText = t.expOff(offHeads().map(([l, h]) => t.expHead(l, h)));
     const note = Heat.exportNote({ model: info.name, tokens: exp ? exp.len : 0, lang: page.state.lang });
@@ -355,8 +382,9 @@ import * as ExperimentCharts from './experiments-charts.js';
       runPatch();
     });
     for (const button of document.querySelectorAll('[data-exp-export]')) {
-      button.addEventListener('click', () => {
+      button.addEventListener('click', async () => {
         const [what, kind] = button.dataset.expExport.split(':');
+        if (what.startsWith('patch')) await patchShown(); // a patch put off is done first
         if ((what.startsWith('patch') ? state.patch && !state.patch.mismatch : state.exp && (what !== 'dla' || state.exp.dla))) page.download(exportFile(what, kind));
       });
     }
@@ -369,6 +397,7 @@ import * as ExperimentCharts from './experiments-charts.js';
     state.patch = null;
     state.patchDue = true;
     state.expKey = '';
+    OnScreen.drop(patchBox());
     clearPatch();
     patchMessage('');
     syncHeads();
@@ -377,14 +406,14 @@ import * as ExperimentCharts from './experiments-charts.js';
 
   // Every snapshot drawn: the heads the lab has off (the truth for the link), the core's word
   // if it refused the link's, and the experiment it came with (or one asked for).
-  function onSnapshot(snap) {
+  function onSnapshot(snap, lazy = false) {
     state.snap = snap;
     if (snap.off && !state.ablating) page.state.off = State.headsText(snap.off);
     if (snap.ablationError) message(page.t.errorPrefix + snap.ablationError);
     syncHeads();
     if (snap.exp) {
       state.expKey = JSON.stringify([snap.serial, snap.len, snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
-      render(snap.exp);
+      render(snap.exp, lazy);
     } else refresh();
   }
 

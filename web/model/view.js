@@ -3,10 +3,14 @@
 // every layer's and head's attention as a grid, one head large (heatmap and head view), the
 // head roles, the KV cache of the whole model, its RoPE and, for MoE models, the routing; and
 // each chart's PNG / CSV export. Every number comes from the core (through the worker).
+// A chart is redrawn only when what it shows changed: heads switched off change the attention
+// of the layers after theirs alone (a layer's attention is made from the layers before it).
+// After an ablation (render's lazy) a chart off the screen is redrawn once it comes into view.
 import * as KvChart from '../charts/kv.js';
 import * as MaskChart from '../charts/mask.js';
 import { visibleText, formatBytes, csvRows, matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
+import * as OnScreen from '../ui/on-screen.js';
 import { page } from '../ui/page.js';
 import * as HeadLines from './head-lines.js';
 import * as NextChart from './next-chart.js';
@@ -25,6 +29,9 @@ import * as RoutingChart from './routing-chart.js';
   const imageFor = (id) => (images[id] ||= document.createElement('canvas'));
 
   const draw = (id, config) => page.drawChart(charts, id, config);
+  // The heads the snapshot has off in the layers before `layer` (all of them before layer + 1):
+  // with the tokens, what that layer's attention (and its routing, for layer + 1) is made from.
+  const offBefore = (s, layer) => (s.off || []).filter(([l]) => l < layer).map(([l, h]) => `${l}.${h}`).join(',');
 
   // A token's chip and axis text (heatmap.js): the character on the token that completes it.
   const tokenLabel = (tok) => Heat.tokenLabel(tok);
@@ -85,8 +92,8 @@ import * as RoutingChart from './routing-chart.js';
     return { ids: s.topIds, labels: s.topLabels, stages: s.stages, vocab: view.info.hparams.vocab, chosen: s.chosen,
       pending: s.pending, log: !!$('next-log').checked, lang: page.state.lang };
   }
-  function renderNext(s) {
-    draw('chart-next', NextChart.nextConfig(nextData(s)));
+  function renderNext(s, lazy = false) {
+    OnScreen.draw($('chart-next'), null, () => draw('chart-next', NextChart.nextConfig(nextData(s))), lazy);
   }
   // The next-token chart's data alone (a sampler setting moved: no token drawn), kept in the
   // snapshot so that a later redraw shows it too.
@@ -108,10 +115,12 @@ import * as RoutingChart from './routing-chart.js';
   }
 
   // ---------------------------------------------------------------- heads grid
+  let gridKeys = []; // per layer: what its thumbnails were painted from
   function renderGrid(s) {
     const { n_layers: L, n_heads: Hn } = view.info.hparams;
     const grid = $('chart-heads');
     if (grid.dataset.shape !== `${L}x${Hn}|${page.state.lang}`) {
+      gridKeys = [];
       grid.replaceChildren();
       grid.style.gridTemplateColumns = `auto repeat(${Hn}, minmax(0, 1fr))`;
       grid.appendChild(document.createElement('span'));
@@ -141,32 +150,42 @@ import * as RoutingChart from './routing-chart.js';
     }
     const size = s.thumbs.size, scale = page.state.log ? 'log' : 'linear';
     const off = new Set((s.off || []).map(([l, h]) => `${l}.${h}`)); // the heads switched off (Experiments)
+    const keys = Array.from({ length: L }, (_, l) => `${view.info.name}|${s.serial}|${s.len}|${size}|${scale}|${offBefore(s, l)}`);
     for (const b of grid.querySelectorAll('button.cell')) {
       const l = Number(b.dataset.layer), h = Number(b.dataset.head);
       const offset = (l * Hn + h) * size * size;
-      Heat.paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
+      if (keys[l] !== gridKeys[l]) Heat.paint(b.firstChild, s.thumbs.data.subarray(offset, offset + size * size), size, size, 0, 1, scale);
       b.classList.toggle('selected', l === s.layer && h === s.head);
       b.classList.toggle('off', off.has(`${l}.${h}`));
     }
+    gridKeys = keys;
     Heat.gridColourBar(grid, 'heads-bar', { lo: 0, hi: 1, scale, lang: page.state.lang }); // the thumbnails' one bar
   }
 
   // ---------------------------------------------------------------- one head
-  function renderHead(s) {
+  function renderHead(s, lazy) {
     const { t } = page;
     const n = s.len;
-    const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
     $('head-title').textContent = t.headTitle(s.layer, s.head);
-    draw('chart-head', Heat.heatmapConfig({
-      values: s.attention, rows: n, cols: n, lo: 0, hi: 1, scale: page.state.log ? 'log' : 'linear',
-      title: t.headTitle(s.layer, s.head), xLabel: t.keyToken, yLabel: t.queryToken, rowNames: names, colNames: names,
-      format: (v) => v.toFixed(4), image: imageFor('chart-head'), highlightRow: n - 1, lang: page.state.lang,
-    }, $('tip-head')));
-    renderLines(s);
+    OnScreen.draw($('chart-head'), headKey(s), () => {
+      const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
+      draw('chart-head', Heat.heatmapConfig({
+        values: s.attention, rows: n, cols: n, lo: 0, hi: 1, scale: page.state.log ? 'log' : 'linear',
+        title: t.headTitle(s.layer, s.head), xLabel: t.keyToken, yLabel: t.queryToken, rowNames: names, colNames: names,
+        format: (v) => v.toFixed(4), image: imageFor('chart-head'), highlightRow: n - 1, lang: page.state.lang,
+      }, $('tip-head')));
+    }, lazy);
+    renderLines(s, lazy);
   }
+  // What the open head's pattern is made from.
+  const headKey = (s) => `${view.info.name}|${s.serial}|${s.len}|${s.layer}.${s.head}|${offBefore(s, s.layer)}|${page.state.log}|${page.state.lang}`;
 
   let linesGeometry = null;
-  function renderLines(s) {
+  // The head view, with the query under the pointer (view.hoverQuery) picked out.
+  function renderLines(s, lazy = false) {
+    OnScreen.draw($('chart-head-lines'), `${headKey(s)}|${view.hoverQuery}`, () => drawLines(s), lazy);
+  }
+  function drawLines(s) {
     const canvas = $('chart-head-lines');
     const n = s.len;
     const names = s.tokens.slice(0, n).map((tok) => visible(tokenLabel(tok)));
@@ -273,32 +292,37 @@ import * as RoutingChart from './routing-chart.js';
   }
 
   // ---------------------------------------------------------------- MoE
-  function renderMoe(s) {
+  function renderMoe(s, lazy) {
     if (!s.routing) return;
     const hp = view.info.hparams;
-    const names = s.tokens.slice(0, s.len).map((tok) => visible(tokenLabel(tok)));
-    draw('chart-moe', RoutingChart.routingConfig({
-      ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: hp.top_k, nExperts: hp.n_experts, layer: s.layer, tokens: names,
-      lang: page.state.lang, image: imageFor('chart-moe'),
-    }, $('tip-moe')));
+    // the routing at a layer follows its attention's output: the heads off up to that layer
+    const key = `${view.info.name}|${s.serial}|${s.len}|${s.layer}|${offBefore(s, s.layer + 1)}|${page.state.lang}`;
+    OnScreen.draw($('chart-moe'), key, () => {
+      const names = s.tokens.slice(0, s.len).map((tok) => visible(tokenLabel(tok)));
+      draw('chart-moe', RoutingChart.routingConfig({
+        ids: s.routing.ids, weights: s.routing.weights, n: s.len, k: hp.top_k, nExperts: hp.n_experts, layer: s.layer, tokens: names,
+        lang: page.state.lang, image: imageFor('chart-moe'),
+      }, $('tip-moe')));
+    }, lazy);
   }
 
   // ---------------------------------------------------------------- everything
   // The attention first (the grid and the open head), the rest of the charts in the next frame
-  // when this is the first drawing: the page shows attention as soon as it can.
+  // when this is the first drawing: the page shows attention as soon as it can. lazy: the
+  // charts off the screen wait until they come into view.
   let drawnOnce = false;
-  function render(s) {
+  function render(s, lazy = false) {
     view.snap = s;
     renderTokens(s);
     renderEnded(s);
     if (!s.len) return;
     renderGrid(s);
-    renderHead(s);
+    renderHead(s, lazy);
     const rest = () => {
       if (view.snap !== s) return; // a newer snapshot draws them
-      renderNext(s);
+      renderNext(s, lazy);
       renderKv(s);
-      renderMoe(s);
+      renderMoe(s, lazy);
     };
     if (drawnOnce) {
       rest();
@@ -324,6 +348,7 @@ import * as RoutingChart from './routing-chart.js';
     return Heat.titledImage(picture, page.t.headsTitle, note).toDataURL('image/png');
   }
   function exportFile(chart, kind) {
+    OnScreen.flush(); // the charts as they should be, those off the screen too
     const s = view.snap, info = view.info;
     const names = s ? s.tokens.slice(0, s.len).map((tok) => tokenLabel(tok)) : [];
     // A heatmap's PNG: its chart under a strip with the panel's title and what it shows.
