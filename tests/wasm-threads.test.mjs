@@ -12,7 +12,9 @@ import { ROOT } from './lib/run.mjs';
 import { modelViewDrawn, openPage, servedBrowser } from './lib/browser.mjs';
 
 const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
-const PROMPT = 'Once upon a time, Lily found a red ball';
+// Long enough for a prefill of several of the GEMM's row blocks (12 rows each in WebAssembly).
+const PROMPT = 'Once upon a time, Lily found a red ball in the park. She wanted to play with it, so she ran to her mom and ' +
+  'asked if she could keep it. Her mom smiled and said yes, and they played together until the sun went down.';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
@@ -74,18 +76,19 @@ test('2 threads and 1 give the same bits: the model view\'s numbers', () => {
 });
 
 // In the served page, both builds through the binding (the page's thread may not wait, so the
-// caller spins while the other thread works): a model lab's logits-derived stages for the
-// prompt and two greedy steps, and the losses of a few training steps, byte for byte.
+// caller spins while the other thread works): a model lab's next-token stages (from the
+// logits) for the prompt and two greedy steps on the served MiniMind (wider than stories260K:
+// several panels and row blocks per thread), and the losses of a few training steps, byte for byte.
 test('2 threads and 1 give the same bits: a model lab and a few training steps, through the binding', async () => {
   const { page, problems } = await openPage(browser.context, `${served}#lang=en`);
   const out = await page.evaluate(async ({ hex, prompt }) => {
     const toHex = eval(hex); // eslint-disable-line no-eval
     const get = async (u) => new Uint8Array(await (await fetch(u)).arrayBuffer());
-    const [model, tokenizer, trainTok] = await Promise.all([get('gen/models/stories260K.bin'), get('gen/models/tok512.bin'),
-      get('gen/models/minimind-fortunes/tokenizer.json')]);
+    const F = 'gen/models/minimind-fortunes/';
+    const [model, config, tokenizer] = await Promise.all([get(`${F}model.safetensors`), get(`${F}config.json`), get(`${F}tokenizer.json`)]);
     const run = async (file) => {
       const core = await window.attnlab.api.load({ wasmBinary: await get(file) });
-      const lab = core.createModelLab({ model, tokenizer });
+      const lab = core.createModelLab({ model, config, tokenizer });
       lab.prompt(prompt, 0);
       const stages = [toHex(lab.stages())];
       for (let i = 0; i < 2; i++) {
@@ -95,7 +98,7 @@ test('2 threads and 1 give the same bits: a model lab and a few training steps, 
       const threads = lab.threads;
       lab.free();
       const d = core.trainDefaults();
-      const train = core.createTrainLab({ ...d, batch: 2, seq: 32, steps: 3, eval_every: 10 }, trainTok);
+      const train = core.createTrainLab({ ...d, batch: 2, seq: 32, steps: 3, eval_every: 10 }, tokenizer);
       train.step(3);
       const history = toHex(train.history(0));
       train.free();

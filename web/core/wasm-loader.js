@@ -81,18 +81,18 @@ async function startThreads(ex, module, memory, threads, script) {
     };
     const decoder = new TextDecoder('utf-8');
 
-    let compiled, threaded;
+    let compiled;
     try {
       compiled = await WebAssembly.compile(options.wasmBinary);
-      threaded = WebAssembly.Module.exports(compiled).some((e) => e.name === 'al_wasm_thread_run');
-      if (threaded) {
-        if (typeof SharedArrayBuffer === 'undefined' || typeof Worker === 'undefined') {
-          throw new Error('the threaded build needs SharedArrayBuffer and Worker (a cross-origin isolated page)');
-        }
-        memory = new WebAssembly.Memory({ ...SHARED_PAGES, shared: true });
-      }
     } catch (e) {
       throw new Error(`attnlab.wasm could not be started: ${e.message} (the page needs WebAssembly with SIMD)`);
+    }
+    const threaded = WebAssembly.Module.exports(compiled).some((e) => e.name === 'al_wasm_thread_run');
+    if (threaded) {
+      if (typeof SharedArrayBuffer === 'undefined' || typeof Worker === 'undefined') {
+        throw new Error('attnlab-threads.wasm could not be started: it needs SharedArrayBuffer and Worker (a cross-origin isolated page)');
+      }
+      memory = new WebAssembly.Memory({ ...SHARED_PAGES, shared: true });
     }
     const imports = hostImports(() => memory, () => { views = null; });
     if (!threaded) delete imports.env.memory;
