@@ -1115,11 +1115,12 @@ import { createAttnLabModule } from './wasm-loader.js';
 
   // Loads the module: in a browser from the script-provided factory, in Node with the wasm
   // bytes passed in: the page fetches them (or decodes them from the single-file page).
-  // threads: the threaded build's (wasm-loader.js; default 2), ignored by the one-thread build.
+  // threads, threadScript: the threaded build's (wasm-loader.js), ignored by the one-thread build.
   async function load(options = {}) {
     const factory = options.factory || createAttnLabModule;
     if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', ARG_ERROR);
-    const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary, threads: options.threads } : {});
+    const module = await factory(options.wasmBinary
+      ? { wasmBinary: options.wasmBinary, threads: options.threads, threadScript: options.threadScript } : {});
     return new Core(module);
   }
 

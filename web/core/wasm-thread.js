@@ -4,13 +4,13 @@
 // al_wasm_thread_run, which waits for the GEMM's parts and never returns (core/kernels/pool.c).
 import { hostImports } from './wasm-loader.js';
 
-self.onmessage = async ({ data: { module, memory, part, block, stackTop } }) => {
+addEventListener('message', async ({ data: { module, memory, part, block, stackTop } }) => {
   try {
     const instance = await WebAssembly.instantiate(module, hostImports(() => memory, () => {}));
     const ex = instance.exports;
     ex.stackRestore(stackTop);
     ex.al_wasm_thread_run(part, block);
   } catch (e) {
-    self.postMessage({ error: e.message || String(e) });
+    postMessage({ error: e.message || String(e) });
   }
-};
+}, { once: true });
