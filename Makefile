@@ -58,8 +58,8 @@ quote = $(subst ','\'',$(strip $(1)))
 FORCE:
 
 all: native asan wasm faults
-page: build/attnlab dist/attnlab.html
-	@echo 'up to date: build/attnlab, web/gen/attnlab.wasm, dist/attnlab.html'
+page: build/attnlab dist/attnlab.html web/gen/attnlab-threads.wasm
+	@echo 'up to date: build/attnlab, web/gen/attnlab.wasm, web/gen/attnlab-threads.wasm, dist/attnlab.html'
 
 # c_variant <name>,<dir>: the core as <dir>/libattnlab.a, the CLI as <dir>/attnlab and each
 # test as <dir>/tests/<name>, compiled with $(CC) $(BASE) $(<name>_flags). A test program whose
@@ -152,9 +152,23 @@ WASM_EXPORTED := [$(subst $(space),$(comma),$(patsubst %,"_%",$(strip $(WASM_EXP
 # emmalloc is a small allocator (the core allocates only when a session or file changes).
 # Linked with -Oz (Binaryen's size passes): -O3 here was at most ~5% faster on MiniMind
 # prefill, within run-to-run noise, and 7 KB larger.
-WASM_LINK = $(EMCC) -Oz -msimd128 $(WASM_OBJ) -o web/gen/attnlab.wasm --no-entry -sSTANDALONE_WASM=1 \
+WASM_LINK_FLAGS = -Oz -msimd128 --no-entry -sSTANDALONE_WASM=1 \
     -sMALLOC=emmalloc -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=16MB -sMAXIMUM_MEMORY=2GB \
-    -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS='$(WASM_EXPORTED)'
+    -sTOTAL_STACK=1MB -sEXPORTED_FUNCTIONS='$(1)'
+WASM_LINK = $(EMCC) $(call WASM_LINK_FLAGS,$(WASM_EXPORTED)) $(WASM_OBJ) -o web/gen/attnlab.wasm
+
+# The threaded build, web/gen/attnlab-threads.wasm, for the served page where it is
+# cross-origin isolated (dist/attnlab.html keeps the one-thread build): the same sources with
+# atomics and bulk memory (a shared memory needs both), AL_WASM_THREADS (kernels/pool.c: the
+# host's threads; kernels/gemm.c: a copy of its buffers per thread), its memory imported and
+# shared, and the entry points through which web/core/wasm-loader.js starts the threads.
+WASM_THREAD_EXPORTS := al_wasm_thread_block al_wasm_thread_stack_top al_wasm_thread_init_tls al_wasm_thread_run al_wasm_threads
+WASM_THREADS_EXPORTED := [$(subst $(space),$(comma),$(patsubst %,"_%",$(strip $(WASM_EXPORTS) $(WASM_THREAD_EXPORTS))))]
+WASM_THREADS_OBJ := $(call objs,build/wasm-threads,$(CORE_SRC))
+WASM_THREADS_LINK = $(EMCC) $(call WASM_LINK_FLAGS,$(WASM_THREADS_EXPORTED)) -Wl,--shared-memory,--import-memory \
+    $(WASM_THREADS_OBJ) -o web/gen/attnlab-threads.wasm
+wasm_threads_cflags = $(call WASM_CFLAGS,$(1)) -matomics -mbulk-memory -DAL_WASM_THREADS
+DEPS += $(WASM_THREADS_OBJ:.o=.d)
 
 # Emscripten 3.1.6's JS optimizer needs Debian's node modules (acorn) on NODE_PATH.
 export NODE_PATH := /usr/share/nodejs
@@ -162,8 +176,8 @@ export NODE_PATH := /usr/share/nodejs
 WASM_OBJ := $(call objs,build/wasm,$(CORE_SRC))
 DEPS += $(WASM_OBJ:.o=.d)
 
-wasm: dist/attnlab.html
-	@echo 'up to date: web/gen/attnlab.wasm, dist/attnlab.html'
+wasm: dist/attnlab.html web/gen/attnlab-threads.wasm
+	@echo 'up to date: web/gen/attnlab.wasm, web/gen/attnlab-threads.wasm, dist/attnlab.html'
 
 build/wasm/flags: FORCE
 	$(call record,$@,$(EMCC) $(call WASM_CFLAGS,-Oz) -O2: $(WASM_SPEED) -Os: $(WASM_FORWARD))
@@ -180,6 +194,21 @@ web/gen/attnlab.wasm: $(WASM_OBJ) build/wasm/link
 	@mkdir -p $(@D)
 	$(Q)rm -f web/gen/attnlab.js
 	$(Q)$(WASM_LINK)
+
+build/wasm-threads/flags: FORCE
+	$(call record,$@,$(EMCC) $(call wasm_threads_cflags,-Oz) -O2: $(WASM_SPEED) -Os: $(WASM_FORWARD))
+build/wasm-threads/link: FORCE
+	$(call record,$@,$(WASM_THREADS_LINK))
+
+$(WASM_THREADS_OBJ): build/wasm-threads/%.o: %.c build/wasm-threads/flags
+	$(call show,EMCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(EMCC) $(call wasm_threads_cflags,$(call wasm_opt,$(notdir $*))) -MMD -MP -c $< -o $@
+
+web/gen/attnlab-threads.wasm: $(WASM_THREADS_OBJ) build/wasm-threads/link
+	$(call show,EMCC,$@)
+	@mkdir -p $(@D)
+	$(Q)$(WASM_THREADS_LINK)
 
 # Front-end packages are vendored from node_modules: the page loads nothing from the network.
 web/vendor/chart.umd.js: node_modules/chart.js/dist/chart.umd.js

@@ -6,7 +6,7 @@
 #   bash build.sh          native CLI and tests, their ASan+UBSan variants, the faults test, the web build
 #   bash build.sh native   build/attnlab and build/tests/* only
 #   bash build.sh asan     build/asan/attnlab and build/asan/tests/* (AddressSanitizer + UBSan)
-#   bash build.sh wasm     web/gen/attnlab.wasm with Emscripten, and dist/attnlab.html
+#   bash build.sh wasm     web/gen/attnlab.wasm and attnlab-threads.wasm with Emscripten, and dist/attnlab.html
 #   bash build.sh page     what `npm start` needs: build/attnlab, web/gen/attnlab.wasm, dist/attnlab.html
 #   bash build.sh faults   build/faults/test_faults: the live checks run on a core with deliberate bugs
 #   bash build.sh fuzz     build/fuzz/fuzz_safetensors, fuzz_decimal, fuzz_llama2c, fuzz_pth and fuzz_tokenizer_json,

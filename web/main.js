@@ -20,11 +20,17 @@ import { page } from './ui/page.js';
 import * as State from './ui/state.js';
 import './ui/tour.js';
 
+  // The core's bytes: cross-origin isolated (web/serve.mjs sends the headers), the threaded
+  // build, whose GEMMs the workers' cores split over two threads (core/wasm-loader.js); else,
+  // and in the single-file page, the one-thread build.
   async function loadWasmBytes() {
     if (embedded) return base64Bytes(embedded.wasm);
-    const r = await fetch('gen/attnlab.wasm');
-    if (!r.ok) throw new Error(`gen/attnlab.wasm: HTTP ${r.status}`);
-    return new Uint8Array(await r.arrayBuffer());
+    const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
+    for (const file of threaded ? ['gen/attnlab-threads.wasm', 'gen/attnlab.wasm'] : ['gen/attnlab.wasm']) {
+      const r = await fetch(file);
+      if (r.ok) return new Uint8Array(await r.arrayBuffer());
+      if (file === 'gen/attnlab.wasm') throw new Error(`gen/attnlab.wasm: HTTP ${r.status}`);
+    }
   }
 
   async function main() {
@@ -44,7 +50,8 @@ import './ui/tour.js';
     // The model view starts its worker and draws the shipped model while the page's own core
     // (the layer lab's) starts here; the layer lab is built the first time its tab is shown
     // (at once, if the link opens it).
-    const layerCore = LayerControls.start(AttnLab.load({ wasmBinary: wasm }).then((core) => { page.core = core; }));
+    // (one thread: the layer lab's sessions do not split their work)
+    const layerCore = LayerControls.start(AttnLab.load({ wasmBinary: wasm, threads: 1 }).then((core) => { page.core = core; }));
     TrainControls.startTab(wasm);
     try {
       await ModelControls.start(wasm);

@@ -1,5 +1,7 @@
 // serve.mjs — serves web/ on 127.0.0.1 (port from PORT, default 8080) and prints the URL.
-// Static files only; paths are confined to web/.
+// Static files only; paths are confined to web/. The page is cross-origin isolated (COOP and
+// COEP; every file same-origin by CORP), so it has SharedArrayBuffer and runs the threaded core
+// (web/main.js picks gen/attnlab-threads.wasm).
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
@@ -15,6 +17,14 @@ const TYPES = {
 const CSP = "default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "img-src 'self' data: blob:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
+// Cross-origin isolation: the page shares no browsing context group with other origins, loads
+// nothing that does not agree to it, and its files agree for this origin only.
+const ISOLATION = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
+
 export function startServer(port = Number(process.env.PORT || 8080), host = '127.0.0.1') {
   const server = createServer(async (req, res) => {
     try {
@@ -29,6 +39,7 @@ export function startServer(port = Number(process.env.PORT || 8080), host = '127
         'Cache-Control': 'no-cache',
         'Content-Security-Policy': CSP,
         'X-Content-Type-Options': 'nosniff',
+        ...ISOLATION,
       });
       res.end(body);
     } catch (e) {

@@ -235,6 +235,8 @@
     F(al_model_lab_hparams, const al_model_hparams *, const al_model_lab *lab)                 \
     F(al_model_lab_kind, al_model_file_kind, const al_model_lab *lab)                          \
     F(al_model_lab_context, int64_t, const al_model_lab *lab)                                  \
+    F(al_model_lab_set_threads, al_status, al_model_lab *lab, int64_t threads, al_error *err)  \
+    F(al_model_lab_threads, int64_t, const al_model_lab *lab)                                  \
     F(al_model_lab_len, int64_t, const al_model_lab *lab)                                      \
     F(al_model_lab_prompt_len, int64_t, const al_model_lab *lab)                               \
     F(al_model_lab_finished, int, const al_model_lab *lab)                                     \

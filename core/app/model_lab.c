@@ -413,6 +413,11 @@ static al_status compute_roles(al_model_lab *lab, al_error *err) {
 const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab) { return lab ? &lab->hp : NULL; }
 al_model_file_kind al_model_lab_kind(const al_model_lab *lab) { return lab ? lab->kind : AL_MODEL_FILE_UNKNOWN; }
 int64_t al_model_lab_context(const al_model_lab *lab) { return lab ? lab->context : -1; }
+al_status al_model_lab_set_threads(al_model_lab *lab, int64_t threads, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "model lab threads: NULL lab");
+    return al_model_set_threads(lab->model, threads, err);
+}
+int64_t al_model_lab_threads(const al_model_lab *lab) { return lab ? al_model_threads(lab->model) : -1; }
 int64_t al_model_lab_len(const al_model_lab *lab) { return lab ? al_gen_len(lab->gen) : -1; }
 int64_t al_model_lab_prompt_len(const al_model_lab *lab) { return lab ? al_gen_prompt_len(lab->gen) : -1; }
 int al_model_lab_finished(const al_model_lab *lab) { return lab && al_gen_finished(lab->gen) == AL_GEN_STOP_TOKEN; }

@@ -154,7 +154,13 @@ static void kernel_portable(int m, int64_t kc, const float *a, int64_t lda, cons
  *     pack[i·kc·4 + kk·8 + 4r + l] = A[i + r, kk]    (pair i, i+1; r in 0..1, l in 0..3)
  *     pack[i·kc·4 + kk·4 + l]      = A[i, kk]        (a last row without a partner)        */
 enum { MR_WASM = 12 };
-static float g_apack[MR_WASM * KC * 4];
+/* the threaded build (kernels/pool.c) gives each thread its own copy of the buffers */
+#if defined(AL_WASM_THREADS)
+#define AL_PER_THREAD _Thread_local
+#else
+#define AL_PER_THREAD
+#endif
+static AL_PER_THREAD float g_apack[MR_WASM * KC * 4];
 
 /* acc + a·b: a multiply then an add (SIMD128 has no fused form) */
 #define MADD(acc, a, b) ((acc) = wasm_f32x4_add((acc), wasm_f32x4_mul((a), (b))))
@@ -494,7 +500,7 @@ static void copy_edge(float *edge, const float *bp, int64_t ldb, int64_t kc, int
  * most 8 columns, one narrow panel, goes to kernel_wasm_narrow with A read in place. */
 static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
                         int64_t m, int64_t n, int64_t k, int accumulate) {
-    static float edge[KC * NR]; /* static, as g_apack (one thread): 64 KB off the 1 MB stack */
+    static AL_PER_THREAD float edge[KC * NR]; /* static, as g_apack: 64 KB off the 1 MB stack */
     const int64_t last = (n - 1) / NR;                 /* the last panel, maybe partial */
     const int last_cols = (int)(n - last * NR);
     for (int64_t k0 = 0; k0 < k; k0 += KC) {

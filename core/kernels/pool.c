@@ -6,7 +6,15 @@
  * A job is handed out by a generation count under one mutex: the caller bumps it and
  * broadcasts, each worker runs its part and counts itself done; the caller runs part 0 and
  * waits for the count. A decode step runs about 60 jobs (one per projection): the wake-up's
- * few microseconds each are small beside the milliseconds of the step. */
+ * few microseconds each are small beside the milliseconds of the step.
+ *
+ * WebAssembly has no thread of its own to start: the threaded build (AL_WASM_THREADS, a shared
+ * memory) is given its threads by its host (web/core/wasm-loader.js starts Workers, each an
+ * instance of the same module on the same memory that calls al_wasm_thread_run and stays
+ * there). A pool of more than one thread borrows all of them: the job goes out through a generation count that parked threads
+ * wait on (memory.atomic.wait32, allowed in a Worker) and the caller spins for the parts to
+ * finish (a page's main thread may not wait). A part must not allocate (emmalloc holds no lock
+ * here): the GEMM's parts do not. */
 #include "kernels/pool.h"
 
 #include <stdlib.h>
@@ -14,6 +22,9 @@
 #if !defined(__wasm__)
 #include <threads.h>
 #define AL_POOL_THREADS 1
+#elif defined(AL_WASM_THREADS)
+#include <stdatomic.h>
+#include <stdint.h>
 #endif
 
 struct al_pool {
@@ -30,6 +41,52 @@ struct al_pool {
     void *ctx;
 #endif
 };
+
+#if defined(AL_WASM_THREADS)
+/* The host's threads, one job at a time (one thread calls the core): */
+static atomic_int g_hosts;                  /* threads parked in al_wasm_thread_run */
+static atomic_int g_generation;             /* jobs handed out; what the parked threads wait on */
+static atomic_int g_finished;               /* parts of the current job done */
+static void (*g_fn)(void *ctx, int part, int parts);
+static void *g_ctx;
+static int g_parts;
+
+/* The stack and the thread-local storage of one host thread, in one block from the caller's
+ * heap: [tls (its size, rounded to 16) | stack (STACK bytes, growing down from the top)]. */
+enum { WASM_THREAD_STACK = 256 << 10 };
+extern void __wasm_init_tls(void *mem);
+
+static size_t tls_bytes(void) { return (__builtin_wasm_tls_size() + 15) & ~(size_t)15; }
+
+void *al_wasm_thread_block(void) {
+    const size_t align = __builtin_wasm_tls_align() > 16 ? __builtin_wasm_tls_align() : 16;
+    return aligned_alloc(align, tls_bytes() + WASM_THREAD_STACK);
+}
+uintptr_t al_wasm_thread_stack_top(void *block) { return (uintptr_t)block + tls_bytes() + WASM_THREAD_STACK; }
+
+/* The calling instance's thread-local storage in its block (the first thread's too: without
+ * it its __tls_base is 0 and the GEMM's buffers would overwrite the start of memory). */
+void al_wasm_thread_init_tls(void *block) { __wasm_init_tls(block); }
+
+int al_wasm_threads(void) { return atomic_load(&g_hosts) + 1; }
+
+/* A host thread's life (its stack pointer already set to its block's top by the host): part
+ * `part` (1, 2, ...) of every job that has that many parts. Never returns. The generation is
+ * read before the thread counts itself in, so no job is handed out that it has not seen. */
+void al_wasm_thread_run(int part, void *block) {
+    al_wasm_thread_init_tls(block);
+    int seen = atomic_load(&g_generation);
+    atomic_fetch_add(&g_hosts, 1);
+    for (;;) {
+        int now;
+        while ((now = atomic_load(&g_generation)) == seen)
+            __builtin_wasm_memory_atomic_wait32((int *)&g_generation, seen, -1);
+        seen = now;
+        g_fn(g_ctx, part, g_parts);
+        atomic_fetch_add(&g_finished, 1);
+    }
+}
+#endif
 
 #if defined(AL_POOL_THREADS)
 typedef struct {
@@ -90,6 +147,14 @@ al_pool *al_pool_create(int threads) {
         al_pool_free(p);
         return NULL;
     }
+#elif defined(AL_WASM_THREADS)
+    /* every host thread takes part in every job (one that sat out could take the next job's
+     * part for this one's), so a pool has all of them */
+    if (threads > 1 && threads != al_wasm_threads()) {
+        free(p);
+        return NULL;
+    }
+    p->threads = threads;
 #else
     p->threads = threads;
 #endif
@@ -128,6 +193,17 @@ void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *c
         mtx_lock(&p->lock);
         while (p->finished < parts - 1) cnd_wait(&p->done, &p->lock);
         mtx_unlock(&p->lock);
+        return;
+    }
+#elif defined(AL_WASM_THREADS)
+    if (parts > 1) {
+        g_fn = fn, g_ctx = ctx, g_parts = parts;
+        atomic_store(&g_finished, 0);
+        atomic_fetch_add(&g_generation, 1);
+        __builtin_wasm_memory_atomic_notify((int *)&g_generation, (unsigned)parts - 1); /* all of them */
+        fn(ctx, 0, parts);
+        while (atomic_load(&g_finished) < parts - 1) {
+        }
         return;
     }
 #endif

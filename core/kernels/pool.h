@@ -8,8 +8,9 @@
 typedef struct al_pool al_pool;
 
 /* A pool of `threads` threads, the caller's included (threads - 1 are started); NULL if they
- * cannot be started. In WebAssembly (no threads without cross-origin isolation) every part runs
- * on the caller's thread. al_pool_free(NULL) is a no-op. */
+ * cannot be started. In WebAssembly the threads are the host's (pool.c): the threaded build
+ * (AL_WASM_THREADS) makes a pool of exactly al_wasm_threads(), the one-thread build runs every
+ * part on the caller's thread. al_pool_free(NULL) is a no-op. */
 al_pool *al_pool_create(int threads);
 void al_pool_free(al_pool *p);
 int al_pool_threads(const al_pool *p); /* 1 for NULL */
@@ -23,5 +24,21 @@ void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *c
  * the bits do not depend on the number of threads. NULL or one thread: al_gemm. */
 void al_gemm_pool(al_pool *p, float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m, int64_t n,
                   int64_t k, int accumulate);
+
+#if defined(AL_WASM_THREADS)
+/* The threaded WebAssembly build's threads, for its host (web/core/wasm-loader.js), which
+ * starts each as a Worker instance of the module on the same memory:
+ *   block = al_wasm_thread_block()           on the first thread: a thread's stack and TLS
+ *   stack pointer = al_wasm_thread_stack_top(block), then al_wasm_thread_run(part, block)
+ *                                            in the new instance (it never returns)
+ * al_wasm_thread_init_tls(block) gives the first thread its own TLS (once, before any call);
+ * al_wasm_threads() counts the threads parked, the caller's included. */
+#include <stdint.h>
+void *al_wasm_thread_block(void);
+uintptr_t al_wasm_thread_stack_top(void *block);
+void al_wasm_thread_init_tls(void *block);
+void al_wasm_thread_run(int part, void *block);
+int al_wasm_threads(void);
+#endif
 
 #endif

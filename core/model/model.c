@@ -557,7 +557,7 @@ al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
     if (!m) return al_fail(err, AL_ERR_ARG, "model threads: NULL model");
     if (threads < 1 || threads > AL_MAX_THREADS)
         return al_fail(err, AL_ERR_ARG, "model threads: %lld; give 1 to %d", (long long)threads, AL_MAX_THREADS);
-#if defined(__wasm__)
+#if defined(__wasm__) && !defined(AL_WASM_THREADS)
     if (threads > 1) return al_fail(err, AL_ERR_ARG, "model threads: this build runs on one thread");
 #endif
     if (threads == al_pool_threads(m->pool)) return AL_OK;

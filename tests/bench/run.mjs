@@ -27,7 +27,9 @@
 //   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone);
 //   - llama.cpp as the speed peer on the same weights: natively (tests/bench/llama_cpp_speed.mjs)
 //     and in WebAssembly, @wllama/wllama in headless Chromium (tests/bench/wllama.mjs), each
-//     runnable alone.
+//     runnable alone;
+//   - the WebAssembly core on two threads against one in headless Chromium, on the same models
+//     (tests/bench/wasm_threads.mjs, also runnable alone).
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,6 +49,7 @@ import { blasLabel, cpuFlags, torchEnv } from './blas.mjs';
 import { llamaCppBench, llamaCppMarkdown, llamaCppTarget } from './llama_cpp.mjs';
 import { llamaCppSpeedBench, llamaCppSpeedMarkdown, llamaCppSpeedTargets } from './llama_cpp_speed.mjs';
 import { wllamaBench, wllamaMarkdown, wllamaTargets } from './wllama.mjs';
+import { wasmThreadsBench, wasmThreadsMarkdown, wasmThreadsTargets } from './wasm_threads.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
 import { ROUNDS, median, showRatio, spread } from './stats.mjs';
 import { TARGET_MS as TRAIN_INPUT_MS, showTrainInput, trainInputRun } from './train_input.mjs';
@@ -585,6 +588,8 @@ async function main() {
   const page = await pageTimings();
   console.error('wllama in headless Chromium…');
   const wllama = await wllamaBench({ quick });
+  console.error('WebAssembly on two threads and one in headless Chromium…');
+  const wasmThreads = await wasmThreadsBench({ quick });
   const size = (p) => statSync(join(ROOT, p)).size;
   // The page's payload: index.html, everything it links (scripts, styles), the modules its entry
   // module imports and the .wasm it fetches.
@@ -664,10 +669,11 @@ async function main() {
     llamaCppTarget(llamaCpp),
     ...llamaCppSpeedTargets(llamaSpeed, fmt),
     ...wllamaTargets(wllama, fmt),
+    ...wasmThreadsTargets(wasmThreads, fmt),
     ['.wasm + glue ≤ 100 KB', (sizes.wasm + sizes.glue) / 1024, (v) => v <= 100, (v) => `${fmt(v)} KB`],
   ].map(([name, value, ok, show]) => ({ name, value, met: value === undefined ? null : ok(value), shown: value === undefined ? '—' : show(value) }));
 
-  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, minimind3_files: weights, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, llama_cpp_speed: llamaSpeed, wllama, targets };
+  const json = { date: new Date().toISOString(), cpu, torch: torch.version || torch.note, torch_blas: TORCH.blas, rounds: ROUNDS, rows, curve, page: { load_ms: { median: median(page.load), samples: page.load }, change: pageSummary, model: page.model, largest: page.largest, head_lines_ms: headLines }, sizes, patching, models: { stories260K: { ...stories, bound }, minimind3: mm3model, minimind3_files: weights, training, train_lab: trainLab, train_tab: trainTab, train_input: trainInput }, simd128: simd, tokenizers, added_tokens: added, peers, llama_cpp: llamaCpp, llama_cpp_speed: llamaSpeed, wllama, wasm_threads: wasmThreads, targets };
   writeFileSync(join(OUT, 'bench.json'), JSON.stringify(json, null, 2) + '\n');
 
   const md = [];
@@ -722,6 +728,7 @@ async function main() {
   md.push(...llamaCppMarkdown(llamaCpp, fmt));
   md.push(...llamaCppSpeedMarkdown(llamaSpeed, fmt));
   md.push(...wllamaMarkdown(wllama, fmt));
+  md.push(...wasmThreadsMarkdown(wasmThreads, fmt));
   // What 3× a peer asks of the MiniMind-3 layer: its FLOPs (the native row's GFLOP/s × ms) in a
   // third of the peer's time, against the ceiling measured above.
   const needs = (peers.rows || []).filter((r) => /^minimind-3/.test(r.case) && r.peer_ms && /^onnxruntime-web/.test(r.engine)).map((r) => {

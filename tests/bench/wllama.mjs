@@ -8,7 +8,7 @@
 //     on the page's thread: the model lab with its charts off and the end token passed over
 //     (Core.createModelLab, setCharts(false), setIgnoreEos(true)); prefill = promptIds(prompt),
 //     decode = step({temperature: 0}) (a greedy draw, then the drawn token through the model),
-//     each timed with performance.now(). One thread: AttnLab's WebAssembly has no threaded build.
+//     each timed with performance.now(). One thread (tests/bench/wasm_threads.mjs: two against one).
 //   - wllama: its single build (esm/wasm/wllama.wasm: memory64, JSPI, SIMD; threads at run time)
 //     in its own Worker, the GGUF loaded once per thread count (n_gpu_layers 0: the CPU, no
 //     WebGPU; n_ctx the run's, n_batch = n_ubatch = 512, KV cache f32, flash attention off, one
@@ -45,14 +45,14 @@ document.body.dataset.ready = 'true';
 `;
 
 // The bench's server: the page, the two engines' files and the models' (files: URL path →
-// file), cross-origin isolated (COOP, COEP and CORP on every answer).
-function serve(files) {
+// file; page: the HTML at /, this bench's by default), cross-origin isolated (COOP, COEP and CORP on every answer).
+export function serve(files, page = PAGE) {
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://localhost').pathname);
     const headers = { 'Cross-Origin-Opener-Policy': 'same-origin', 'Cross-Origin-Embedder-Policy': 'require-corp',
       'Cross-Origin-Resource-Policy': 'same-origin', 'Cache-Control': 'no-cache' };
     try {
-      const body = path === '/' ? Buffer.from(PAGE) : files.has(path) ? readFileSync(files.get(path)) : null;
+      const body = path === '/' ? Buffer.from(page) : files.has(path) ? readFileSync(files.get(path)) : null;
       if (!body) throw Object.assign(new Error(`not served: ${path}`), { code: 'ENOENT' });
       res.writeHead(200, { ...headers, 'Content-Type': TYPES[path === '/' ? '.html' : extname(path)] || 'application/octet-stream' });
       res.end(body);
@@ -208,7 +208,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
     server.close();
   }
   const how = {
-    attnlab: 'web/gen/attnlab.wasm through the page\'s own binding, on the page\'s thread (one: no threaded build): Core.createModelLab of the model\'s files (stories260K.bin with tok512.bin; the MiniMind folder\'s model.safetensors, config.json, tokenizer.json), setCharts(false), setIgnoreEos(true); prefill = promptIds(the prompt\'s ids), decode = step({temperature: 0}) (greedy draw, then the token through the model), performance.now() around them',
+    attnlab: 'web/gen/attnlab.wasm through the page\'s own binding, on the page\'s thread, one thread (tests/bench/wasm_threads.mjs measures the threaded build): Core.createModelLab of the model\'s files (stories260K.bin with tok512.bin; the MiniMind folder\'s model.safetensors, config.json, tokenizer.json), setCharts(false), setIgnoreEos(true); prefill = promptIds(the prompt\'s ids), decode = step({temperature: 0}) (greedy draw, then the token through the model), performance.now() around them',
     wllama: `npm @wllama/wllama ${WLLAMA} (llama.cpp ${libllama || '—'}), its one build (esm/wasm/wllama.wasm: memory64, JSPI, SIMD128; pthreads at run time), in its Worker; loadModel(GGUF, {n_threads, n_gpu_layers: 0, n_ctx, n_batch: 512, n_ubatch: 512, cache_type_k/v: 'f32', flash_attn: false, n_parallel: 1}); a run = createCompletion({prompt: the text, max_tokens: steps + 1, temperature: 0, ignore_eos: true, cache_prompt: false}); tokens/s from the llama-server timings it returns: prompt_n / prompt_ms (prefill), (predicted_n − 1) / predicted_ms (decode: the steps after the first draw)`,
     browser: `Debian's Chromium, headless (tests/lib/browser.mjs), the page served by the bench itself with Cross-Origin-Opener-Policy same-origin and Cross-Origin-Embedder-Policy require-corp: crossOriginIsolated ${isolated}; wllama's two threads ${threading && threading[2] ? `measured (multithread ${threading[2].multithread}, ${threading[2].threads} threads)` : 'not measured: the page is not cross-origin isolated'}`,
     machine: loadLine(before, loadNow()),

@@ -80,6 +80,7 @@ import { createAttnLabModule } from './wasm-loader.js';
   class Core {
     constructor(module) {
       this.m = module;
+      this.threads = module.threads || 1; // the threads the module was started with (wasm-loader.js)
       this.fn = { al_abi_json: bindFunction(module, 'al_abi_json', ABI_JSON) };
       this.abi = this.readAbi();
       this.fn = {};
@@ -578,7 +579,15 @@ import { createAttnLabModule } from './wasm-loader.js';
         this.m.HEAP32[pout >> 2] = 0;
         this.throwIf(this.fn.al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
           context, pout, err), err);
-        return new ModelLab(this, this.m.HEAP32[pout >> 2]);
+        const lab = new ModelLab(this, this.m.HEAP32[pout >> 2]);
+        // on every thread the module has (the same numbers on any number)
+        try {
+          if (this.threads > 1) lab.setThreads(this.threads);
+        } catch (e) {
+          lab.free();
+          throw e;
+        }
+        return lab;
       }));
     }
 
@@ -744,6 +753,12 @@ import { createAttnLabModule } from './wasm-loader.js';
       if (this.roleNames.length !== core.limits.AL_LAB_ROLES) {
         throw new AttnLabError('attnlab.wasm describes another set of head roles', ARG_ERROR);
       }
+    }
+    // al_model_lab_threads / al_model_lab_set_threads: the threads its model computes on
+    get threads() { return this.core.fn.al_model_lab_threads(this.live()); }
+    setThreads(n) {
+      const c = this.core;
+      c.withError((err) => c.throwIf(c.fn.al_model_lab_set_threads(this.live(), n, err), err));
     }
     get len() { return this.core.fn.al_model_lab_len(this.live()); }
     get promptLen() { return this.core.fn.al_model_lab_prompt_len(this.live()); }
@@ -1100,10 +1115,12 @@ import { createAttnLabModule } from './wasm-loader.js';
 
   // Loads the module: in a browser from the script-provided factory, in Node with the wasm
   // bytes passed in: the page fetches them (or decodes them from the single-file page).
+  // threads, threadScript: the threaded build's (wasm-loader.js), ignored by the one-thread build.
   async function load(options = {}) {
     const factory = options.factory || createAttnLabModule;
     if (typeof factory !== 'function') throw new AttnLabError('wasm-loader.js is not loaded', ARG_ERROR);
-    const module = await factory(options.wasmBinary ? { wasmBinary: options.wasmBinary } : {});
+    const module = await factory(options.wasmBinary
+      ? { wasmBinary: options.wasmBinary, threads: options.threads, threadScript: options.threadScript } : {});
     return new Core(module);
   }
 

@@ -45,7 +45,8 @@ import * as RoutingChart from './routing-chart.js';
     view.info = info;
     $('model-name').textContent = info.name;
     $('model-facts').textContent = t.modelFacts({ ...info.hparams, rope_style: info.ropeStyle === 'interleaved' ? 1 : 0 },
-      t.kindNames[info.kind], info.context);
+      t.kindNames[info.kind], info.context) + ' ' + t.threadsNote(info.threads);
+    $('model-facts').dataset.threads = String(info.threads);
     $('moe-panel').hidden = !info.hparams.n_experts;
     const select = $('role-select');
     if (select.options.length !== info.roleNames.length || select.dataset.lang !== page.state.lang) {

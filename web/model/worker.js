@@ -109,6 +109,7 @@ import { serve } from '../core/protocol.js';
       ropePairs: core.ropePairs(l.hparams.head_dim, l.ropeStyle), // the dimensions each pair turns
       kvSharing: l.kvSharing,
       context: l.context,
+      threads: l.threads, // the threads its GEMMs are split over (the threaded build's: 2)
       roles: l.roles(),
       roleNames: l.roleNames,
       // per role: the heads strongest first, the pattern of a head that does only that

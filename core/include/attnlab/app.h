@@ -405,6 +405,9 @@ void al_model_lab_free(al_model_lab *lab);
 const al_model_hparams *al_model_lab_hparams(const al_model_lab *lab); /* NULL if lab is NULL */
 al_model_file_kind al_model_lab_kind(const al_model_lab *lab);
 int64_t al_model_lab_context(const al_model_lab *lab);
+/* The threads the lab's model computes on (al_model_set_threads: the same numbers on any). */
+al_status al_model_lab_set_threads(al_model_lab *lab, int64_t threads, al_error *err);
+int64_t al_model_lab_threads(const al_model_lab *lab); /* -1 if lab is NULL */
 int64_t al_model_lab_len(const al_model_lab *lab);        /* tokens so far, prompt included */
 int64_t al_model_lab_prompt_len(const al_model_lab *lab);
 int al_model_lab_finished(const al_model_lab *lab);       /* 1 once a step chose the stop token */
