@@ -31,7 +31,7 @@ function pageFiles(dir = WEB) {
 // The entries: index.html's module scripts and the workers the page starts.
 const html = readFileSync(join(WEB, 'index.html'), 'utf8');
 const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-const WORKERS = ['model/worker.js', 'train/worker.js'];
+const WORKERS = ['model/worker.js', 'train/worker.js', 'layer/worker.js'];
 
 test('index.html loads Chart.js and one entry module, no other script', () => {
   assert.deepEqual(entries, ['main.js']);

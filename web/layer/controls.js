@@ -19,7 +19,7 @@ import * as Walkthrough from './walkthrough.js';
     for (const [id, key] of Object.entries(NUMERIC)) $(id).value = String(state[key]);
     const kv = $('kv'), head = $('head');
     if (kv.dataset.heads !== String(state.heads)) { // the options depend on the head count only
-      kv.replaceChildren(...P.kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
+      kv.replaceChildren(...run().kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
       head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
       kv.dataset.heads = String(state.heads);
     }
@@ -43,24 +43,19 @@ import * as Walkthrough from './walkthrough.js';
     return S.parseHash(parts.join('&'));
   }
 
-  // A control changed: the head, pair and wrap only change what is drawn; anything else builds
-  // a new session.
+  // A control changed: the head, pair and wrap only change what is drawn (the worker sends that
+  // head's weights, that pair's turn); anything else builds a new session.
   function onControlChange(event) {
     const { state: next, problems } = readControls();
     const viewOnly = ['head', 'pair', 'wrap'].includes(event.target.id);
-    P.state = { ...next, at: viewOnly ? P.session.length : -1 };
-    if (viewOnly && !problems.length) {
+    P.state = { ...next, at: viewOnly && P.session ? P.session.length : -1 };
+    if (viewOnly && !problems.length && P.session) {
       syncControls();
-      Render.render();
+      run().redraw();
     } else {
       run().rebuild(problems);
-      // The walkthrough's text is not on screen with the charts: build it after they paint.
-      if (event.target.id === 'seed') afterPaint(walk().build);
+      if (event.target.id === 'seed') walk().build();
     }
-  }
-
-  function afterPaint(fn) {
-    requestAnimationFrame(() => setTimeout(fn, 0));
   }
 
   function wire() {

@@ -1,11 +1,80 @@
-// layer/run.js — the session the page shows: built from the state (head_dim and KV heads held to
-// what the core allows), run to the state's token, stepped one token at a time, played and
-// paused. A configuration the core refuses brings back the last good state with the core's
-// message.
+// layer/run.js — the session the page shows, computed in the layer view's worker (worker.js):
+// built from the state (head_dim and KV heads held to what the core allows), run to the state's
+// token, stepped one token at a time, played and paused, and drawn from each answer. Only the
+// newest request's answer is drawn (protocol.js's Newest): one that comes after a newer
+// request was made is dropped. A configuration the core refuses brings back the last good
+// state with the core's message.
+import { LayerClient } from '../core/client.js';
+import { Newest } from '../core/protocol.js';
 import { page as P } from '../ui/page.js';
 import * as S from '../ui/state.js';
 import * as LayerControls from './controls.js';
 import * as Render from './render.js';
+
+  let client = null;
+  let frames = null;   // build, step and view: the session's frames
+  let texts = null;    // the walkthrough's sections
+  let facts = null;    // the core's answers the controls need (worker.js's init)
+
+  // Starts the worker and the core in it.
+  async function start(wasm) {
+    client = new LayerClient();
+    frames = new Newest(client);
+    texts = new Newest(client);
+    facts = await client.init(wasm, { maxHeadWidth: S.MAX_HEAD_WIDTH });
+  }
+
+  // The core's answers ui/state.js's coreRelations asks, from the worker's facts.
+  const answered = (value, what) => {
+    if (value === undefined || value === null) throw new Error(`the core gave no ${what}`);
+    return value;
+  };
+  const relations = {
+    headDimMost: (heads) => answered(facts.headDimMost[heads], `head_dim bound for ${heads} heads`),
+    kvNearest: (heads, kv) => answered((facts.kvNearest[heads] || [])[kv], `KV head count near ${kv} for ${heads} heads`),
+  };
+  // The KV head counts the core allows for a head count.
+  const kvChoices = (heads) => answered(facts.kvChoices[heads], `KV head counts for ${heads} heads`);
+
+  // ---------------------------------------------------------------- requests in flight
+  // Counts the requests whose answers are not drawn yet; idle() resolves once none is left.
+  let busy = 0;
+  let waiting = [];
+  function track(promise) {
+    busy++;
+    return promise.finally(() => {
+      if (--busy > 0) return;
+      const done = waiting;
+      waiting = [];
+      for (const resolve of done) resolve();
+    });
+  }
+  const idle = () => (busy ? new Promise((resolve) => waiting.push(resolve)) : Promise.resolve());
+
+  // ---------------------------------------------------------------- frames
+  // The parts of a frame the page keeps between answers (worker.js): those of the session at
+  // its length, and those named by a key.
+  const CELL_PARTS = ['mask', 'thumbs', 'checks', 'kvRows'];
+  const KEYED_PARTS = ['attention', 'angles', 'ropePair', 'ropeRel', 'chapters'];
+
+  // What the page holds, by key, so that the worker sends only what changed.
+  function have() {
+    const s = P.session;
+    if (!s) return {};
+    return { cells: s.cells, ...Object.fromEntries(KEYED_PARTS.map((k) => [k, s[k] && s[k].key])) };
+  }
+
+  // A frame taken: the parts it leaves out are the ones the page holds.
+  function take(frame) {
+    const held = P.session || {};
+    const next = { ...frame };
+    for (const k of [...CELL_PARTS, ...KEYED_PARTS]) if (!(k in next)) next[k] = held[k];
+    P.session = next;
+    P.sessionSerial = frame.serial; // names this session in the charts' cache keys
+  }
+
+  const viewOf = (s) => ({ head: s.head, pair: s.pair, wrap: !!s.wrap });
+  const ask = (op, args = {}) => frames.request(op, { ...args, view: viewOf(P.state), have: have() });
 
   function sessionConfig(s) {
     return {
@@ -14,55 +83,79 @@ import * as Render from './render.js';
     };
   }
 
+  // ---------------------------------------------------------------- the session
   // Builds the session for P.state (head_dim and KV heads held to what the core allows, by
   // ui/state.js coreRelations) and runs it to state.at tokens. On a refused configuration,
-  // returns to the last good state (or the defaults) and shows the core's message.
+  // returns to the last good state (or the defaults) and shows the core's message. Resolves
+  // once drawn (or dropped for a newer request); never rejects.
   function rebuild(problems = [], refusal = '') {
     const { state, t } = P;
-    S.coreRelations(state, problems, P.core);
-    stop();
-    let next;
     try {
-      next = P.core.createSession(sessionConfig(state));
-      const target = state.at === -1 ? state.prompt : state.at; // 0: before the prefill
-      if (target > 0) next.runTo(target);
-    } catch (e) {
-      if (next) next.free();
-      const fallback = P.lastGood || { ...S.defaults(), lang: state.lang };
-      if (JSON.stringify(fallback) === JSON.stringify(state)) {
-        P.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
-        return;
-      }
-      P.state = { ...fallback };
-      return rebuild([], t.errorPrefix + e.message);
-    }
-    if (P.session) P.session.free();
-    P.session = next;
-    P.sessionSerial = (P.sessionSerial || 0) + 1; // names this session in the charts' cache keys
-    P.lastGood = { ...state };
-    if (refusal) P.showMessage(refusal, true);
-    else P.showProblems(problems);
-    LayerControls.syncControls();
-    Render.render();
-  }
-
-  // One decode step, then the charts.
-  function step() {
-    const { session, t } = P;
-    if (session.length >= session.total) return stop();
-    try {
-      session.step();
+      S.coreRelations(state, problems, relations);
     } catch (e) {
       P.showMessage(t.errorPrefix + e.message, true);
-      return stop();
+      return Promise.resolve();
     }
-    Render.render();
-    if (session.length >= session.total) stop();
+    stop();
+    const sent = { ...state };
+    const at = state.at === -1 ? state.prompt : state.at; // 0: before the prefill
+    return track(ask('build', { cfg: sessionConfig(state), at }).then((frame) => {
+      if (!frame) return; // a newer request was made
+      take(frame);
+      P.lastGood = sent;
+      if (refusal) P.showMessage(refusal, true);
+      else P.showProblems(problems);
+      LayerControls.syncControls();
+      Render.render();
+    }, (e) => {
+      const fallback = P.lastGood || { ...S.defaults(), lang: sent.lang };
+      if (JSON.stringify(fallback) === JSON.stringify(sent)) {
+        P.showMessage(t.errorPrefix + e.message, true); // nothing left to fall back to
+        return undefined;
+      }
+      P.state = { ...fallback };
+      return rebuild([], P.t.errorPrefix + e.message);
+    }));
+  }
+
+  // A frame of the session as it is, for another head, pair or wrap.
+  function redraw() {
+    return track(ask('view').then((frame) => {
+      if (!frame) return;
+      take(frame);
+      Render.render();
+    }, (e) => P.showMessage(P.t.errorPrefix + e.message, true)));
+  }
+
+  // One decode step, then the charts. Resolves once drawn.
+  function step() {
+    const { session, t } = P;
+    if (!session) return Promise.resolve();
+    if (session.length >= session.total) {
+      stop();
+      return Promise.resolve();
+    }
+    return track(ask('step').then((frame) => {
+      if (!frame) return;
+      take(frame);
+      Render.render();
+      if (frame.length >= frame.total) stop();
+    }, (e) => {
+      P.showMessage(t.errorPrefix + e.message, true);
+      stop();
+    }));
+  }
+
+  // Every demo's sections for a seed in every language of the page (null: a newer request
+  // was made meanwhile).
+  function sections(seed, langs) {
+    return track(texts.request('sections', { seed, langs }));
   }
 
   // Play: a step every 400 ms, the next one scheduled only after this one has been drawn, so
-  // steps never queue up behind a slow one and Pause takes effect at once. While a step runs or
-  // waits for its frame, playTimer is DRAWING (still playing, no timer to clear).
+  // steps never queue up behind a slow one and Pause takes effect at once (a step the worker is
+  // computing when Pause comes is still drawn). While a step runs or waits for its frame,
+  // playTimer is DRAWING (still playing, no timer to clear).
   const DRAWING = -1;
   function play() {
     if (P.playTimer) return stop();
@@ -70,13 +163,13 @@ import * as Render from './render.js';
       if (P.playTimer !== DRAWING) return; // paused meanwhile
       P.playTimer = setTimeout(() => {
         P.playTimer = DRAWING;
-        step();
-        requestAnimationFrame(schedule);
+        step().then(() => requestAnimationFrame(schedule));
       }, 400);
     };
     P.playTimer = DRAWING;
     schedule();
     Render.renderStatus();
+    return undefined;
   }
 
   function stop() {
@@ -88,7 +181,7 @@ import * as Render from './render.js';
   // Back to before the prefill (at 0) or to just after it (at -1), with a new session.
   function restart(at) {
     P.state.at = at;
-    rebuild([]);
+    return rebuild([]);
   }
 
-export { rebuild, step, play, stop, restart };
+export { start, kvChoices, rebuild, redraw, step, sections, play, stop, restart, idle };
