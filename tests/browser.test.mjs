@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { largestLayerLab, openPage, showLayerLab, servedBrowser } from './lib/browser.mjs';
+import { largestLayerLab, layerDrawn, openPage, showLayerLab, servedBrowser } from './lib/browser.mjs';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
@@ -59,6 +59,7 @@ for (const [label, url] of [['served page', () => `${served}#tab=layer&lang=en`]
     assert.deepEqual(s.checks, Array(7).fill('pass'));
 
     await page.click('#btn-step');
+    await layerDrawn(page);
     const after1 = await chartState(page);
     assert.equal(after1.maskRows, s.maskRows + 1, 'Step adds a row to the mask');
     assert.equal(after1.kvPoints, s.kvPoints + 1, 'Step grows the KV chart by one token');
@@ -66,12 +67,14 @@ for (const [label, url] of [['served page', () => `${served}#tab=layer&lang=en`]
     assert.equal(after1.ropeNewest, s.ropeNewest + 1, 'Step moves the RoPE chart to the new position');
     assert.equal(after1.attnNewest, after1.maskRows - 1, 'Step adds the new query row to the attention chart');
     await page.keyboard.press('ArrowRight');
+    await layerDrawn(page);
     assert.equal((await chartState(page)).maskRows, s.maskRows + 2, 'the arrow key steps too');
 
     await page.fill('#heads', '8');
     await page.dispatchEvent('#heads', 'change');
     await page.selectOption('#kv', '2');
     await page.dispatchEvent('#kv', 'change');
+    await layerDrawn(page);
     s = await chartState(page);
     assert.deepEqual(s.gqa, ['h0 h1 h2 h3', 'h4 h5 h6 h7']);
     const kvOptions = await page.$$eval('#kv option', (o) => o.map((x) => x.value));

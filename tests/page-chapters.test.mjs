@@ -25,7 +25,8 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT, run } from './lib/run.mjs';
-import { openPage, servedBrowser, showLayerLab } from './lib/browser.mjs';
+import { layerDrawn, openPage, servedBrowser, showLayerLab } from './lib/browser.mjs';
+import { loadCore } from './lib/wasm.mjs';
 import { SIZES } from './lib/views.mjs';
 
 let browser, served;
@@ -241,6 +242,7 @@ async function typeSeed(page, seed) {
   await page.fill('#seed', String(seed));
   await page.dispatchEvent('#seed', 'change');
   await page.waitForFunction((s) => document.getElementById('walk-command').textContent.includes(`--seed ${s} `), seed, { timeout: 30000 });
+  await layerDrawn(page);
 }
 
 test('served page: the walkthrough of chapters 04, 05 and 10 is what the command line prints, and the charts hold its numbers, at two seeds and in both languages', async () => {
@@ -269,20 +271,24 @@ test('served page: the walkthrough of chapters 04, 05 and 10 is what the command
 test('served page: every panel the core names is in the layer view, every demo of the core is walked, every chart names an example of its panel', async () => {
   const { page, problems } = await openPage(browser.context, `${served}#tab=layer&lang=en`, SIZES.desktop);
   await showLayerLab(page);
-  const found = await page.evaluate(() => {
-    const core = window.attnlab.page.core;
-    const panels = Object.keys(core.abi.enums.demo_panel).filter((n) => n !== 'none')
-      .map((n) => [n, document.querySelectorAll(`#layer-main [data-demo-panel="${n}"]`).length]);
-    const demos = Object.keys(core.abi.enums.demo);
-    const examples = demos.reduce((n, d) => n + core.demoSectionCount(d) - 1, 0);
+  // the core's panels and demos (the page's thread holds no core: its worker's is the same .wasm)
+  const core = await loadCore();
+  const panelNames = Object.keys(core.abi.enums.demo_panel).filter((n) => n !== 'none');
+  const shown = await page.evaluate((names) => ({
+    panels: names.map((n) => [n, document.querySelectorAll(`#layer-main [data-demo-panel="${n}"]`).length]),
+    charts: [...document.querySelectorAll('[data-demo-example]')].map((el) => [el.dataset.demoExample, el.closest('[data-demo-panel]').dataset.demoPanel]),
+  }), panelNames);
+  const demos = Object.keys(core.abi.enums.demo);
+  const found = {
+    panels: shown.panels, demos,
+    examples: demos.reduce((n, d) => n + core.demoSectionCount(d) - 1, 0),
     // each chart's example: its demo's section of that number belongs to the chart's panel
-    const charts = [...document.querySelectorAll('[data-demo-example]')].map((el) => {
-      const [demo, n] = el.dataset.demoExample.split(':');
+    charts: shown.charts.map(([example, got]) => {
+      const [demo, n] = example.split(':');
       const section = core.demoSections(demo, 'en')[Number(n) - 1];
-      return [el.dataset.demoExample, section && section.panel, el.closest('[data-demo-panel]').dataset.demoPanel];
-    });
-    return { panels, demos, examples, charts };
-  });
+      return [example, section && section.panel, got];
+    }),
+  };
   assert.deepEqual(found.panels.filter(([, n]) => n !== 1), [], 'panels of the core without exactly one element in the layer view');
   assert.deepEqual(found.charts.filter(([, want, got]) => want !== got), [], 'charts in a panel their example does not belong to');
   assert.equal(found.charts.length, 13);

@@ -14,7 +14,7 @@ import { MessageChannel } from 'node:worker_threads';
 import { ROOT } from './lib/run.mjs';
 import { openPage, servedBrowser } from './lib/browser.mjs';
 import { moduleGraph } from '../web/modules.mjs';
-import { Client, serve, emit } from '../web/core/protocol.js';
+import { Client, Newest, serve, emit } from '../web/core/protocol.js';
 
 const WEB = join(ROOT, 'web');
 const DIST = join(ROOT, 'dist', 'attnlab.html');
@@ -32,7 +32,7 @@ function pageFiles(dir = WEB) {
 // core's threads too: web/core/wasm-loader.js starts them).
 const html = readFileSync(join(WEB, 'index.html'), 'utf8');
 const entries = [...html.matchAll(/<script type="module" src="([^"]+)"><\/script>/g)].map((m) => m[1]);
-const WORKERS = ['model/worker.js', 'train/worker.js', 'core/wasm-thread.js'];
+const WORKERS = ['model/worker.js', 'train/worker.js', 'layer/worker.js', 'core/wasm-thread.js'];
 
 test('index.html loads Chart.js and one entry module, no other script', () => {
   assert.deepEqual(entries, ['main.js']);
@@ -173,7 +173,7 @@ for (const [label, url] of [['served page', () => served], ['dist/attnlab.html f
   test(`${label}: the page adds window.attnlab and Chart.js's Chart to window, nothing else`, async () => {
     const { page, problems } = await openPage(browser.context, `${url()}#lang=en`);
     // the views the handle names are there (the tests read them)
-    assert.deepEqual(await page.evaluate(() => Object.keys(window.attnlab).sort()), ['api', 'experiments', 'link', 'modelView', 'page', 'trainView']);
+    assert.deepEqual(await page.evaluate(() => Object.keys(window.attnlab).sort()), ['api', 'experiments', 'layerView', 'link', 'modelView', 'page', 'trainView']);
     assert.deepEqual(await newGlobals(page), ['Chart', 'attnlab']);
     assert.deepEqual(problems, []);
     await page.close();
@@ -233,6 +233,33 @@ test('protocol: events reach onEvent; buffers named are handed over; shared memo
     assert.equal(new Int32Array(memory)[0], 123, 'the worker wrote into the same memory');
     await new Promise((r) => setTimeout(r, 50));
     assert.deepEqual(events, [{ progress: { wrote: true } }]);
+  } finally {
+    close();
+  }
+});
+
+test('protocol: of requests made through Newest only the newest one\'s answer counts, whatever order the answers come in', async () => {
+  // `wait` answers after the given request has been answered: the later request answers first
+  let release;
+  const released = new Promise((r) => { release = r; });
+  const { client, close } = pair({
+    wait: async ({ v }) => { await released; return v; },
+    now: ({ v }) => { setTimeout(release, 0); return v; },
+    fail: async () => { await released; throw new Error('refused'); },
+  });
+  try {
+    const newest = new Newest(client);
+    const order = [];
+    const older = newest.request('wait', { v: 'seed 4' }).then((r) => (order.push('older'), r));
+    const newer = newest.request('now', { v: 'seed 5' }).then((r) => (order.push('newer'), r));
+    assert.deepEqual([await older, await newer], [null, 'seed 5'], 'the older answer, come last, is dropped');
+    assert.deepEqual(order, ['newer', 'older'], 'the answers came back out of order');
+    // an older request's refusal is dropped too; the newest one's is said
+    const refused = newest.request('fail');
+    assert.equal(await newest.request('add', { a: 1 }).catch((e) => e.message), "unknown request 'add'");
+    assert.equal(await refused, null);
+    // alone, a request is answered as by the client
+    assert.equal(await newest.request('now', { v: 7 }), 7);
   } finally {
     close();
   }

@@ -38,7 +38,7 @@ const b64 = (f) => readFileSync(join(WEB, 'gen', 'models', f)).toString('base64'
 const gz = (f) => gzipSync(readFileSync(join(WEB, 'gen', 'models', f)), { level: 9 }).toString('base64');
 const embedded = {
   wasm: readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64'),
-  workers: { model: inlineModules('model/worker.js'), train: inlineModules('train/worker.js') },
+  workers: { model: inlineModules('model/worker.js'), train: inlineModules('train/worker.js'), layer: inlineModules('layer/worker.js') },
   stories260K: { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') },
   trainTokenizer: gz('minimind-fortunes/tokenizer.json'),
   trainSample: gz('minimind-fortunes/train-sample.txt'),

@@ -1,15 +1,18 @@
 // main.js — the page's entry module: starts the page: the state from the URL hash, the
-// language, the WebAssembly core (fetched, or decoded from the single-file page), then the
-// controls wired and the model view started (model/controls.js; the layer lab's session and
-// walkthrough are built when its tab is first shown). The page's modules by folder:
+// language, the WebAssembly core's bytes (fetched, or decoded from the single-file page) handed
+// to the views' workers (the page's own thread runs no core), then the controls wired and the
+// model view started (model/controls.js; the layer lab's session and walkthrough are built when
+// its tab is first shown). The page's modules by folder:
 //   core/   the WebAssembly loader and binding, the workers' protocol and client
 //   ui/     what the views share: the page's state and message line, the link (state.js), the
 //           strings of both languages, the heatmap, formatting and CSV, the tour
 //   charts/ one module per chart config of the layer view (the mask chart is the model view's too)
-//   layer/  the layer view;  model/  the model view and its worker;  train/  the Train tab and its worker
+//   layer/  the layer view and its worker;  model/  the model view and its worker;
+//   train/  the Train tab and its worker
 import * as AttnLab from './core/attnlab-api.js';
 import { embedded, base64Bytes } from './core/embedded.js';
 import * as LayerControls from './layer/controls.js';
+import * as LayerRun from './layer/run.js';
 import * as ModelControls from './model/controls.js';
 import * as Experiments from './model/experiments.js';
 import * as ModelView from './model/view.js';
@@ -47,11 +50,10 @@ import './ui/tour.js';
       page.showMessage(page.t.errorPrefix + e.message, true);
       return;
     }
-    // The model view starts its worker and draws the shipped model while the page's own core
-    // (the layer lab's) starts here; the layer lab is built the first time its tab is shown
-    // (at once, if the link opens it).
-    // (one thread: the layer lab's sessions do not split their work)
-    const layerCore = LayerControls.start(AttnLab.load({ wasmBinary: wasm, threads: 1 }).then((core) => { page.core = core; }));
+    // The model view starts its worker and draws the shipped model while the layer lab's worker
+    // starts its core; the layer lab is built the first time its tab is shown (at once, if the
+    // link opens it).
+    const layerCore = LayerControls.start(LayerRun.start(wasm));
     TrainControls.startTab(wasm);
     try {
       await ModelControls.start(wasm);
@@ -60,6 +62,7 @@ import './ui/tour.js';
     }
     try {
       await layerCore;
+      await LayerRun.idle(); // the layer lab drawn, if the link opens it
     } catch (e) {
       page.showMessage(page.t.errorPrefix + e.message, true);
     }
@@ -71,6 +74,6 @@ import './ui/tour.js';
   // The one name the page gives the window: a handle for the browser tests and for a person at
   // the console (the binding, the link's rules, what the page shares and each view's state).
   // Nothing in the page reads it.
-  window.attnlab = { api: AttnLab, link: State, page, modelView: ModelView, trainView: TrainView, experiments: Experiments };
+  window.attnlab = { api: AttnLab, link: State, page, layerView: LayerRun, modelView: ModelView, trainView: TrainView, experiments: Experiments };
 
   main();

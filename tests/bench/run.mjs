@@ -127,20 +127,24 @@ async function pageTimings() {
       const { page } = await openPage(browser.context, `${base}#tab=layer&lang=en&prompt=${seq}&steps=0`);
       // Control changes in rotation — the seed (new weights: attention and checks), the RoPE
       // base (RoPE charts too), head_dim and the number of heads (every chart). Each change is
-      // made at the start of a frame (in a requestAnimationFrame callback) and timed until that
-      // frame has been rendered: a message posted from the callback is delivered only after the
-      // frame's style, layout and paint. So the time is the page's own work for the change (the
-      // core, the charts' canvases, the DOM) and not the wait for the display's next refresh,
-      // which a change made at a random moment adds (0–16.7 ms at 60 Hz) whatever the page does.
+      // made at the start of a frame (in a requestAnimationFrame callback), computed by the layer
+      // view's worker, and timed until the frame after its answer was drawn has been rendered: a
+      // message posted from a frame's callback is delivered only after the frame's style, layout
+      // and paint. So the time is the change's work (the core in the worker, the charts'
+      // canvases, the DOM) and one wait for a frame after the answer, not the wait for the
+      // display's next refresh that a change made at a random moment adds.
       const times = await page.evaluate(async (n) => {
         const frame = () => new Promise((r) => requestAnimationFrame(() => r()));
+        const painted = (resolve, t0) => requestAnimationFrame(() => {
+          const channel = new MessageChannel();
+          channel.port1.onmessage = () => resolve(performance.now() - t0);
+          channel.port2.postMessage(0);
+        });
         const changedAndPainted = (control, value) => new Promise((resolve) => requestAnimationFrame(() => {
           const t0 = performance.now();
           control.value = value;
           control.dispatchEvent(new Event('change'));
-          const channel = new MessageChannel();
-          channel.port1.onmessage = () => resolve(performance.now() - t0);
-          channel.port2.postMessage(0);
+          window.attnlab.layerView.idle().then(() => painted(resolve, t0));
         }));
         const changes = [
           (i) => ['seed', String(100 + i)],

@@ -69,6 +69,12 @@ export async function showLayerLab(page) {
     document.querySelectorAll('#verify tbody tr').length > 0);
 }
 
+// The layer lab's answers drawn: every request its worker (web/layer/worker.js) has been sent
+// answered and painted (a Step, a control, a seed's walkthrough).
+export async function layerDrawn(page) {
+  await page.evaluate(() => window.attnlab.layerView.idle());
+}
+
 // The model view's first drawing done: the shipped model's prompt as chips and every head.
 export async function modelViewDrawn(page) {
   await page.waitForFunction(() => document.querySelectorAll('#tokens .chip').length > 0 &&
@@ -91,9 +97,10 @@ export async function trainTabDrawn(page) {
 // The layer lab at the page's largest settings (web/ui/state.js's limits, all at once), driven the
 // same way for the page test, which checks what it shows, and for the bench, which reports how
 // long each part took: opened at the last decode step (every step run, the time to data-ready),
-// one Step and three language switches, each timed to the frame that shows it, then a second
-// page played and paused (the time until the button reads Play again), and what it shows 800 ms
-// after Pause. Waits are hang guards only (Playwright's 30 s, ten times any target and more).
+// one Step and three language switches, each timed to the frame that shows it (a Step's answer
+// comes from the layer view's worker), then a second page played and paused (the time until the
+// button reads Play again), and what it shows once a step the worker was computing at Pause is
+// drawn and 800 ms later. Waits are hang guards only (Playwright's 30 s, ten times any target and more).
 export async function largestLayerLab(context, base) {
   const { FIELDS, MAX_TOKENS, MAX_HEAD_WIDTH } = await import('../../web/ui/state.js');
   const max = (k) => FIELDS[k][2];
@@ -107,7 +114,8 @@ export async function largestLayerLab(context, base) {
   out.load_ms = Date.now() - t0;
   const page = first.page;
   out.shown.loaded = await rows(page);
-  // A Step or a language switch: the click's work and the frame that shows it.
+  // A Step or a language switch: the click's work, the worker's answer drawn and the frame that
+  // shows it.
   const framed = (action) => page.evaluate((what) => new Promise((resolve) => {
     const t = performance.now();
     if (what === 'step') document.getElementById('btn-step').click();
@@ -116,7 +124,7 @@ export async function largestLayerLab(context, base) {
       lang.value = lang.value === 'zh' ? 'en' : 'zh';
       lang.dispatchEvent(new Event('change'));
     }
-    requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0));
+    window.attnlab.layerView.idle().then(() => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t), 0)));
   }), action);
   out.step_ms = await framed('step');
   out.shown.stepped = await rows(page);
@@ -136,6 +144,7 @@ export async function largestLayerLab(context, base) {
   await p2.click('#btn-play');
   await p2.waitForFunction(() => !/pause|暂停/i.test(document.getElementById('btn-play').textContent));
   out.pause_ms = Date.now() - t1;
+  await layerDrawn(p2);
   out.shown.paused = await rows(p2);
   await p2.waitForTimeout(800);
   out.shown.later = await rows(p2);

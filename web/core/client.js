@@ -1,7 +1,8 @@
-// core/client.js — the page's side of the workers (model/worker.js, train/worker.js): starts
-// them (from their own module files when served, from the code the single-file page carries
-// otherwise) and speaks to them through protocol.js; and reads the shipped models' bytes and the
-// Train tab's inputs (fetched when served, decoded from the single-file page: embedded.js).
+// core/client.js — the page's side of the workers (model/worker.js, train/worker.js,
+// layer/worker.js): starts them (from their own module files when served, from the code the
+// single-file page carries otherwise) and speaks to them through protocol.js; and reads the
+// shipped models' bytes and the Train tab's inputs (fetched when served, decoded from the
+// single-file page: embedded.js).
 import { embedded, base64Bytes } from './embedded.js';
 import { Client } from './protocol.js';
 
@@ -46,9 +47,10 @@ import { Client } from './protocol.js';
     return new Uint8Array(await new Response(stream).arrayBuffer());
   }
 
-  // A worker: the model view's (model/worker.js) or the Train tab's (train/worker.js), a module
-  // worker when served; the single-file page carries each one's modules as one classic script.
-  const WORKERS = { model: 'model/worker.js', train: 'train/worker.js' };
+  // A worker: the model view's (model/worker.js), the Train tab's (train/worker.js) or the layer
+  // view's (layer/worker.js), a module worker when served; the single-file page carries each
+  // one's modules as one classic script.
+  const WORKERS = { model: 'model/worker.js', train: 'train/worker.js', layer: 'layer/worker.js' };
   function startWorker(kind = 'model') {
     const file = WORKERS[kind];
     if (embedded) {
@@ -69,9 +71,10 @@ import { Client } from './protocol.js';
     early = null; // started again (and its error shown) by the client
   }
 
-  // A worker's client (protocol.js) that starts the core in it first.
+  // A worker's client (protocol.js) that starts the core in it first (more: what else its init
+  // takes).
   class WorkerClient extends Client {
-    init(wasm) { const copy = wasm.slice(); return this.request('init', { wasm: copy }, [copy.buffer]); }
+    init(wasm, more = {}) { const copy = wasm.slice(); return this.request('init', { ...more, wasm: copy }, [copy.buffer]); }
   }
 
   class ModelClient extends WorkerClient {
@@ -89,4 +92,8 @@ import { Client } from './protocol.js';
     constructor() { super(startWorker('train')); }
   }
 
-export { ModelClient, TrainClient, SHIPPED, shippedBytes, available, trainBytes };
+  class LayerClient extends WorkerClient {
+    constructor() { super(startWorker('layer')); }
+  }
+
+export { ModelClient, TrainClient, LayerClient, SHIPPED, shippedBytes, available, trainBytes };

@@ -2,7 +2,7 @@
 // there by bundle.mjs as one JSON block (the script element of type application/json whose id
 // is attnlab-embedded):
 //   wasm                     attnlab.wasm, base64
-//   workers: {model, train}  each worker's modules as one classic script (run from a blob)
+//   workers: {model, train, layer}  each worker's modules as one classic script (run from a blob)
 //   stories260K              {model, tokenizer}: the first shipped model, base64
 //   trainTokenizer, trainSample  the Train tab's inputs, gzip-compressed, base64
 // null on the served page, which fetches its files (and in a worker, which is sent them).

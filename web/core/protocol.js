@@ -1,6 +1,6 @@
 // core/protocol.js — the one message protocol between the page and its workers (the model
-// view's model/worker.js, the Train tab's train/worker.js): requests answered as promises, and
-// events the worker sends on its own.
+// view's model/worker.js, the Train tab's train/worker.js, the layer view's layer/worker.js):
+// requests answered as promises, and events the worker sends on its own.
 //
 //   page → worker   {id, op, args}                       a request (id counts up from 1)
 //   worker → page   {id, ok: true, result}               its answer
@@ -51,6 +51,24 @@ class Client {
   }
 }
 
+// Requests of which only the newest one's answer counts (a slider moved twice quickly asks
+// twice): the answer to an older request, whenever it comes, resolves to null, and so does
+// its refusal; so a stale answer is never drawn over a newer one.
+class Newest {
+  constructor(client) {
+    this.client = client;
+    this.asked = 0;
+  }
+  request(op, args = {}, transfer = []) {
+    const n = ++this.asked;
+    const current = () => n === this.asked;
+    return this.client.request(op, args, transfer).then((result) => (current() ? result : null), (e) => {
+      if (current()) throw e;
+      return null;
+    });
+  }
+}
+
 // ---------------------------------------------------------------- the worker's side
 // Answers each request with ops[op](args) (a value or a promise); transfer(result) names the
 // buffers the answer hands over. A throw or a rejection is the refusal, its message said.
@@ -72,4 +90,4 @@ function emit(message, transfer = [], port = self) {
   port.postMessage(message, transferable(transfer));
 }
 
-export { Client, serve, emit };
+export { Client, Newest, serve, emit };

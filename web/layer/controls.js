@@ -11,24 +11,19 @@ import * as Run from './run.js';
 import * as Walkthrough from './walkthrough.js';
   const $ = page.$;
 
-  // A control changed: the head, pair and wrap only change what is drawn; anything else builds
-  // a new session.
+  // A control changed: the head, pair and wrap only change what is drawn (the worker sends that
+  // head's weights, that pair's turn); anything else builds a new session.
   function onControlChange(event) {
     const { state: next, problems } = readControls();
     const viewOnly = ['head', 'pair', 'wrap'].includes(event.target.id);
-    page.state = { ...next, at: viewOnly ? page.session.length : -1 };
-    if (viewOnly && !problems.length) {
+    page.state = { ...next, at: viewOnly && page.session ? page.session.length : -1 };
+    if (viewOnly && !problems.length && page.session) {
       syncControls();
-      Render.render();
+      Run.redraw();
     } else {
       Run.rebuild(problems);
-      // The walkthrough's text is not on screen with the charts: build it after they paint.
-      if (event.target.id === 'seed') afterPaint(Walkthrough.build);
+      if (event.target.id === 'seed') Walkthrough.build();
     }
-  }
-
-  function afterPaint(fn) {
-    requestAnimationFrame(() => setTimeout(fn, 0));
   }
 
   function wire() {
@@ -87,7 +82,8 @@ import * as Walkthrough from './walkthrough.js';
     });
   }
 
-  // coreReady: resolves once the page's own core is in page.core. The controls are wired then;
+  // coreReady: resolves once the layer view's worker has started its core (run.js start). The
+  // controls are wired then;
   // the session and the walkthrough are built the first time the tab is shown (at once, if
   // the link opens it), what the link's corrections were said then. Resolves once wired.
   function start(coreReady) {

@@ -2,6 +2,7 @@
 // and read back through the same validation as the URL hash (readControls, state.js).
 import { page } from '../ui/page.js';
 import * as State from '../ui/state.js';
+import { kvChoices } from './facts.js';
   const $ = page.$;
 
   // Input id -> state key, for the inputs that hold a number.
@@ -12,7 +13,7 @@ import * as State from '../ui/state.js';
     for (const [id, key] of Object.entries(NUMERIC)) $(id).value = String(state[key]);
     const kv = $('kv'), head = $('head');
     if (kv.dataset.heads !== String(state.heads)) { // the options depend on the head count only
-      kv.replaceChildren(...page.kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
+      kv.replaceChildren(...kvChoices(state.heads).map((n) => new Option(String(n), String(n))));
       head.replaceChildren(...Array.from({ length: state.heads }, (_, h) => new Option(`h${h}`, String(h))));
       kv.dataset.heads = String(state.heads);
     }

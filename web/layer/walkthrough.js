@@ -1,14 +1,17 @@
 // layer/walkthrough.js — the walkthrough: every example of the tutorial's chapters, one at a time,
-// as the core gives them (core.demoSections): its title, its code in the script (chapters 02 and
-// 03; the later chapters' code is the tutorial's and not shipped, so the chapter and its script
-// are named instead), what it prints for the page's seed and language, and the panel of the
-// page it belongs to (chosen by the core), outlined and brought into view with a note on what
-// to notice in it, beside the chart that draws the example where the panel has one.
+// as the core gives them (core.demoSections, run in the layer view's worker): its title, its
+// code in the script (chapters 02 and 03; the later chapters' code is the tutorial's and not
+// shipped, so the chapter and its script are named instead), what it prints for the page's
+// seed and language, and the panel of the page it belongs to (chosen by the core), outlined and
+// brought into view with a note on what to notice in it, beside the chart that draws the
+// example where the panel has one.
 // The chapters are the core's demos (its al_demo enum, in order); the markup says where each
 // goes: a panel names the al_demo_panel it is (data-demo-panel), a chart the examples it draws
 // (data-demo-example="demo:number"). A chapter added to the core is added here by its row in
 // SCRIPTS, its panel's markup and its notes (i18n.js).
+import { STRINGS } from '../ui/i18n.js';
 import { page } from '../ui/page.js';
+import * as Run from './run.js';
   const $ = page.$;
 
   // The tutorial script each demo reproduces; its chapter is the number it starts with.
@@ -30,20 +33,29 @@ import { page } from '../ui/page.js';
   const figureOf = (step) => document.querySelector(`#layer-main [data-demo-example="${step.demo}:${step.n}"]`);
 
   let steps = []; // [{demo, title, code, numbers, panel, n (its number in the script), of}]
+  let held = null; // the worker's sections for one seed, in every language: {seed, en, zh}
 
-  // The demos of the core, in the order of their chapters.
-  const demos = () => Object.entries(page.core.abi.enums.demo).sort((a, b) => a[1] - b[1]).map(([name]) => name);
-
-  // Asks the core for every demo's sections in the page's language and seed; the closing
-  // banners (panel 'none') are not steps. Also names each chapter's script where the page
-  // shows that chapter's charts.
+  // Builds the steps from the core's sections for the page's seed (asked of the layer view's
+  // worker once per seed, in every language, so a language switch needs no answer) in the
+  // page's language; the closing banners (panel 'none') are not steps. Also names each
+  // chapter's script where the page shows that chapter's charts.
   function build() {
-    const { core, state, t } = page;
+    const { state, t } = page;
+    if (held && held.seed === state.seed) return fill();
+    return Run.sections(state.seed, Object.keys(STRINGS)).then((answer) => {
+      if (!answer) return; // a newer seed was asked for
+      held = answer;
+      fill();
+    }, (e) => page.showMessage(t.errorPrefix + e.message, true));
+  }
+
+  function fill() {
+    const { state, t } = page;
     try {
       steps = [];
-      for (const demo of demos()) {
+      for (const { demo, sections } of held[state.lang]) {
         if (!SCRIPTS[demo]) throw new Error(`the walkthrough has no script for the demo '${demo}'`);
-        const own = core.demoSections(demo, state.lang, state.seed).filter((s) => s.panel !== 'none');
+        const own = sections.filter((s) => s.panel !== 'none');
         for (const [i, s] of own.entries()) {
           if (!panelOf(s.panel)) throw new Error(`the walkthrough has no panel '${s.panel}'`);
           steps.push({ demo, ...s, n: i + 1, of: own.length });

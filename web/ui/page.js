@@ -1,5 +1,5 @@
-// ui/page.js — what every part of the page shares: the core, the session the charts show
-// and the state it was built from, the strings of the page's language; and the two places the
+// ui/page.js — what every part of the page shares: the layer lab's session as the charts show
+// it (its worker's last frame) and the state it was built from, the strings of the page's language; and the two places the
 // page speaks outside its charts: the message line and the URL hash. The other page scripts
 // (layer/, model/, train/, then main.js) read and set these fields and
 // keep no copy of their own.
@@ -8,8 +8,7 @@ import * as State from './state.js';
   const $ = (id) => document.getElementById(id);
 
   const page = {
-    core: null,      // the WebAssembly core (attnlab-api.js)
-    session: null,   // the session the charts show
+    session: null,   // the layer lab's session as its charts show it (layer/run.js: its worker's frame)
     state: null,     // the page's state (state.js), which the URL hash holds
     lastGood: null,  // the last state a session was built from
     t: stringsOf('en'), // the strings of the page's language
@@ -95,14 +94,6 @@ import * as State from './state.js';
   page.bringIntoView = (panel, spot = null) => {
     const y = page.viewTop(panel, spot);
     if (Math.abs(y - scrollY) > 1) window.scrollTo(0, y);
-  };
-
-  // ---------------------------------------------------------------- KV head choices
-  // The KV head counts the core allows for a head count, asked once per head count.
-  const kvChoiceCache = new Map();
-  page.kvChoices = (heads) => {
-    if (!kvChoiceCache.has(heads)) kvChoiceCache.set(heads, page.core.kvChoices(heads));
-    return kvChoiceCache.get(heads);
   };
 
   // ---------------------------------------------------------------- the URL hash
