@@ -30,7 +30,7 @@
  * projection of MiniMind's (768 or 1024 deep) in one block. Fewer passes over C made the native
  * MiniMind-3 prefill ~5% faster than 256, and the WebAssembly GEMM ~2% faster. The sums run
  * over k in order either way: same bits. */
-enum { NR = AL_GEMM_NR, KC = 1024, MR_MAX = 12 };
+enum { NR = AL_GEMM_NR, KC = 1024, MR_MAX = 12, PF16 = 64 };
 
 int64_t al_pack_panels_size(int64_t n, int64_t k) { return ((n + NR - 1) / NR) * k * NR; }
 
@@ -441,19 +441,32 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
 /* The same two panels held in 16 bits, widened as they are loaded: a decode step (a few rows of
  * A) reads each element of B once, so widening it into a buffer first (panel_block) would write
  * and read it again; here the conversion (one instruction per 16 values) rides on the loads.
- * The same fused multiply-adds in the same order: the same bits. */
+ * The same fused multiply-adds in the same order: the same bits. B comes from memory, not the
+ * caches, so each step of two rows of B asks for the line PF16 rows (2 KB) ahead in both
+ * panels, keeping more reads in flight than the hardware's prefetchers alone. */
 #define LOAD_F16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define LOAD_BF16(p) \
     _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
-#define AVX512_PAIR16_ROWS(R, LOAD)                                                    \
-    for (int64_t kk = 0; kk < kc; kk++) {                                              \
-        const __m512 bk0 = LOAD(b0 + kk * NR);                                         \
-        const __m512 bk1 = LOAD(b1 + kk * NR);                                         \
+#define AVX512_PAIR16_STEP(R, LOAD, kk)                                                \
+    {                                                                                  \
+        const __m512 bk0 = LOAD(b0 + (kk) * NR);                                       \
+        const __m512 bk1 = LOAD(b1 + (kk) * NR);                                       \
         _Pragma("GCC unroll 16") for (int i = 0; i < (R); i++) {                      \
-            const __m512 ai = _mm512_set1_ps(a[i * lda + kk]);                         \
+            const __m512 ai = _mm512_set1_ps(a[i * lda + (kk)]);                       \
             acc0[i] = _mm512_fmadd_ps(ai, bk0, acc0[i]);                               \
             acc1[i] = _mm512_fmadd_ps(ai, bk1, acc1[i]);                               \
         }                                                                              \
+    }
+#define AVX512_PAIR16_ROWS(R, LOAD)                                                    \
+    {                                                                                  \
+        int64_t kk = 0;                                                                \
+        for (; kk + 2 <= kc; kk += 2) {                                                \
+            _mm_prefetch((const char *)(b0 + (kk + PF16) * NR), _MM_HINT_T0);          \
+            _mm_prefetch((const char *)(b1 + (kk + PF16) * NR), _MM_HINT_T0);          \
+            AVX512_PAIR16_STEP(R, LOAD, kk)                                            \
+            AVX512_PAIR16_STEP(R, LOAD, kk + 1)                                        \
+        }                                                                              \
+        if (kk < kc) AVX512_PAIR16_STEP(R, LOAD, kk)                                   \
     }
 #define AVX512_PAIR16_SWITCH(LOAD)                                                     \
     switch (m) {                                                                       \
@@ -482,6 +495,7 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair16(
 }
 #undef AVX512_PAIR16_SWITCH
 #undef AVX512_PAIR16_ROWS
+#undef AVX512_PAIR16_STEP
 #undef LOAD_BF16
 #undef LOAD_F16
 #endif
@@ -573,11 +587,14 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
     if (!g_kernel) g_kernel = pick_kernel(&g_mr);
     float edge[KC * NR];
     /* 16-bit B: a panel pair's block widened into wide0, wide1 once, read by every row block.
-     * A decode step (few rows) widens blocks of KC16 rows so that the pair's floats stay in L1
-     * (32 KB); a prefill keeps KC, which passes over C fewer times. Either way each output is
-     * summed over k in order: the same bits. */
+     * A few rows without the widening kernel widen blocks of KC16 rows so that the pair's
+     * floats stay in L1 (32 KB); a prefill keeps KC, which passes over C fewer times. The
+     * widening kernel (kernel_avx512_pair16, a decode step) keeps KC too: each panel is then
+     * read as one run of up to 32 KB rather than runs of 8 KB the prefetchers start afresh.
+     * Either way each output is summed over k in order: the same bits. */
     enum { KC16 = 256 };
-    const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX ? KC16 : KC;
+    const int widen_in_kernel = g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6;
+    const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX && !widen_in_kernel ? KC16 : KC;
     float wide0[KC * NR], wide1[KC * NR];
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
         const int64_t kc = k - k0 < kblock ? k - k0 : kblock;
@@ -591,7 +608,7 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
             const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
 #if defined(AL_X86_DISPATCH)
             /* 16-bit B and a few rows: widened as the kernel loads it */
-            if (g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6 && n - j > NR) {
+            if (widen_in_kernel && n - j > NR) {
                 const uint16_t *b0 = (const uint16_t *)b.p + at;
                 kernel_avx512_pair16((int)m, kc, a + k0, lda, b0, b0 + b.panel_stride, b.dtype, c + j, ldc, cols1, acc);
                 j += 2 * NR;

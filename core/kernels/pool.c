@@ -5,23 +5,35 @@
  *
  * A job is handed out by a generation count under one mutex: the caller bumps it and
  * broadcasts, each worker runs its part and counts itself done; the caller runs part 0 and
- * waits for the count. A decode step runs about 60 jobs (one per projection): the wake-up's
- * few microseconds each are small beside the milliseconds of the step.
+ * waits for the count. A decode step runs about 60 jobs (one per projection), each a fraction
+ * of a millisecond, one after the other: a worker put to sleep between two of them must be
+ * woken and given a core again, which on a busy machine took longer than the job. So both
+ * sides first watch the count for a short while (SPIN checks, tens of microseconds) and sleep
+ * on the condition only when nothing came: the next job of a step arrives within that time.
  *
  * WebAssembly has no thread of its own to start: the threaded build (AL_WASM_THREADS, a shared
  * memory) is given its threads by its host (web/core/wasm-loader.js starts Workers, each an
  * instance of the same module on the same memory that calls al_wasm_thread_run and stays
- * there). A pool of more than one thread borrows all of them: the job goes out through a generation count that parked threads
- * wait on (memory.atomic.wait32, allowed in a Worker) and the caller spins for the parts to
- * finish (a page's main thread may not wait). A part must not allocate (emmalloc holds no lock
+ * there). A pool of more than one thread borrows all of them: the job goes out through a
+ * generation count that parked threads wait on (memory.atomic.wait32, allowed in a Worker) and
+ * the caller spins for the parts to finish (a page's main thread may not wait). A part must not allocate (emmalloc holds no lock
  * here): the GEMM's parts do not. */
 #include "kernels/pool.h"
 
 #include <stdlib.h>
 
 #if !defined(__wasm__)
+#include <stdatomic.h>
 #include <threads.h>
 #define AL_POOL_THREADS 1
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define SPIN_PAUSE() _mm_pause()
+#else
+#define SPIN_PAUSE() ((void)0)
+#endif
+/* how many times a waiting side looks at the count before it sleeps */
+enum { SPIN = 2000 };
 #elif defined(AL_WASM_THREADS)
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,8 +46,8 @@ struct al_pool {
     int started;                           /* workers started (all, once created) */
     mtx_t lock;
     cnd_t job, done;                       /* a new job; a part finished */
-    uint64_t generation;                   /* jobs handed out */
-    int finished;                          /* parts of the current job done */
+    _Atomic uint64_t generation;           /* jobs handed out (written under the lock) */
+    atomic_int finished;                   /* parts of the current job done */
     int quit;
     void (*fn)(void *ctx, int part, int parts);
     void *ctx;
@@ -99,17 +111,24 @@ static int worker(void *arg) {
     free(arg);
     al_pool *p = w.p;
     uint64_t seen = 0;
-    mtx_lock(&p->lock);
     for (;;) {
-        while (p->generation == seen && !p->quit) cnd_wait(&p->job, &p->lock);
+        /* the next job, watched for a while, then waited for under the lock */
+        for (int i = 0; i < SPIN && atomic_load(&p->generation) == seen; i++) SPIN_PAUSE();
+        mtx_lock(&p->lock);
+        while (atomic_load(&p->generation) == seen && !p->quit) cnd_wait(&p->job, &p->lock);
         if (p->quit) break;
-        seen = p->generation;
+        seen = atomic_load(&p->generation);
         void (*fn)(void *, int, int) = p->fn;
         void *ctx = p->ctx;
         mtx_unlock(&p->lock);
         fn(ctx, w.part, p->threads);
-        mtx_lock(&p->lock);
-        if (++p->finished == p->threads - 1) cnd_signal(&p->done);
+        /* counted at once (the caller may be watching), signalled under the lock (it may be
+         * between its last look and its wait) */
+        if (atomic_fetch_add(&p->finished, 1) + 1 == p->threads - 1) {
+            mtx_lock(&p->lock);
+            cnd_signal(&p->done);
+            mtx_unlock(&p->lock);
+        }
     }
     mtx_unlock(&p->lock);
     return 0;
@@ -185,14 +204,18 @@ void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *c
 #if defined(AL_POOL_THREADS)
     if (parts > 1) {
         mtx_lock(&p->lock);
-        p->fn = fn, p->ctx = ctx, p->finished = 0;
-        p->generation++;
+        p->fn = fn, p->ctx = ctx;
+        atomic_store(&p->finished, 0);
+        atomic_fetch_add(&p->generation, 1);
         cnd_broadcast(&p->job);
         mtx_unlock(&p->lock);
         fn(ctx, 0, parts);
-        mtx_lock(&p->lock);
-        while (p->finished < parts - 1) cnd_wait(&p->done, &p->lock);
-        mtx_unlock(&p->lock);
+        for (int i = 0; i < SPIN && atomic_load(&p->finished) < parts - 1; i++) SPIN_PAUSE();
+        if (atomic_load(&p->finished) < parts - 1) {
+            mtx_lock(&p->lock);
+            while (atomic_load(&p->finished) < parts - 1) cnd_wait(&p->done, &p->lock);
+            mtx_unlock(&p->lock);
+        }
         return;
     }
 #elif defined(AL_WASM_THREADS)
