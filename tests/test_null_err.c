@@ -552,6 +552,7 @@ static void test_model_lab(void) {
     CHECK(al_model_lab_prompt_ids(NULL, ids, 1, 0, NULL) == -1, "prompt ids");
     CHECK(al_model_lab_step(NULL, &sp, NULL) == -1, "step");
     EXPECT(al_model_lab_set_charts(NULL, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lab_set_threads(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_attention(NULL, 0, 0, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_thumbs(NULL, 4, f, 4, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_mask(NULL, f, 4, NULL), AL_ERR_ARG);
