@@ -74,6 +74,26 @@ test('ignored parts, a bad language and invisible characters are worded as what 
   assert.match(long, /^The link's settings are too long \(a=1&a=1&.*\); using the defaults$/);
 });
 
+// Both lists of heads a link holds, the model view's (off) and the Train tab's (toff), are read
+// by one rule, each within its own bound: the model view's layer and head fields (0..255; the
+// model's own range is the core's to check), the Train tab's largest shape (8 layers, 16 heads).
+test('a list of heads keeps each pair within its bound, named once and in order; the rest is dropped and reported', () => {
+  for (const [key, inside, outside, shape] of [['off', '255.255', '256.0', ''], ['toff', '7.15', '8.0', 'tlayers=8&theads=16&']]) {
+    const clean = S.parseHash(`#${shape}${key}=1.0,0.3,${inside}`);
+    assert.equal(clean.state[key], `0.3,1.0,${inside}`, key);
+    assert.deepEqual(clean.problems, [], key);
+    const messy = S.parseHash(`#${shape}${key}=1.0,0.3,1.0,x,${outside},0.0`);
+    assert.equal(messy.state[key], '0.0,0.3,1.0', key);
+    assert.deepEqual(messy.problems, [{ key, value: `1.0,0.3,1.0,x,${outside},0.0`.slice(0, 24), used: '0.0,0.3,1.0' }], key);
+    assert.equal(S.parseHash(`#${key}=`).state[key], '', key);
+    assert.ok(!S.toHash(S.defaults()).includes(`${key}=`), key);
+  }
+  // the Train tab's list is held to the shape the link sets, within that bound
+  const narrowed = S.parseHash('#tlayers=2&theads=4&toff=1.3,2.0,0.4');
+  assert.equal(narrowed.state.toff, '1.3');
+  assert.deepEqual(narrowed.problems, [{ key: 'toff', value: '0.4,1.3,2.0', used: '1.3' }]);
+});
+
 // A hash parsed, then held to the rules the core decides, as the layer view builds its session.
 async function parseWithCore(hash) {
   const core = await loadCore();

@@ -173,6 +173,15 @@ static void test_fixture(const char *root, const char *name, int want_dtype) {
     CHECK(al_model_load_source(&short_src, AL_MODEL_FILE_SAFETENSORS, config, config_len, NULL, CONTEXT, CONTEXT, &cut, &err) ==
                   AL_ERR_IO && cut == NULL,
           "%s: a read failing half-way: %s", name, err.msg);
+    CHECK(err.file == AL_FILE_WEIGHTS, "%s: a read failing half-way is put on file %d, not the weights", name, (int)err.file);
+    /* 6. a config.json that is refused is the file at fault, read whole or piece by piece */
+    static const char bad_config[] = "{\"num_attention_heads\": 8, \"num_key_value_heads\": 3}";
+    CHECK(al_model_load(bytes, size, AL_MODEL_FILE_SAFETENSORS, bad_config, sizeof bad_config - 1, NULL, CONTEXT, CONTEXT, &cut,
+                        &err) == AL_ERR_CONFIG && err.file == AL_FILE_CONFIG,
+          "%s: a bad config.json: file %d: %s", name, (int)err.file, err.msg);
+    CHECK(al_model_load_source(&src, AL_MODEL_FILE_SAFETENSORS, bad_config, sizeof bad_config - 1, NULL, CONTEXT, CONTEXT, &cut,
+                               &err) == AL_ERR_CONFIG && err.file == AL_FILE_CONFIG,
+          "%s: a bad config.json piece by piece: file %d: %s", name, (int)err.file, err.msg);
     al_model_free(loaded), al_model_free(streamed), al_model_free(ref);
     al_st_free(st);
     free(config), free(bytes);

@@ -31,7 +31,7 @@
 
 #define AL_ABI_STRUCTS(S, F)                                                                   \
     S(error, al_error)                                                                         \
-    F(al_error, status, i32) F(al_error, msg, char)                                            \
+    F(al_error, status, i32) F(al_error, msg, char) F(al_error, file, i32)                     \
     S(attn_hparams, al_attn_hparams)                                                           \
     F(al_attn_hparams, hidden, i64) F(al_attn_hparams, n_heads, i64)                           \
     F(al_attn_hparams, n_kv_heads, i64) F(al_attn_hparams, head_dim, i64)                      \
@@ -108,6 +108,7 @@
     V(AL_CHECK_CACHE_DIFF, cache_diff) V(AL_CHECK_COUNT, count)                                \
     E(file_role, al_file_role)                                                                 \
     V(AL_FILE_NONE, none) V(AL_FILE_WEIGHTS, weights) V(AL_FILE_INPUT, input)                  \
+    V(AL_FILE_CONFIG, config)                                                                  \
     E(demo, al_demo)                                                                           \
     V(AL_DEMO_BASIC, basic) V(AL_DEMO_ATTENTION, attention)                                    \
     V(AL_DEMO_MLP_MOE, mlp_moe) V(AL_DEMO_BLOCK, block)                                        \

@@ -78,6 +78,9 @@ al_status al_fail(al_error *err, al_status status, const char *fmt, ...) AL_PRIN
 /* Clears err (if not NULL) to AL_OK and an empty message; returns AL_OK, for the success path of
  * a call that promises a cleared err: `return al_ok(err);`. */
 al_status al_ok(al_error *err);
+/* A failure `status` (AL_OK passes through) recorded as being in `file`: err->file, for a
+ * call that reads more than one file. */
+al_status al_fail_in(al_error *err, al_file_role file, al_status status);
 
 /* Parses the whole string as one finite decimal number, correctly rounded (the grammar of
  * al_decimal_parse below: no spaces, hex, inf or nan); 0 on anything else or on overflow. */

@@ -29,7 +29,13 @@ al_status al_fail(al_error *err, al_status status, const char *fmt, ...) {
         al_vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
         err->status = status;
+        err->file = AL_FILE_NONE; /* a fresh error: the caller that knows the file says so (al_fail_in) */
     }
+    return status;
+}
+
+al_status al_fail_in(al_error *err, al_file_role file, al_status status) {
+    if (err && status != AL_OK) err->file = file;
     return status;
 }
 
@@ -52,6 +58,7 @@ al_status al_ok(al_error *err) {
     if (err) {
         err->status = AL_OK;
         err->msg[0] = '\0';
+        err->file = AL_FILE_NONE;
     }
     return AL_OK;
 }

@@ -184,9 +184,9 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
         st = al_model_load_source(&src.src, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,
                                   max_step, &m, &err);
         if (st != AL_OK) {
-            /* a folder's problem is its config.json's (the message says so) or its weights file's */
-            const int in_config = *kind == AL_MODEL_FILE_SAFETENSORS && !strncmp(err.msg, "config.json", 11);
-            cli_error("%s: %s", cli_show(in_config ? path : weights_path), err.msg);
+            /* the loader says which file is at fault: a folder's config.json (its messages name
+             * it: the folder is shown) or the weights file */
+            cli_error("%s: %s", cli_show(err.file == AL_FILE_CONFIG ? path : weights_path), err.msg);
             if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
         }
     }

@@ -11,6 +11,7 @@
  *   a multiple of 32, and padded with zeros to the next (the last too: llama.cpp reads the data
  *   as the sum of the padded sizes). */
 #include "attnlab/io.h"
+#include "base/fault.h"
 #include "base/internal.h"
 #include "base/text.h"
 
@@ -287,18 +288,28 @@ static void list_tensors(gguf_writer *g) {
     }
 }
 
-/* The floats of part k of tensor t and their count: NULL for zeros. Read as float32 whatever
+/* The floats of part k of tensor t and their count, *x NULL for zeros. Read as float32 whatever
  * the model holds them in (al_model_read_param: a loaded model keeps its maps only as GEMM
- * panels, perhaps 16-bit), into g->part, which holds the largest part. */
+ * panels, perhaps 16-bit), into g->part, which holds the largest part. A read that fails is
+ * refused with the tensor's name: never written as zeros. */
 static int64_t part_numel(const gguf_tensor *t) { return (int64_t)(t->nbytes / (t->type == GGML_F16 ? 2 : 4)) / t->n_parts; }
 
-static const float *part_data(const gguf_writer *g, const gguf_tensor *t, int64_t k, int64_t *numel) {
+static al_status part_data(const gguf_writer *g, const gguf_tensor *t, int64_t k, const float **x, int64_t *numel,
+                           al_error *err) {
     *numel = part_numel(t);
-    if (t->zero) return NULL;
-    return al_model_read_param(g->m, t->p, t->layer, k, g->part, g->part_cap) == *numel ? g->part : NULL;
+    *x = NULL;
+    if (t->zero) return AL_OK;
+    const int64_t n = AL_FAULT(AL_FAULT_WEIGHT_READ) && t->p == AL_MP_WK
+                          ? -1
+                          : al_model_read_param(g->m, t->p, t->layer, k, g->part, g->part_cap);
+    if (n != *numel)
+        return al_fail(err, AL_ERR_ARG, "GGUF export: tensor '%s' (part %" PRId64 "): the model's weights could not be "
+                       "read (%" PRId64 " of %" PRId64 " numbers)", t->name, k, n < 0 ? 0 : n, *numel);
+    *x = g->part;
+    return AL_OK;
 }
 
-static void write_file(gguf_writer *g) {
+static al_status write_file(gguf_writer *g, al_error *err) {
     al_text *w = &g->w;
     al_text_put(w, "GGUF", 4);
     put_u32(w, 3);
@@ -319,7 +330,9 @@ static void write_file(gguf_writer *g) {
         const gguf_tensor *t = &g->t[i];
         for (int64_t k = 0; k < t->n_parts; k++) {
             int64_t numel;
-            const float *x = part_data(g, t, k, &numel);
+            const float *x;
+            const al_status st = part_data(g, t, k, &x, &numel, err);
+            if (st != AL_OK) return st;
             if (!x) put_zeros(w, (uint64_t)numel * (t->type == GGML_F16 ? 2 : 4));
             for (int64_t j = 0; x && j < numel; j++) {
                 if (t->type == GGML_F32) {
@@ -333,6 +346,7 @@ static void write_file(gguf_writer *g) {
         }
         put_zeros(w, pad_to(t->nbytes));
     }
+    return AL_OK;
 }
 
 /* ---- what can be written ---------------------------------------------------------------------- */
@@ -385,7 +399,9 @@ static al_status check_f16(const gguf_writer *g, al_error *err) {
         const gguf_tensor *t = &g->t[i];
         for (int64_t k = 0; t->type == GGML_F16 && k < t->n_parts; k++) {
             int64_t numel;
-            const float *x = part_data(g, t, k, &numel);
+            const float *x;
+            const al_status st = part_data(g, t, k, &x, &numel, err);
+            if (st != AL_OK) return st;
             for (int64_t j = 0; x && j < numel; j++)
                 if ((al_f32_to_f16_bits(x[j]) & 0x7C00) == 0x7C00)
                     return al_fail(err, AL_ERR_NONFINITE, "tensor '%s': element %" PRId64 " is %.9g, which float16 "
@@ -429,20 +445,23 @@ al_status al_model_export_gguf(const al_model *m, const al_tokenizer *tok, al_dt
     if (st == AL_OK) {
         st = check_f16(&g, err);
     }
-    if (st == AL_OK) { /* measure, then write */
+    /* Measure, then write: each pass reads every weight, and a read that fails ends it. */
+    if (st == AL_OK) {
         al_text_init_bytes(&g.w, NULL, 0);
-        write_file(&g);
-        const uint64_t total = g.w.len;
-        if (total > SIZE_MAX) st = al_fail(err, AL_ERR_LIMIT, "GGUF file of %" PRIu64 " bytes exceeds this address space", total);
-        else if (!(*out = malloc((size_t)total))) st = al_fail(err, AL_ERR_NOMEM, "GGUF export: out of memory for %" PRIu64 " bytes", total);
-        if (st == AL_OK) {
-            al_text_init_bytes(&g.w, *out, (size_t)total);
-            write_file(&g);
-            if (g.w.len != total) st = al_fail(err, AL_ERR_ARG, "GGUF export: the size changed while writing");
-            else *size = (size_t)total;
-        }
-        if (st != AL_OK) free(*out), *out = NULL;
+        st = write_file(&g, err);
     }
+    const uint64_t total = g.w.len;
+    if (st == AL_OK && total > SIZE_MAX)
+        st = al_fail(err, AL_ERR_LIMIT, "GGUF file of %" PRIu64 " bytes exceeds this address space", total);
+    else if (st == AL_OK && !(*out = malloc((size_t)total)))
+        st = al_fail(err, AL_ERR_NOMEM, "GGUF export: out of memory for %" PRIu64 " bytes", total);
+    if (st == AL_OK) {
+        al_text_init_bytes(&g.w, *out, (size_t)total);
+        st = write_file(&g, err);
+        if (st == AL_OK && g.w.len != total) st = al_fail(err, AL_ERR_ARG, "GGUF export: the size changed while writing");
+        else if (st == AL_OK) *size = (size_t)total;
+    }
+    if (st != AL_OK) free(*out), *out = NULL;
     free(g.text), free(g.merges), free(g.t), free(g.part);
     return st == AL_OK ? al_ok(err) : st;
 }

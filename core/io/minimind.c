@@ -266,9 +266,8 @@ int al_minimind_is_param_name(const uint8_t *name, size_t len) {
     return 0;
 }
 
-al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
-                              al_model_hparams *hp, al_error *err) {
-    if (!config_json || !st || !hp) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: NULL argument");
+static al_status config_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
+                                al_model_hparams *hp, al_error *err) {
     const al_model_hparams d = defaults();
     /* ffn -1: intermediate_size absent (or null) */
     config_fields f = {d.hidden, d.n_layers, d.n_heads, d.n_kv_heads, 0, d.vocab, -1, d.max_seq, 4, 1, 0,
@@ -311,7 +310,20 @@ al_status al_minimind_hparams(const char *config_json, size_t config_len, const 
     /* QK-Norm if the first layer has it. */
     al_st_tensor t;
     hp->qk_norm = al_st_find(st, "model.layers.0.self_attn.q_norm.weight", &t) == AL_OK;
-    return al_model_hparams_check(hp, err);
+    if ((s = al_model_hparams_check(hp, err)) != AL_OK && err) {
+        char why[AL_ERROR_MSG_MAX];
+        memcpy(why, err->msg, sizeof why);
+        al_fail(err, s, "config.json: %s", why);
+    }
+    return s;
+}
+
+/* Every failure here is config.json's: its text, or the model it describes (the tensors say
+ * only whether there is QK-Norm). */
+al_status al_minimind_hparams(const char *config_json, size_t config_len, const al_safetensors *st,
+                              al_model_hparams *hp, al_error *err) {
+    if (!config_json || !st || !hp) return al_fail(err, AL_ERR_ARG, "MiniMind checkpoint: NULL argument");
+    return al_fail_in(err, AL_FILE_CONFIG, config_hparams(config_json, config_len, st, hp, err));
 }
 
 /* The dtype an inference model holds the checkpoint's weights in: theirs if every matrix (each

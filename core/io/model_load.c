@@ -78,11 +78,14 @@ static al_status minimind_model(const char *config, size_t config_len, const al_
     return al_model_from_minimind_source(config, config_len, tensors, src, c, step_for(max_step, c), out, err);
 }
 
-al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
-                        size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
-                        al_model **out, al_error *err) {
-    if (!out || !bytes) return al_fail(err, AL_ERR_ARG, "model: no bytes or no output");
-    *out = NULL;
+/* A failure's file, where the step that failed did not say: the weights file's (the bytes). */
+static al_status in_weights(al_error *err, al_status st) {
+    return err && err->file == AL_FILE_NONE ? al_fail_in(err, AL_FILE_WEIGHTS, st) : st;
+}
+
+static al_status load_bytes(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
+                            size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                            al_model **out, al_error *err) {
     al_status st;
     switch (kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(bytes, size) : kind) {
     case AL_MODEL_FILE_PTH: {
@@ -93,11 +96,13 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
         st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, NULL, context,
                             max_step, out, err);
         al_pth_model_free(&p); /* the model holds its own copy of the weights */
-        return st;
+        /* a config.json from the shapes is the .pth's: its faults are the weights file's */
+        return given ? st : al_fail_in(err, AL_FILE_WEIGHTS, st);
     }
     case AL_MODEL_FILE_SAFETENSORS: {
         if (!config_json || !config_len)
-            return al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json that goes with it");
+            return al_fail_in(err, AL_FILE_CONFIG, al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json "
+                                                                                "that goes with it"));
         al_safetensors *tensors = NULL;
         if ((st = al_st_parse_view(bytes, size, &tensors, err)) != AL_OK) return st;
         st = minimind_model(config_json, config_len, tensors, NULL, context, max_step, out, err);
@@ -116,6 +121,14 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
     }
 }
 
+al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
+                        size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                        al_model **out, al_error *err) {
+    if (!out || !bytes) return al_fail(err, AL_ERR_ARG, "model: no bytes or no output");
+    *out = NULL;
+    return in_weights(err, load_bytes(bytes, size, kind, config_json, config_len, flags, context, max_step, out, err));
+}
+
 /* The whole file from src, for a format read whole (a .pth); NULL with *st set if it cannot be. */
 static uint8_t *read_whole(const al_byte_source *src, al_status *st, al_error *err) {
     uint8_t *bytes = src->size <= SIZE_MAX ? malloc(src->size ? (size_t)src->size : 1) : NULL;
@@ -126,11 +139,9 @@ static uint8_t *read_whole(const al_byte_source *src, al_status *st, al_error *e
     return NULL;
 }
 
-al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
-                               size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
-                               al_model **out, al_error *err) {
-    if (!out || !src || !src->read) return al_fail(err, AL_ERR_ARG, "model: no source or no output");
-    *out = NULL;
+static al_status load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
+                             size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                             al_model **out, al_error *err) {
     al_status st = AL_OK;
     if (kind == AL_MODEL_FILE_UNKNOWN) {
         /* the kind from the first bytes: al_model_file_detect reads 9 of them and the size */
@@ -142,7 +153,8 @@ al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kin
     switch (kind) {
     case AL_MODEL_FILE_SAFETENSORS: {
         if (!config_json || !config_len)
-            return al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json that goes with it");
+            return al_fail_in(err, AL_FILE_CONFIG, al_fail(err, AL_ERR_MISSING, "a model.safetensors needs the config.json "
+                                                                                "that goes with it"));
         /* 1. the length field, 2. the header, indexed alone, 3. tensor by tensor into the model */
         uint8_t field[8] = {0};
         uint64_t header_end = 0;
@@ -176,4 +188,12 @@ al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kin
         return st;
     }
     }
+}
+
+al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
+                               size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
+                               al_model **out, al_error *err) {
+    if (!out || !src || !src->read) return al_fail(err, AL_ERR_ARG, "model: no source or no output");
+    *out = NULL;
+    return in_weights(err, load_source(src, kind, config_json, config_len, flags, context, max_step, out, err));
 }

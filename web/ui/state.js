@@ -56,10 +56,16 @@
     tlr: [0.001, 0.00001, 0.1, 'number'],
     trole: [3, 0, 3, 'int'],
     // the heads switched off in the probe's evaluation, "layer.head" joined by commas ("1.1,0.0")
-    toff: ['', '', '', 'train-heads'],
+    toff: ['', '', '', 'heads'],
+  };
+  // The lists of heads ('heads' fields) and the shape each is bounded by, [layers, heads]: the
+  // model view's by its layer and head fields (the model's own range is the core's to check),
+  // the Train tab's by its largest shape (tlayers and theads at their maxima).
+  const HEAD_BOUNDS = {
+    off: [FIELDS.layer[2] + 1, FIELDS.mhead[2] + 1],
+    toff: [FIELDS.tlayers[2], FIELDS.theads[2]],
   };
   const LAYER_KEYS = ['seed', 'prompt', 'steps', 'hidden', 'heads', 'kv', 'hd', 'base', 'qk', 'head', 'pair', 'wrap', 'at', 'walk'];
-  const HEADS = /^[0-9]{1,3}\.[0-9]{1,3}(,[0-9]{1,3}\.[0-9]{1,3}){0,255}$/;
   const MAX_TEXT = 400; // characters of prompt text a hash may carry
   const MAX_TOKENS = 1024; // prompt + steps: the heatmaps' largest size
   const MAX_HEAD_WIDTH = 1024; // heads × head_dim (16 × 64, 8 × 128; MiniMind-3: 8 × 96)
@@ -73,15 +79,13 @@
 
   // Parses one value; returns [value, ok, limit, bound] — limit is set when the value was
   // outside the page's range and clamped to it, and bound says which end it was: 'lower' (the
-  // value was below min) or 'upper' (above max).
+  // value was below min) or 'upper' (above max). A list of heads takes its bounds (HEAD_BOUNDS)
+  // as min and max.
   function parseValue(kind, raw, min, max) {
     if (kind === 'lang') return raw === 'zh' || raw === 'en' ? [raw, true] : ['', false];
     if (kind === 'tab') return raw === 'model' || raw === 'layer' || raw === 'train' ? [raw, true] : ['model', false];
     if (kind === 'model' && raw === 'file') return ['file', true];
-    // heads as "layer.head" pairs (the model's range is the core's to check)
-    if (kind === 'heads') return raw === '' || HEADS.test(raw) ? [raw, true] : ['', false];
-    // the Train tab's heads, within its largest shape
-    if (kind === 'train-heads') return parseHeads(raw);
+    if (kind === 'heads') return parseHeads(raw, min, max);
     if (kind === 'model') kind = 'int';
     if (kind === 'text') return raw.length <= MAX_TEXT ? [raw, true] : [raw.slice(0, MAX_TEXT), false, MAX_TEXT, 'upper'];
     if (!/^-?[0-9]+(\.[0-9]+)?(e[+-]?[0-9]+)?$/i.test(raw)) return [NaN, false];
@@ -95,13 +99,11 @@
     return [v, ok, limit, bound];
   }
 
-  // A list of heads "layer.head,…" → [text, ok]: each within the Train tab's largest shape
-  // (tlayers and theads at their maxima), named once, layer by layer then head by head; anything
-  // else is dropped (ok false).
-  function parseHeads(raw) {
-    const [, , layers] = FIELDS.tlayers, [, , heads] = FIELDS.theads;
+  // A list of heads "layer.head,…" → [text, ok]: each a layer below `layers` and a head below
+  // `heads`, named once, layer by layer then head by head; anything else is dropped (ok false).
+  function parseHeads(raw, layers, heads) {
     const parts = raw === '' ? [] : raw.split(',');
-    const pairs = parts.map((p) => p.match(/^(\d{1,2})\.(\d{1,2})$/)).filter((m) => m && Number(m[1]) < layers && Number(m[2]) < heads)
+    const pairs = parts.map((p) => p.match(/^(\d{1,3})\.(\d{1,3})$/)).filter((m) => m && Number(m[1]) < layers && Number(m[2]) < heads)
       .map((m) => [Number(m[1]), Number(m[2])]);
     const text = headsText(pairs);
     return [text, pairs.length === parts.length && text.split(',').filter(Boolean).length === parts.length];
@@ -180,7 +182,8 @@
         problems.push({ key: key.slice(0, 24), value: raw.slice(0, 24), kind: 'ignored' });
         continue;
       }
-      const [def, min, max, kind] = field;
+      const [def, , , kind] = field;
+      const [min, max] = kind === 'heads' ? HEAD_BOUNDS[key] : field.slice(1, 3);
       const [v, ok, limit, bound] = parseValue(kind, kind === 'text' ? raw : raw.slice(0, 64), min, max);
       const used = Number.isNaN(v) || ((kind === 'lang' || kind === 'tab') && !ok) ? def : v;
       if (!ok) problems.push(limit === undefined ? { key, value: raw.slice(0, 24), used } : { key, value: raw.slice(0, 24), used, limit, bound });
@@ -194,7 +197,7 @@
   }
 
   function toHash(state) {
-    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== undefined && !(state[k] === '' && (FIELDS[k][3] === 'lang' || FIELDS[k][3] === 'heads' || FIELDS[k][3] === 'train-heads')))
+    return '#' + Object.keys(FIELDS).filter((k) => state[k] !== undefined && !(state[k] === '' && (FIELDS[k][3] === 'lang' || FIELDS[k][3] === 'heads')))
       .map((k) => `${k}=${encodeURIComponent(state[k])}`).join('&');
   }
 

@@ -254,8 +254,8 @@ double al_bench_fma_peak_gflops(int32_t *lanes);
  * byte offset, type and size, and the struct's size), every enum a binding passes or receives, and
  * the limits — as one JSON text generated from one list in C (core/app/abi_list.h), so the
  * WebAssembly page's JavaScript never hard-codes a layout, an enum value or a limit.
- *   {"structs": {"error": {"ctype": "al_error", "size": 260,
- *                          "fields": {"status": [0, "i32", 4], "msg": [4, "char", 256]}}, ...},
+ *   {"structs": {"error": {"ctype": "al_error", "size": 264,
+ *                          "fields": {"status": [0, "i32", 4], "msg": [4, "char", 256], "file": [260, "i32", 4]}}, ...},
  *    "enums": {"status": {"ok": 0, "arg": 1, ...}, "check": {"shapes": 0, ...}, ...},
  *    "limits": {"AL_MAX_HIDDEN": 16384, ...}}
  * Writes it to buf[cap] (NUL-terminated, truncated if cap is short) and returns its full

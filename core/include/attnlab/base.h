@@ -29,12 +29,18 @@ typedef enum {
     AL_ERR_IO         /* reading or writing a file failed (CLI only) */
 } al_status;
 
+/* The file an error is in, for a call that reads more than one: the caller knows their paths,
+ * the core only their roles (a layer's weights and its input; a model's weights file and the
+ * config.json beside it). */
+typedef enum { AL_FILE_NONE = 0, AL_FILE_WEIGHTS = 1, AL_FILE_INPUT = 2, AL_FILE_CONFIG = 3 } al_file_role;
+
 /* A one-line, human-readable explanation filled in by calls that take `al_error *`
  * (may be NULL when the caller only wants the status). Always NUL-terminated. */
 #define AL_ERROR_MSG_MAX 256
 typedef struct {
     al_status status;
     char msg[AL_ERROR_MSG_MAX];
+    int32_t file; /* an al_file_role: the file at fault where the call says (al_model_load_source), else AL_FILE_NONE */
 } al_error;
 
 /* Static, English name of a status ("shape mismatch", ...). Never NULL. */

@@ -137,8 +137,6 @@ typedef struct {
     int32_t attn_weights; /* 1: the result holds attn_weights [batch, n_heads, seq, seq]; 0: not */
 } al_attn_files_options;
 
-typedef enum { AL_FILE_NONE = 0, AL_FILE_WEIGHTS = 1, AL_FILE_INPUT = 2 } al_file_role;
-
 typedef struct {
     al_attn_hparams hp;  /* the layer as resolved from the weights and the options */
     int32_t failed_file; /* on error: AL_FILE_WEIGHTS or AL_FILE_INPUT if a file is to blame */
@@ -297,7 +295,9 @@ void al_pth_model_free(al_pth_model *p);
  * config_json for a safetensors file, and for a .pth in place of the config its shapes and
  * flags imply when given; ignored by a llama2.c checkpoint), with
  * `context` positions reserved (0 or beyond the model's: its own max_seq) and forward calls of
- * up to max_step tokens. The bytes are not kept. */
+ * up to max_step tokens. The bytes are not kept. On failure err->file says which file is at
+ * fault: AL_FILE_CONFIG (config_json, absent or refused) or AL_FILE_WEIGHTS (the bytes; a
+ * .pth's config.json from its shapes is the .pth's). */
 al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
                         size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                         al_model **out, al_error *err);
