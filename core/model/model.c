@@ -306,8 +306,7 @@ static int64_t store_bytes(const al_model_hparams *hp, int mode) {
 /* Bytes of a model of layout `writable` (WRITABLE, or an inference model's dtype), for batches
  * of max_batch sequences (0: none); the arguments are within range. */
 static int64_t bytes_for(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch, int writable) {
-    const int64_t cache_floats = hp->n_layers * 2 * context * hp->n_kv_heads * hp->head_dim +
-                                 hp->n_layers * hp->n_kv_heads * AL_GEMM_NR * hp->head_dim;
+    const int64_t cache_floats = hp->n_layers * al_kv_cache_floats(hp->n_kv_heads, hp->head_dim, 1, context);
     return store_bytes(hp, writable) + (int64_t)sizeof(float) * (work_floats(hp, context, max_step, max_batch) + cache_floats);
 }
 
