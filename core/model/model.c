@@ -778,8 +778,8 @@ static const void *packed_map(const al_model *m, int64_t l, int64_t slot) { retu
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    al_gemm_pool(m->pool, y, out_dim, x, in_dim, al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim,
-                 in_dim, 0);
+    al_gemm_pool(al_pool_for(m->pool, n, out_dim, in_dim), y, out_dim, x, in_dim,
+                 al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim, in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
