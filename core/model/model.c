@@ -721,6 +721,24 @@ al_status al_model_set_param(al_model *m, al_model_param p, int64_t layer, int64
     int64_t shape[2] = {0, 0};
     al_model_param_shape(&m->hp, p, shape);
     const int64_t k = shape[1];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The same dtype on a little-endian machine: the stored bytes are the element, copied as
+     * they are (what element_raw and element_put make of them, at a fifth of the instructions:
+     * loading stories260K had cost as much as 15 of its decode steps). */
+    if (to == src_dtype) {
+        for (int64_t r = 0; r < shape[0]; r++) {
+            const int64_t at = al_pack_panels_at(r, 0, k);
+            if (to == AL_WEIGHTS_F32) {
+                float *row = (float *)dst + at;
+                for (int64_t c = 0; c < k; c++) memcpy(row + c * AL_GEMM_NR, s + 4 * (r * k + c), 4);
+            } else {
+                uint16_t *row = (uint16_t *)dst + at;
+                for (int64_t c = 0; c < k; c++) memcpy(row + c * AL_GEMM_NR, s + 2 * (r * k + c), 2);
+            }
+        }
+        return AL_OK;
+    }
+#endif
     for (int64_t r = 0; r < shape[0]; r++)
         for (int64_t c = 0; c < k; c++)
             element_put(dst, to, al_pack_panels_at(r, c, k), element_raw(s, src_dtype, r * k + c), src_dtype);
