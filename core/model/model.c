@@ -62,7 +62,9 @@ struct al_model {
     void **packed;                       /* [n_layers · packs + 1], head last: wdtype panels */
     int64_t packs;                       /* per layer: 4 + (3 dense, or 1 + 3 · n_experts) */
     int packed_stale;
-    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one */
+    int64_t threads;                     /* asked for (al_model_set_threads); 1 after create */
+    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one
+                                          * (started by the first pass that has use for them) */
 
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
@@ -447,6 +449,7 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
     m->hp = *hp;
     m->context = context;
     m->max_step = max_step;
+    m->threads = 1;
     const int64_t max_rows = max_rows_of(context, max_step, max_batch);
     m->max_rows = max_rows;
     m->attn_hp = (al_attn_hparams){hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim, hp->rope_base, hp->eps, hp->qk_norm};
@@ -559,15 +562,29 @@ al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
 #if defined(__wasm__)
     if (threads > 1) return al_fail(err, AL_ERR_ARG, "model threads: this build runs on one thread");
 #endif
-    if (threads == al_pool_threads(m->pool)) return AL_OK;
-    al_pool *pool = threads > 1 ? al_pool_create((int)threads) : NULL;
-    if (threads > 1 && !pool) return al_fail(err, AL_ERR_NOMEM, "model threads: %lld threads could not be started", (long long)threads);
+    if (threads == m->threads) return AL_OK;
     al_pool_free(m->pool);
-    m->pool = pool;
+    m->pool = NULL;
+    m->threads = threads;
     return AL_OK;
 }
 
-int64_t al_model_threads(const al_model *m) { return m ? al_pool_threads(m->pool) : -1; }
+int64_t al_model_threads(const al_model *m) { return m ? m->threads : -1; }
+
+/* The pool, started by the first pass of `rows` tokens whose widest map reaches
+ * AL_POOL_MIN_MACS (model/attend.h): below it every product runs on the caller's thread, and a
+ * pool started for nothing costs a thread's start and, at free, its wake-up and join (5 ms of
+ * a stories260K generate of 250 tokens, whose products all stay below). Threads that cannot
+ * be started leave the model on one, with the same numbers. */
+static void start_pool(al_model *m, int64_t rows) {
+    if (m->threads <= 1 || m->pool) return;
+    const al_model_hparams *hp = &m->hp;
+    int64_t widest = hp->vocab > hp->n_heads * hp->head_dim ? hp->vocab : hp->n_heads * hp->head_dim;
+    if (ffn_width(hp) > widest) widest = ffn_width(hp);
+    if (rows * widest * hp->hidden < AL_POOL_MIN_MACS) return;
+    m->pool = al_pool_create((int)m->threads);
+    if (!m->pool) m->threads = 1;
+}
 int64_t al_model_context(const al_model *m) { return m ? m->context : -1; }
 int64_t al_model_len(const al_model *m) { return m ? m->len : -1; }
 
@@ -1037,6 +1054,7 @@ static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logi
             return al_fail(err, AL_ERR_ARG, "token id %d at %lld is outside the vocabulary [0, %lld)",
                            (int)ids[i], (long long)i, (long long)hp->vocab);
     ensure_packed(m);
+    start_pool(m, n < m->max_step ? n : m->max_step);
     const int64_t first = probe ? probe->first_layer : 0;
 
     /* In pieces of at most max_step tokens: a token's numbers do not depend on the piece it
@@ -1092,6 +1110,7 @@ al_status al_model_forward_probe(al_model *m, const int32_t *ids, int64_t n, con
 void al_model_head_forward(al_model *m, float *logits, const float *x, int64_t rows) {
     const al_model_hparams *hp = &m->hp;
     ensure_packed(m);
+    start_pool(m, rows < m->max_step ? rows : m->max_step);
     /* 8. as in the forward, max_step rows at a time through the scratch: each row's numbers do
      * not depend on the rows beside it (al_gemm sums every output over k in order). */
     for (int64_t done = 0; done < rows; done += m->max_step) {
@@ -1109,6 +1128,7 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
     const int64_t n = batch * seq, E = hp->hidden;
     assert(acts && m->k_packed && n <= m->max_rows && seq <= m->context);
     ensure_packed(m);
+    start_pool(m, n);
     /* 0. x = embedding rows of the ids. */
     for (int64_t t = 0; t < n; t++) embed_row(m, m->x + t * E, ids[t]);
     blocks(m, batch, seq, NULL, acts, NULL, 0, n);

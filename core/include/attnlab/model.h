@@ -353,7 +353,10 @@ al_status al_model_create_inference(const al_model_hparams *hp, int64_t context,
                                     al_weight_dtype dtype, al_model **out, al_error *err);
 /* The threads the model computes on from now on (1 to AL_MAX_THREADS; 1 after create): the
  * projections, the FFN and the head are split between them by output columns, so every number
- * is the same on any number of threads. WebAssembly builds run on one thread (more refused). */
+ * is the same on any number of threads. They are started by the first pass with a product big
+ * enough to split (a tiny model's decode steps never start them); if they cannot be, the model
+ * computes on one, and al_model_threads says 1. WebAssembly builds run on one thread (more
+ * refused). */
 #define AL_MAX_THREADS 256
 al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err);
 int64_t al_model_threads(const al_model *m); /* -1 if m is NULL */
