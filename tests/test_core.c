@@ -370,6 +370,7 @@ static void test_layer_api(void) {
     al_rng *r = al_rng_create(0);
     al_attn_init_torch(a, r);
     float x[2 * 8 * 16], out[2 * 8 * 16], w[2 * 4 * 8 * 8];
+    int64_t numel_v = 0;
     al_rng_randn(r, x, 2 * 8 * 16);
     CHECK(al_attn_forward(a, c, out, w, 2 * 4 * 5 * 5 - 1, x, 2, 5, &err) == AL_ERR_CAPACITY,
           "short attention-weights buffer accepted");
@@ -379,6 +380,16 @@ static void test_layer_api(void) {
     CHECK(al_kv_cache_bytes(c) == 2 * 2 * 5 * 2 * 8 * 4, "cache bytes %lld", (long long)al_kv_cache_bytes(c));
     CHECK(al_kv_cache_bytes_for(2, 5, 4, 8) == 2 * al_kv_cache_bytes(c), "MHA cost should be 2x GQA 4/2");
     CHECK(al_kv_cache_bytes_for(2, 5, 1, 8) * 2 == al_kv_cache_bytes(c), "MQA cost should be half of GQA 4/2");
+    /* V read back in the seeds' layout [batch, len, n_kv_heads, head_dim]: x · Wvᵀ, bit for bit
+     * (the GEMM and al_linear_forward sum each output alike), whatever layout the cache keeps. */
+    {
+        float v[2 * 5 * 2 * 8], v_ref[2 * 5 * 2 * 8];
+        const float *wv = al_attn_get_param(a, AL_PARAM_V_PROJ, &numel_v);
+        al_linear_forward(v_ref, x, wv, 2 * 5, 16, 2 * 8);
+        CHECK(al_kv_cache_read(c, 1, v, 2 * 5 * 2 * 8 - 1) == AL_ERR_CAPACITY, "short V buffer accepted");
+        CHECK(al_kv_cache_read(c, 1, v, 2 * 5 * 2 * 8) == AL_OK && memcmp(v, v_ref, sizeof v) == 0,
+              "V read back from the cache is not x Wv^T (v[0] %g, expected %g)", v[0], v_ref[0]);
+    }
     CHECK(al_attn_forward(a, c, out, NULL, 0, x, 1, 1, &err) == AL_ERR_SHAPE, "batch change accepted");
     CHECK(al_attn_forward(a, c, out, NULL, 0, x, 2, 4, &err) == AL_ERR_CAPACITY && strstr(err.msg, "max_seq"),
           "overflowing the cache accepted: %s", err.msg);

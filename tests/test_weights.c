@@ -282,9 +282,11 @@ static void test_threads(const char *fixtures, const char *stories) {
     if (m) check_threads(m, "stories260K");
     al_model_free(m);
     free(bytes);
-    /* 2. wider random models, every projection split (a MoE too), in pieces of 5 tokens */
+    /* 2. wider random models, every projection of the prefill split (a MoE too), in pieces of 5
+     *    tokens: each piece's q, k, v and o reach the pool's threshold (5 · 192 · 384 multiply-adds,
+     *    k and v, against 2^18), and a decode step's FFN and head do */
     for (int moe = 0; moe <= 1; moe++) {
-        al_model_hparams hp = al_minimind_hparams_for(1000, 192, 2, 6, 2);
+        al_model_hparams hp = al_minimind_hparams_for(1000, 384, 2, 6, 3);
         if (moe) hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 160, hp.norm_topk_prob = 1;
         al_model *r = NULL;
         CHECK(al_model_create(&hp, CONTEXT, 5, &r, &err) == AL_OK && al_model_fill_random(r, 7, &err) == AL_OK, "random: %s",

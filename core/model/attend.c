@@ -11,34 +11,54 @@
 #include <math.h>
 #include <string.h>
 
+/* `rows` queries q [rows, head_dim] (row stride ld_q) against the first `visible` keys, row r
+ * seeing the first seen0 + r·seen_step of them (masked, scaled, softmaxed), then weights·V into
+ * ctx: consecutive positions of one head (seen_step 1) or heads at one position (0). scores is
+ * [rows, visible]. */
+static void attend_rows(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q, int64_t ld_q,
+                        al_bmat keys, al_bmat values, int64_t rows, int64_t visible, int64_t seen0, int64_t seen_step,
+                        int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
+    al_gemm(scores, visible, q, ld_q, keys, rows, visible, head_dim, 0);
+    for (int64_t r = 0; r < rows; r++) {
+        float *row = scores + r * visible;
+        int64_t last = seen0 + r * seen_step - 1;
+        if (fault_mask_leak && last + 1 < visible) last++;
+        al_softmax_causal_row(row, visible, last + 1, scale);
+        if (weights) {
+            float *w = weights + r * ld_w;
+            memcpy(w, row, (size_t)visible * sizeof(float));
+            for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
+        }
+    }
+    /* Masked weights are exactly 0, so their terms add nothing. */
+    al_gemm(ctx, ld_ctx, scores, visible, values, rows, head_dim, visible, 0);
+}
+
 void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
                     int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
                     int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
     for (int64_t s0 = 0; s0 < seq; s0 += AL_ATTEND_QUERY_BLOCK) {
         const int64_t rows = seq - s0 < AL_ATTEND_QUERY_BLOCK ? seq - s0 : AL_ATTEND_QUERY_BLOCK;
-        const int64_t visible = past + s0 + rows; /* keys the block's last query sees */
-        float *sc = scores;                       /* [rows, visible] */
-        al_gemm(sc, visible, q + s0 * ld_q, ld_q, keys, rows, visible, head_dim, 0);
-        for (int64_t r = 0; r < rows; r++) {
-            float *row = sc + r * visible;
-            int64_t last = past + s0 + r;
-            if (fault_mask_leak && last + 1 < visible) last++;
-            al_softmax_causal_row(row, visible, last + 1, scale);
-            if (weights) {
-                float *w = weights + (s0 + r) * ld_w;
-                memcpy(w, row, (size_t)visible * sizeof(float));
-                for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
-            }
-        }
-        /* Masked weights are exactly 0, so their terms add nothing. */
-        al_gemm(ctx + s0 * ld_ctx, ld_ctx, sc, visible, values, rows, head_dim, visible, 0);
+        /* keys the block's last query sees; query s0 + r sees past + s0 + r + 1 of them */
+        const int64_t visible = past + s0 + rows;
+        attend_rows(ctx + s0 * ld_ctx, ld_ctx, weights ? weights + s0 * ld_w : NULL, ld_w, q + s0 * ld_q, ld_q, keys, values,
+                    rows, visible, past + s0 + 1, 1, head_dim, scale, fault_mask_leak, scores);
+    }
+}
+
+void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, al_bmat values,
+                     int64_t n_heads, int64_t visible, int64_t head_dim, float scale, float *scores) {
+    for (int64_t h0 = 0; h0 < n_heads; h0 += AL_ATTEND_QUERY_BLOCK) {
+        const int64_t rows = n_heads - h0 < AL_ATTEND_QUERY_BLOCK ? n_heads - h0 : AL_ATTEND_QUERY_BLOCK;
+        attend_rows(ctx + h0 * head_dim, head_dim, weights ? weights + h0 * ld_w : NULL, ld_w, q + h0 * head_dim,
+                    head_dim, keys, values, rows, visible, visible, 0, head_dim, scale, 0, scores);
     }
 }
 
 /* y [n, out] = x [n, in] · Wᵀ with W packed (elements of the block's dtype). */
 static void project(float *y, const float *x, const al_attn_block *w, const void *packed, int64_t n, int64_t out,
                     int64_t in) {
-    al_gemm_pool(w->pool, y, out, x, in, al_bmat_panels(packed, w->dtype, in), n, out, in, 0);
+    al_gemm_pool(al_pool_for(w->pool, n, out, in), y, out, x, in, al_bmat_panels(packed, w->dtype, in), n, out, in, 0);
 }
 
 void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, const float *x,
@@ -90,9 +110,20 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
     float scale = (float)sqrt((double)D);
     if (AL_FAULT(AL_FAULT_CACHE_DRIFT) && cache && past > 0) scale = nextafterf(scale, INFINITY);
     const int64_t panel_floats = al_pack_panels_size(L, D);
+    /*    One new token (a decode step): the n_rep query heads of a KV head, adjacent in q and
+     *    ctx and seeing the same keys, go through the products together, n_rep rows of A a
+     *    call (each output still summed over k in order, whatever the rows: the same bits). */
+    const int grouped = seq == 1 && !AL_FAULT(AL_FAULT_GQA_MODULO);
     for (int64_t s = 0; s < batch; s++) {
         if (!cache) al_pack_keys(b->k_packed, b->k + s * seq * KV * D, seq, KV, D);
-        for (int64_t h = 0; h < H; h++) {
+        for (int64_t kvh = 0; grouped && kvh < KV; kvh++) {
+            const int64_t h0 = kvh * n_rep;
+            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
+            const al_bmat values = cache ? al_kv_cache_values(cache, s, kvh) : al_bmat_rows(b->v + s * KV * D + kvh * D, KV * D);
+            al_attend_heads(b->ctx + (s * H + h0) * D, weights ? weights + (s * H + h0) * L : NULL, L, b->q + (s * H + h0) * D,
+                            keys, values, n_rep, L, D, scale, b->scores);
+        }
+        for (int64_t h = 0; !grouped && h < H; h++) {
             const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / n_rep;
             const al_bmat keys = cache ? al_kv_cache_keys(cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
             const al_bmat values = cache ? al_kv_cache_values(cache, s, kvh)

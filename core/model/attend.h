@@ -10,6 +10,19 @@
 /* Queries processed a block at a time: the scores buffer holds one block's rows. */
 #define AL_ATTEND_QUERY_BLOCK 32
 
+/* Products of fewer multiply-adds than this run on the caller's thread alone: waking the pool
+ * costs some 4.5 µs (2 threads on this 2-core machine, measured with one row of A against
+ * packed float32 panels), while one thread does 200K multiply-adds in 7 µs (768×256) and
+ * 262K (512×512) in 22 µs against 13 µs on two. Every product of a stories260K decode step
+ * (11K to 33K) is below it: the pool's 11 wake-ups per token had made two threads slower than
+ * one. The bits are the same either way (pool.h). */
+#define AL_POOL_MIN_MACS ((int64_t)1 << 18)
+
+/* The pool for a product of m·n·k multiply-adds: NULL (one thread) below AL_POOL_MIN_MACS. */
+static inline al_pool *al_pool_for(al_pool *pool, int64_t m, int64_t n, int64_t k) {
+    return m * n * k < AL_POOL_MIN_MACS ? NULL : pool;
+}
+
 /* One head, `seq` new queries at positions past .. past+seq-1 against keys 0 .. past+seq-1:
  * query s sees key t iff t <= past + s (the causal mask on the last `seq` columns).
  *   ctx[s, :] = softmax(q[s] · Kᵀ / scale, masked) · V      (ctx row stride ld_ctx)
@@ -21,6 +34,13 @@
 void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
                     int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
                     int64_t head_dim, float scale, int fault_mask_leak, float *scores);
+
+/* n_heads query heads at one position, each seeing all `visible` keys (a decode step's heads
+ * that share a KV head): ctx[h, :] = softmax(q[h] · Kᵀ / scale) · V, q and ctx [n_heads,
+ * head_dim] (row stride head_dim), weights rows of stride ld_w >= visible or NULL; the numbers
+ * of al_attend_head for each head alone. scores: AL_ATTEND_QUERY_BLOCK · visible floats. */
+void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, al_bmat values,
+                     int64_t n_heads, int64_t visible, int64_t head_dim, float scale, float *scores);
 
 /* An attention block's weights as its forward reads them. */
 typedef struct {

@@ -8,8 +8,12 @@
  * Layouts are chosen for the two products that read the cache (see kernels/gemm.c). Scores
  * q·Kᵀ read K with head_dim as the summed index: K is kept as panels of 16 tokens, [head_dim][16] each,
  * per sequence and KV head — the packed form the GEMM reads without copying. Weights·V read V
- * with tokens as the summed index: V is kept as plain rows [max_seq, n_kv_heads, head_dim].
- * al_kv_cache_read returns both in the seeds' layout [batch, len, n_kv_heads, head_dim]. */
+ * with tokens as the summed index: V is kept as panels of 16 of its head_dim columns over every
+ * position, [max_seq][16] each, per sequence and KV head, the lanes past head_dim zero — the
+ * GEMM's padded panels, which it reads in place; plain rows with a head_dim below 16 (8 for
+ * stories260K) made it copy V into a padded panel for every head at every decode step, a quarter
+ * of the step's instructions. al_kv_cache_read returns both in the seeds' layout
+ * [batch, len, n_kv_heads, head_dim]. */
 #include "attnlab/model.h"
 #include "model/kv_cache.h"
 #include "base/fault.h"
@@ -22,9 +26,15 @@ struct al_kv_cache {
     int64_t len;   /* tokens stored per sequence */
     int64_t batch; /* sequences stored (0 while empty) */
     int64_t panels; /* ceil(max_seq / 16) */
+    int64_t v_panels; /* ceil(head_dim / 16) */
     float *k;      /* [max_batch, n_kv_heads, panels, head_dim, 16] */
-    float *v;      /* [max_batch, max_seq, n_kv_heads, head_dim], same allocation as k */
+    float *v;      /* [max_batch, n_kv_heads, v_panels, max_seq, 16], same allocation as k */
 };
+
+int64_t al_kv_cache_floats(int64_t n_kv_heads, int64_t head_dim, int64_t max_batch, int64_t max_seq) {
+    const int64_t k_panels = (max_seq + AL_GEMM_NR - 1) / AL_GEMM_NR, v_panels = (head_dim + AL_GEMM_NR - 1) / AL_GEMM_NR;
+    return max_batch * n_kv_heads * AL_GEMM_NR * (k_panels * head_dim + v_panels * max_seq);
+}
 
 al_status al_kv_cache_create(const al_attn_hparams *hp, const al_attn_capacity *cap,
                              al_kv_cache **out, al_error *err) {
@@ -35,19 +45,20 @@ al_status al_kv_cache_create(const al_attn_hparams *hp, const al_attn_capacity *
     al_kv_cache *c = calloc(1, sizeof *c);
     const int64_t panels = (cap->max_seq + AL_GEMM_NR - 1) / AL_GEMM_NR;
     const int64_t k_floats = cap->max_batch * hp->n_kv_heads * panels * AL_GEMM_NR * hp->head_dim;
-    const int64_t v_floats = cap->max_batch * cap->max_seq * hp->n_kv_heads * hp->head_dim;
-    /* calloc: the unused lanes of a partly filled K panel are read (and multiplied by 0). */
-    float *mem = c ? calloc((size_t)(k_floats + v_floats), sizeof(float)) : NULL;
+    const int64_t floats = al_kv_cache_floats(hp->n_kv_heads, hp->head_dim, cap->max_batch, cap->max_seq);
+    /* calloc: the unused lanes of a partly filled K panel are read (and multiplied by 0), and
+     * those of V's panels past head_dim are read (their products are never stored). */
+    float *mem = c ? calloc((size_t)floats, sizeof(float)) : NULL;
     if (!mem) {
         free(c);
-        return al_fail(err, AL_ERR_NOMEM, "kv cache: out of memory for %lld floats",
-                       (long long)(k_floats + v_floats));
+        return al_fail(err, AL_ERR_NOMEM, "kv cache: out of memory for %lld floats", (long long)floats);
     }
     c->n_kv_heads = hp->n_kv_heads;
     c->head_dim = hp->head_dim;
     c->max_batch = cap->max_batch;
     c->max_seq = cap->max_seq;
     c->panels = panels;
+    c->v_panels = (hp->head_dim + AL_GEMM_NR - 1) / AL_GEMM_NR;
     c->k = mem;
     c->v = mem + k_floats;
     *out = c;
@@ -97,17 +108,21 @@ int64_t al_kv_cache_bytes(const al_kv_cache *c) {
            (AL_FAULT(AL_FAULT_CACHE_BYTES) ? 4 : 0);
 }
 
+/* Where V's element d of token t, sequence b, KV head h is kept: lane d % 16 of panel d / 16. */
+static float *value_at(const al_kv_cache *c, int64_t b, int64_t h, int64_t t, int64_t d) {
+    return c->v + (((b * c->n_kv_heads + h) * c->v_panels + d / AL_GEMM_NR) * c->max_seq + t) * AL_GEMM_NR +
+           d % AL_GEMM_NR;
+}
+
 al_status al_kv_cache_read(const al_kv_cache *c, int which_v, float *out, int64_t cap) {
     if (!c || !out) return AL_ERR_ARG;
     const int64_t KV = c->n_kv_heads, D = c->head_dim, row = KV * D;
     if (cap < c->batch * c->len * row) return AL_ERR_CAPACITY;
     for (int64_t b = 0; b < c->batch; b++) {
-        if (which_v) {
-            memcpy(out + b * c->len * row, c->v + b * c->max_seq * row,
-                   (size_t)(c->len * row) * sizeof(float));
-            continue;
-        }
-        for (int64_t h = 0; h < KV; h++) {
+        for (int64_t h = 0; which_v && h < KV; h++)
+            for (int64_t t = 0; t < c->len; t++)
+                for (int64_t d = 0; d < D; d++) out[(b * c->len + t) * row + h * D + d] = *value_at(c, b, h, t, d);
+        for (int64_t h = 0; !which_v && h < KV; h++) {
             const float *panels = c->k + (b * KV + h) * c->panels * AL_GEMM_NR * D;
             for (int64_t t = 0; t < c->len; t++)
                 for (int64_t d = 0; d < D; d++)
@@ -149,10 +164,11 @@ static void store_key(float *k_panels, int64_t panels, int64_t t, const float *k
 }
 
 void al_kv_cache_store(al_kv_cache *c, int64_t b, int64_t t, const float *k, const float *v) {
-    const int64_t row = c->n_kv_heads * c->head_dim;
-    store_key(c->k + b * c->n_kv_heads * c->panels * AL_GEMM_NR * c->head_dim, c->panels, t, k,
-              c->n_kv_heads, c->head_dim);
-    memcpy(c->v + (b * c->max_seq + t) * row, v, (size_t)row * sizeof(float));
+    const int64_t D = c->head_dim;
+    store_key(c->k + b * c->n_kv_heads * c->panels * AL_GEMM_NR * D, c->panels, t, k, c->n_kv_heads, D);
+    for (int64_t h = 0; h < c->n_kv_heads; h++)
+        for (int64_t d0 = 0; d0 < D; d0 += AL_GEMM_NR)
+            memcpy(value_at(c, b, h, t, d0), v + h * D + d0, (size_t)(D - d0 < AL_GEMM_NR ? D - d0 : AL_GEMM_NR) * sizeof(float));
 }
 
 void al_pack_keys(float *out, const float *k, int64_t tokens, int64_t n_kv_heads, int64_t head_dim) {
@@ -169,8 +185,7 @@ al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h) {
 }
 
 al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h) {
-    return al_bmat_rows(c->v + b * c->max_seq * c->n_kv_heads * c->head_dim + h * c->head_dim,
-                        c->n_kv_heads * c->head_dim);
+    return al_bmat_panels(value_at(c, b, h, 0, 0), AL_WEIGHTS_F32, c->max_seq);
 }
 
 void al_kv_cache_commit(al_kv_cache *c, int64_t batch, int64_t seq) {

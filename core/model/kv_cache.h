@@ -6,7 +6,10 @@
 #include "kernels/gemm.h"
 
 /* K is stored for the scores product as packed panels: for each (sequence, KV head), panels of
- * 16 tokens laid out [head_dim][16]; V as rows [max_seq, n_kv_heads, head_dim]. */
+ * 16 tokens laid out [head_dim][16]; V as padded panels of 16 of its head_dim columns, laid
+ * out [max_seq][16]. */
+/* Floats a cache of that shape holds, K's and V's panels. */
+int64_t al_kv_cache_floats(int64_t n_kv_heads, int64_t head_dim, int64_t max_batch, int64_t max_seq);
 al_status al_kv_cache_check_append(const al_kv_cache *c, int64_t n_kv_heads, int64_t head_dim,
                                    int64_t batch, int64_t seq, al_error *err);
 /* Stores token t of sequence b: k and v are [n_kv_heads, head_dim]. */

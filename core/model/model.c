@@ -62,7 +62,9 @@ struct al_model {
     void **packed;                       /* [n_layers · packs + 1], head last: wdtype panels */
     int64_t packs;                       /* per layer: 4 + (3 dense, or 1 + 3 · n_experts) */
     int packed_stale;
-    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one */
+    int64_t threads;                     /* asked for (al_model_set_threads); 1 after create */
+    al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one
+                                          * (started by the first pass that has use for them) */
 
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
@@ -306,8 +308,7 @@ static int64_t store_bytes(const al_model_hparams *hp, int mode) {
 /* Bytes of a model of layout `writable` (WRITABLE, or an inference model's dtype), for batches
  * of max_batch sequences (0: none); the arguments are within range. */
 static int64_t bytes_for(const al_model_hparams *hp, int64_t context, int64_t max_step, int64_t max_batch, int writable) {
-    const int64_t cache_floats = hp->n_layers * 2 * context * hp->n_kv_heads * hp->head_dim +
-                                 hp->n_layers * hp->n_kv_heads * AL_GEMM_NR * hp->head_dim;
+    const int64_t cache_floats = hp->n_layers * al_kv_cache_floats(hp->n_kv_heads, hp->head_dim, 1, context);
     return store_bytes(hp, writable) + (int64_t)sizeof(float) * (work_floats(hp, context, max_step, max_batch) + cache_floats);
 }
 
@@ -448,6 +449,7 @@ static al_status create(const al_model_hparams *hp, int64_t context, int64_t max
     m->hp = *hp;
     m->context = context;
     m->max_step = max_step;
+    m->threads = 1;
     const int64_t max_rows = max_rows_of(context, max_step, max_batch);
     m->max_rows = max_rows;
     m->attn_hp = (al_attn_hparams){hp->hidden, hp->n_heads, hp->n_kv_heads, hp->head_dim, hp->rope_base, hp->eps, hp->qk_norm};
@@ -559,16 +561,34 @@ al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
         return al_fail(err, AL_ERR_ARG, "model threads: %lld; give 1 to %d", (long long)threads, AL_MAX_THREADS);
 #if defined(__wasm__) && !defined(AL_WASM_THREADS)
     if (threads > 1) return al_fail(err, AL_ERR_ARG, "model threads: this build runs on one thread");
+#elif defined(AL_WASM_THREADS)
+    /* the threaded build borrows every thread its host started, and no other count */
+    if (threads > 1 && threads != al_wasm_threads())
+        return al_fail(err, AL_ERR_ARG, "model threads: %lld; this page started %d", (long long)threads, al_wasm_threads());
 #endif
-    if (threads == al_pool_threads(m->pool)) return AL_OK;
-    al_pool *pool = threads > 1 ? al_pool_create((int)threads) : NULL;
-    if (threads > 1 && !pool) return al_fail(err, AL_ERR_NOMEM, "model threads: %lld threads could not be started", (long long)threads);
+    if (threads == m->threads) return AL_OK;
     al_pool_free(m->pool);
-    m->pool = pool;
+    m->pool = NULL;
+    m->threads = threads;
     return AL_OK;
 }
 
-int64_t al_model_threads(const al_model *m) { return m ? al_pool_threads(m->pool) : -1; }
+int64_t al_model_threads(const al_model *m) { return m ? m->threads : -1; }
+
+/* The pool, started by the first pass of `rows` tokens whose widest map reaches
+ * AL_POOL_MIN_MACS (model/attend.h): below it every product runs on the caller's thread, and a
+ * pool started for nothing costs a thread's start and, at free, its wake-up and join (5 ms of
+ * a stories260K generate of 250 tokens, whose products all stay below). Threads that cannot
+ * be started leave the model on one, with the same numbers. */
+static void start_pool(al_model *m, int64_t rows) {
+    if (m->threads <= 1 || m->pool) return;
+    const al_model_hparams *hp = &m->hp;
+    int64_t widest = hp->vocab > hp->n_heads * hp->head_dim ? hp->vocab : hp->n_heads * hp->head_dim;
+    if (ffn_width(hp) > widest) widest = ffn_width(hp);
+    if (rows * widest * hp->hidden < AL_POOL_MIN_MACS) return;
+    m->pool = al_pool_create((int)m->threads);
+    if (!m->pool) m->threads = 1;
+}
 int64_t al_model_context(const al_model *m) { return m ? m->context : -1; }
 int64_t al_model_len(const al_model *m) { return m ? m->len : -1; }
 
@@ -722,6 +742,24 @@ al_status al_model_set_param(al_model *m, al_model_param p, int64_t layer, int64
     int64_t shape[2] = {0, 0};
     al_model_param_shape(&m->hp, p, shape);
     const int64_t k = shape[1];
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    /* The same dtype on a little-endian machine: the stored bytes are the element, copied as
+     * they are (what element_raw and element_put make of them, at a fifth of the instructions:
+     * loading stories260K had cost as much as 15 of its decode steps). */
+    if (to == src_dtype) {
+        for (int64_t r = 0; r < shape[0]; r++) {
+            const int64_t at = al_pack_panels_at(r, 0, k);
+            if (to == AL_WEIGHTS_F32) {
+                float *row = (float *)dst + at;
+                for (int64_t c = 0; c < k; c++) memcpy(row + c * AL_GEMM_NR, s + 4 * (r * k + c), 4);
+            } else {
+                uint16_t *row = (uint16_t *)dst + at;
+                for (int64_t c = 0; c < k; c++) memcpy(row + c * AL_GEMM_NR, s + 2 * (r * k + c), 2);
+            }
+        }
+        return AL_OK;
+    }
+#endif
     for (int64_t r = 0; r < shape[0]; r++)
         for (int64_t c = 0; c < k; c++)
             element_put(dst, to, al_pack_panels_at(r, c, k), element_raw(s, src_dtype, r * k + c), src_dtype);
@@ -779,8 +817,8 @@ static const void *packed_map(const al_model *m, int64_t l, int64_t slot) { retu
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    al_gemm_pool(m->pool, y, out_dim, x, in_dim, al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim,
-                 in_dim, 0);
+    al_gemm_pool(al_pool_for(m->pool, n, out_dim, in_dim), y, out_dim, x, in_dim,
+                 al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim, in_dim, 0);
 }
 
 static const float *layer_param(const al_model *m, int64_t l, al_model_param p) {
@@ -1020,6 +1058,7 @@ static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logi
             return al_fail(err, AL_ERR_ARG, "token id %d at %lld is outside the vocabulary [0, %lld)",
                            (int)ids[i], (long long)i, (long long)hp->vocab);
     ensure_packed(m);
+    start_pool(m, n < m->max_step ? n : m->max_step);
     const int64_t first = probe ? probe->first_layer : 0;
 
     /* In pieces of at most max_step tokens: a token's numbers do not depend on the piece it
@@ -1075,6 +1114,7 @@ al_status al_model_forward_probe(al_model *m, const int32_t *ids, int64_t n, con
 void al_model_head_forward(al_model *m, float *logits, const float *x, int64_t rows) {
     const al_model_hparams *hp = &m->hp;
     ensure_packed(m);
+    start_pool(m, rows < m->max_step ? rows : m->max_step);
     /* 8. as in the forward, max_step rows at a time through the scratch: each row's numbers do
      * not depend on the rows beside it (al_gemm sums every output over k in order). */
     for (int64_t done = 0; done < rows; done += m->max_step) {
@@ -1092,6 +1132,7 @@ void al_model_forward_batch(al_model *m, const int32_t *ids, int64_t batch, int6
     const int64_t n = batch * seq, E = hp->hidden;
     assert(acts && m->k_packed && n <= m->max_rows && seq <= m->context);
     ensure_packed(m);
+    start_pool(m, n);
     /* 0. x = embedding rows of the ids. */
     for (int64_t t = 0; t < n; t++) embed_row(m, m->x + t * E, ids[t]);
     blocks(m, batch, seq, NULL, acts, NULL, 0, n);

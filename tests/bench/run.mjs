@@ -21,7 +21,7 @@
 //     (--full-forward), alternated, on stories260K (32 tokens) and a MiniMind-3-shaped model
 //     (64 tokens);
 //   - whole models: stories260K's greedy generation (against llama2.c's run.c when
-//     LLAMA2C_RUN_C names its source file), and a MiniMind-3-shaped model's prefill and decode
+//     LLAMA2C_RUN_C names its source file; tests/bench/stories.mjs, also runnable alone), and a MiniMind-3-shaped model's prefill and decode
 //     against the PyTorch reference model (tests/bench/torch_model_bench.py) and against the
 //     memory-bandwidth bound;
 //   - the GGUF round trip through llama.cpp (tests/bench/llama_cpp.mjs, also runnable alone);
@@ -51,6 +51,7 @@ import { llamaCppSpeedBench, llamaCppSpeedMarkdown, llamaCppSpeedTargets } from 
 import { wllamaBench, wllamaMarkdown, wllamaTargets } from './wllama.mjs';
 import { wasmThreadsBench, wasmThreadsMarkdown, wasmThreadsTargets } from './wasm_threads.mjs';
 import { peersBench, peersMarkdown, peersTargets } from './peers.mjs';
+import { storiesRounds } from './stories.mjs';
 import { ROUNDS, median, showRatio, spread } from './stats.mjs';
 import { TARGET_MS as TRAIN_INPUT_MS, showTrainInput, trainInputRun } from './train_input.mjs';
 
@@ -237,52 +238,6 @@ const fmt = (v, d = 3) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100
 
 const STORIES = join(ROOT, 'models', 'stories260K');
 const median5 = (f) => median(Array.from({ length: quick ? 3 : 5 }, f));
-const processMs = (program, args, options) => {
-  const t0 = process.hrtime.bigint();
-  const r = spawnSync(program, args, { encoding: 'utf8', ...options });
-  return { r, ms: Number(process.hrtime.bigint() - t0) / 1e6 };
-};
-
-// Why run.c is not measured when LLAMA2C_RUN_C is unset: the bench may fetch llama2.c but not
-// ship it, and the only registries it reaches (Debian's, npm) hold no llama2.c.
-const RUN_C_MISSING = 'run.c not measured: llama2.c is in neither package registry the bench reaches (Debian, npm) and is not shipped here; stories260K (4 KV heads of 8, tok512.bin by -z) needs a run.c of August 2023 or later: set LLAMA2C_RUN_C to its path';
-
-// stories260K, greedy from BOS, 250 tokens, against llama2.c's own run.c (not shipped here: built
-// -Ofast -march=native when LLAMA2C_RUN_C names its source, run with OMP_NUM_THREADS=1): ROUNDS
-// rounds of `attnlab generate` then run.c, each process timed whole with a nanosecond clock
-// (run.c's own "achieved tok/s" counts whole milliseconds), the model's loading included on both
-// sides. Also our tokens/s as generate prints it (its loop alone).
-function storiesRounds() {
-  const src = process.env.LLAMA2C_RUN_C;
-  let bin = null, note = null;
-  if (!src) note = RUN_C_MISSING;
-  else {
-    bin = join(OUT, 'llama2c_run');
-    const cc = spawnSync('cc', ['-Ofast', '-march=native', '-o', bin, src, '-lm'], { encoding: 'utf8' });
-    if (cc.status !== 0) note = `run.c did not build: ${cc.stderr.trim().split('\n')[0]}`, bin = null;
-  }
-  const ours = [], theirs = [], ratio = [], printed = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    const a = processMs(CLI, ['generate', '--model', join(STORIES, 'stories260K.bin'), '--ids', '1', '--temperature', '0',
-      '--max-new-tokens', '250', '--print-ids']);
-    if (a.r.status !== 0) throw new Error(`generate: ${a.r.stderr.trim()}`);
-    printed.push(Number(a.r.stderr.match(/([\d.]+) tokens\/s/)[1]));
-    ours.push(a.ms);
-    if (!bin) continue;
-    const b = processMs(bin, [join(STORIES, 'stories260K.bin'), '-z', join(STORIES, 'tok512.bin'), '-t', '0', '-n', '251'],
-      { env: { ...process.env, OMP_NUM_THREADS: '1' } });
-    if (b.r.status !== 0) {
-      note = `run.c failed: ${b.r.stderr.trim().split('\n').pop()}`;
-      bin = null;
-      continue;
-    }
-    theirs.push(b.ms);
-    ratio.push(b.ms / a.ms);
-  }
-  const run_c = theirs.length === ROUNDS ? { process_ms: median(theirs), tokens_per_s: 250e3 / median(theirs) } : { note };
-  return { ours_tokens_per_s: median(printed), ours_process_ms: median(ours), ours_process_tokens_per_s: 250e3 / median(ours),
-    run_c, vs_run_c: ratio.length === ROUNDS ? spread(ratio) : undefined };
-}
 
 // stories260K in WebAssembly (Node, the page's binding): the model lab with the charts off,
 // greedy from BOS, 250 tokens a run; generated tokens per second.

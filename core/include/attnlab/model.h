@@ -353,8 +353,11 @@ al_status al_model_create_inference(const al_model_hparams *hp, int64_t context,
                                     al_weight_dtype dtype, al_model **out, al_error *err);
 /* The threads the model computes on from now on (1 to AL_MAX_THREADS; 1 after create): the
  * projections, the FFN and the head are split between them by output columns, so every number
- * is the same on any number of threads. In WebAssembly the one-thread build refuses more; the
- * threaded one takes exactly as many as its host started (web/core/wasm-loader.js). */
+ * is the same on any number of threads. Natively they are started by the first pass with a
+ * product big enough to split (a tiny model's decode steps never start them); if they cannot
+ * be, the model computes on one, and al_model_threads says 1. In WebAssembly the one-thread
+ * build refuses more; the threaded one takes exactly as many as its host started
+ * (web/core/wasm-loader.js). */
 #define AL_MAX_THREADS 256
 al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err);
 int64_t al_model_threads(const al_model *m); /* -1 if m is NULL */
