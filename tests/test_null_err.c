@@ -382,6 +382,22 @@ static void test_session(void) {
     CHECK(al_kv_growth(&hp, 4, 3, rows, 4, NULL) == 4, "kv growth failed");
 }
 
+/* al_byte_source reads of a byte array (ctx: a struct bytes), and of a file that cannot be read. */
+struct bytes {
+    const uint8_t *p;
+    size_t n;
+};
+static int bytes_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+    const struct bytes *b = ctx;
+    if (offset > b->n || n > b->n - offset) return -1;
+    memcpy(dst, b->p + offset, n);
+    return 0;
+}
+static int failing_read(void *ctx, uint64_t offset, void *dst, size_t n) {
+    (void)ctx, (void)offset, (void)dst, (void)n;
+    return -1;
+}
+
 /* A .pth: the smallest torch.save could write (an empty dict, "\x80\x02}.", stored as
  * archive/data.pkl, its CRC left 0), then a state_dict's shapes for config.json. */
 static void test_pth(void) {
@@ -406,6 +422,16 @@ static void test_pth(void) {
     CHECK(!pm.weights && !pm.tensors && !pm.config, "a refused .pth leaves its parts");
     EXPECT(al_pth_model_read(pth, sizeof pth, NULL, NULL, NULL), AL_ERR_ARG);
     al_model *lm = (al_model *)&lm;
+    /* The same read from a source: its index and config.json only. */
+    struct bytes whole = {pth, sizeof pth};
+    const al_byte_source src = {bytes_read, &whole, sizeof pth}, broken = {failing_read, NULL, sizeof pth};
+    EXPECT(al_pth_model_read_source(&src, NULL, &pm, NULL), AL_ERR_MISSING);
+    CHECK(!pm.weights && !pm.tensors && !pm.config, "a refused .pth source leaves its parts");
+    EXPECT(al_pth_model_read_source(&broken, NULL, &pm, NULL), AL_ERR_IO);
+    EXPECT(al_pth_model_read_source(NULL, NULL, &pm, NULL), AL_ERR_ARG);
+    EXPECT(al_pth_model_read_source(&src, NULL, NULL, NULL), AL_ERR_ARG);
+    EXPECT(al_model_load_source(&src, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);
+    EXPECT(al_model_load_source(&broken, AL_MODEL_FILE_PTH, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_IO);
     EXPECT(al_model_load(pth, sizeof pth, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_MISSING);
     CHECK(lm == NULL, "a refused model leaves an output");
     EXPECT(al_model_load(pth, 7, AL_MODEL_FILE_UNKNOWN, NULL, 0, NULL, 0, 1, &lm, NULL), AL_ERR_FORMAT);

@@ -1374,14 +1374,58 @@ static void shared_named(buf *out) { shared_pth(out, NAMED_KEYS, d_named); }
 static void shared_too_big(buf *out) { shared_pth(out, 1, d_too_big); }
 static void shared_retyped(buf *out) { shared_pth(out, 300, d_retyped); }
 
+/* A float16 MiniMind of 29 M parameters (58 MB), as its trainer saves one but on one storage:
+ * hidden 512, 8 layers, 8 heads of 64 and 2 KV heads, FFN 1664, vocab 6400, tied (no lm_head),
+ * every tensor at its own place in storage "0", its values float16 of magnitude 1/8 to 1/2.
+ * Large enough that a reader holding the file beside the model shows in its peak memory. */
+enum { BIG_LAYERS = 8, BIG_KEYS = 2 + 11 * BIG_LAYERS };
+static void big_f16(buf *out) {
+    static const struct { const char *name; int64_t rows, cols; } LAYER[11] = {
+        {"input_layernorm.weight", 512, 0}, {"post_attention_layernorm.weight", 512, 0},
+        {"self_attn.q_proj.weight", 512, 512}, {"self_attn.k_proj.weight", 128, 512},
+        {"self_attn.v_proj.weight", 128, 512}, {"self_attn.o_proj.weight", 512, 512},
+        {"self_attn.q_norm.weight", 64, 0}, {"self_attn.k_norm.weight", 64, 0},
+        {"mlp.gate_proj.weight", 1664, 512}, {"mlp.up_proj.weight", 1664, 512}, {"mlp.down_proj.weight", 512, 1664}};
+    tdesc t[BIG_KEYS];
+    char names[BIG_KEYS][96];
+    int64_t numel = 0;
+    for (int i = 0; i < BIG_KEYS; i++) {
+        int64_t rows = 512, cols = 0;
+        if (i == 0) snprintf(names[i], 96, "model.embed_tokens.weight"), rows = 6400, cols = 512;
+        else if (i == 1) snprintf(names[i], 96, "model.norm.weight");
+        else {
+            const int l = (i - 2) / 11, k = (i - 2) % 11;
+            snprintf(names[i], 96, "model.layers.%d.%s", l, LAYER[k].name);
+            rows = LAYER[k].rows, cols = LAYER[k].cols;
+        }
+        t[i] = (tdesc){names[i], "HalfStorage", "0", 0, numel, cols ? 2 : 1, {rows, cols}, {cols ? cols : 1, 1}, NULL};
+        numel += rows * (cols ? cols : 1);
+    }
+    uint8_t *halves = malloc(2 * (size_t)numel);
+    uint32_t h = 12345;
+    for (int64_t i = 0; i < numel; i++) {
+        h = h * 1103515245u + 12345u;
+        const uint16_t bits = (uint16_t)((h >> 31) << 15 | (0x3000u + ((h >> 8) & 0x7FFu))); /* ±[1/8, 1/2) */
+        halves[2 * i] = (uint8_t)bits, halves[2 * i + 1] = (uint8_t)(bits >> 8);
+    }
+    for (int i = 0; i < BIG_KEYS; i++) t[i].numel = numel;
+    buf pk = {0};
+    pk_state_dict(&pk, t, BIG_KEYS);
+    const zentry e[2] = {{"archive/data.pkl", pk.p, pk.n}, {"archive/data/0", halves, 2 * (size_t)numel}};
+    zip_image z = make_zip(e, 2, 1, 0);
+    free(pk.p);
+    free(halves);
+    take_zip(out, &z);
+}
+
 /* The files test_pth --write DIR leaves for tests/pth-memory.test.mjs, which reads each with
- * the CLI under /usr/bin/time: refused, or (shared_named) loaded. */
+ * the CLI under /usr/bin/time: refused, or (shared_named, big_f16) loaded. */
 static const struct {
     const char *file;
     void (*make)(buf *out);
 } SHARED[] = {
     {"shared_foreign.pth", shared_foreign}, {"shared_named.pth", shared_named}, {"view_too_big.pth", shared_too_big},
-    {"storage_retyped.pth", shared_retyped}, {"many_keys.pth", many_keys},
+    {"storage_retyped.pth", shared_retyped}, {"many_keys.pth", many_keys}, {"big_f16.pth", big_f16},
 };
 
 static int write_shared(const char *dir) {

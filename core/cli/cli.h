@@ -127,8 +127,8 @@ int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o);
 al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_step,
                          const cli_pth_options *pth, al_model_file_kind *kind, int *status);
 
-/* A MiniMind .pth read and converted (al_pth_model_read): free *out with al_pth_model_free.
- * 0 after printing why. */
+/* A MiniMind .pth's index and config.json (al_pth_model_read_source: its tensors stay in the
+ * file): free *out with al_pth_model_free. 0 after printing why. */
 int cli_read_pth(const char *path, const al_pth_flags *flags, al_pth_model *out, int *status);
 
 /* Every file cli_load_model reads for the model at a path, and the tokenizer.json that goes

@@ -32,20 +32,17 @@ static void print_hparams(const al_model_hparams *hp, const char *kind, const ch
     printf("parameters %lld (%.2f M), %s\n", (long long)params, (double)params / 1e6, weights_dtype);
 }
 
-/* The header line and every tensor as the file lists them. In a .pth, `stored` names the dtype
- * the file holds (its tensors come widened to float32); NULL for a folder's safetensors, or a
- * .pth of mixed dtypes. */
-static void print_tensors(const al_model_hparams *hp, const char *kind, const char *where, const al_safetensors *st,
-                          const char *stored, int stored_size) {
+/* The header line and every tensor as the file lists them, each in its dtype. */
+static void print_tensors(const al_model_hparams *hp, const char *kind, const char *where, const al_safetensors *st) {
     int64_t file_bytes = 0;
     const char *dtype = NULL;
     int mixed = 0;
     for (int i = 0; i < al_st_count(st); i++) {
         al_st_tensor t;
         al_st_get(st, i, &t);
-        file_bytes += stored ? t.numel * stored_size : t.nbytes;
-        if (!stored && dtype && strcmp(dtype, t.dtype_name)) mixed = 1;
-        dtype = stored ? stored : t.dtype_name;
+        file_bytes += t.nbytes;
+        if (dtype && strcmp(dtype, t.dtype_name)) mixed = 1;
+        dtype = t.dtype_name;
     }
     char what[96];
     snprintf(what, sizeof what, "%s in the %s, %.2f MiB", mixed ? "mixed dtypes" : dtype ? dtype : "no tensors", where,
@@ -55,7 +52,7 @@ static void print_tensors(const al_model_hparams *hp, const char *kind, const ch
     for (int i = 0; i < al_st_count(st); i++) {
         al_st_tensor t;
         al_st_get(st, i, &t);
-        printf("  %s %s [", cli_show(t.name), stored ? stored : t.dtype_name);
+        printf("  %s %s [", cli_show(t.name), t.dtype_name);
         for (int d = 0; d < t.ndim; d++) printf("%s%lld", d ? ", " : "", (long long)t.shape[d]);
         printf("]\n");
     }
@@ -92,19 +89,12 @@ int cmd_inspect(int argc, char **argv) {
         return EXIT_OK;
     }
     if (kind == AL_MODEL_FILE_PTH) {
-        /* The .pth's tensors, read again (loading kept nothing but the model). */
+        /* The .pth's tensors, indexed again (loading kept nothing but the model), each in the
+         * dtype its storage holds. */
         al_pth_model pm;
         if (!cli_read_pth(path, &pth.flags, &pm, &status)) return status;
-        const al_safetensors *st = pm.tensors;
-        static const struct { const char *torch, *name; int size; } DTYPES[] = {
-            {"float16", "F16", 2}, {"bfloat16", "BF16", 2}, {"float32", "F32", 4}};
-        const char *torch_dtype = al_st_metadata(st, "torch_dtype");
-        const char *stored = NULL;
-        int stored_size = 4;
-        for (int i = 0; i < 3; i++)
-            if (torch_dtype && !strcmp(torch_dtype, DTYPES[i].torch)) stored = DTYPES[i].name, stored_size = DTYPES[i].size;
         print_tensors(&hp, "MiniMind .pth (torch.save of a state_dict; configuration from its shapes and the flags)", ".pth",
-                      st, stored, stored_size);
+                      pm.tensors);
         al_pth_model_free(&pm);
         return EXIT_OK;
     }
@@ -120,7 +110,7 @@ int cmd_inspect(int argc, char **argv) {
         free(bytes);
         return EXIT_BAD_INPUT;
     }
-    print_tensors(&hp, "MiniMind / Hugging Face folder (config.json + model.safetensors)", "file", st, NULL, 0);
+    print_tensors(&hp, "MiniMind / Hugging Face folder (config.json + model.safetensors)", "file", st);
     al_st_free(st);
     free(bytes);
     return EXIT_OK;

@@ -60,12 +60,12 @@ int cli_parse_pth_flag(int argc, char **argv, int i, cli_pth_options *o) {
 int cli_read_pth(const char *path, const al_pth_flags *flags, al_pth_model *out, int *status) {
     *status = EXIT_BAD_INPUT;
     memset(out, 0, sizeof *out);
-    size_t size = 0;
-    uint8_t *bytes = cli_read_file(path, MAX_MODEL_BYTES, &size);
-    if (!bytes) return 0;
+    cli_source src = {.fd = -1};
+    if (cli_source_open(&src, path, MAX_MODEL_BYTES) != 0) return 0;
     al_error err = {0};
-    const al_status st = al_pth_model_read(bytes, size, flags, out, &err);
-    free(bytes); /* the float32 image holds all that is needed */
+    /* the archive's directory and pickle only: the index says where each tensor lies */
+    const al_status st = al_pth_model_read_source(&src.src, flags, out, &err);
+    cli_source_close(&src);
     if (st == AL_OK) return 1;
     cli_error("%s: %s", cli_show(path), err.msg);
     if (st == AL_ERR_NOMEM) *status = EXIT_FAILURE_ENV;
@@ -178,7 +178,7 @@ al_model *cli_load_model(const char *path, int64_t want_context, int64_t max_ste
     char *config = NULL;
     size_t config_size = 0;
     if (*kind == AL_MODEL_FILE_SAFETENSORS) config = (char *)cli_read_file(config_path, MAX_CONFIG_BYTES, &config_size);
-    /* The weights read piece by piece into the model (a .pth whole: see al_model_load_source). */
+    /* The weights read piece by piece into the model (see al_model_load_source). */
     cli_source src = {.fd = -1};
     if ((*kind != AL_MODEL_FILE_SAFETENSORS || config) && cli_source_open(&src, weights_path, MAX_MODEL_BYTES) == 0) {
         st = al_model_load_source(&src.src, *kind, config, config_size, pth ? &pth->flags : NULL, want_context,

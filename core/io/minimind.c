@@ -515,8 +515,35 @@ static int64_t count_layers(const al_safetensors *st, al_error *err) {
     return layers;
 }
 
+/* Whether tensors h and e hold the same bytes: compared in their data, or read from src a
+ * chunk of each at a time (the same place in the file is the same bytes: a tied .pth's shared
+ * storage). -1 with *err set if they cannot be read. */
+static int same_bytes(const al_st_tensor *h, const al_st_tensor *e, const al_byte_source *src, al_error *err) {
+    if (!src) return h->data && e->data ? memcmp(h->data, e->data, (size_t)e->nbytes) == 0
+                                        : (al_fail(err, AL_ERR_ARG, "MiniMind config: an index without data, and no file to read"), -1);
+    if (h->offset == e->offset) return 1;
+    enum { CHUNK = 1 << 16 };
+    uint8_t *a = malloc(2 * CHUNK);
+    if (!a) return al_fail(err, AL_ERR_NOMEM, "MiniMind config: out of memory for %d bytes", 2 * CHUNK), -1;
+    int same = 1;
+    for (int64_t at = 0; at < e->nbytes && same == 1; at += CHUNK) {
+        const size_t n = e->nbytes - at < CHUNK ? (size_t)(e->nbytes - at) : CHUNK;
+        if (src->read(src->ctx, h->offset + (uint64_t)at, a, n) != 0 || src->read(src->ctx, e->offset + (uint64_t)at, a + CHUNK, n) != 0)
+            same = (al_fail(err, AL_ERR_IO, "MiniMind config: lm_head.weight or model.embed_tokens.weight could not be read"), -1);
+        else if (memcmp(a, a + CHUNK, n) != 0)
+            same = 0;
+    }
+    free(a);
+    return same;
+}
+
 int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_flags *flags, char *buf, int64_t cap,
                                         al_error *err) {
+    return al_minimind_config_from_source(st, NULL, flags, buf, cap, err);
+}
+
+int64_t al_minimind_config_from_source(const al_safetensors *st, const al_byte_source *src, const al_pth_flags *flags,
+                                       char *buf, int64_t cap, al_error *err) {
     if (!st || cap < 0 || (!buf && cap > 0))
         return al_fail(err, AL_ERR_ARG, "MiniMind config: NULL tensors, or a NULL buffer with a capacity"), -1;
     const al_pth_flags f = flags ? *flags : al_pth_flags_default();
@@ -580,7 +607,8 @@ int64_t al_minimind_config_from_tensors(const al_safetensors *st, const al_pth_f
     if (!tied) {
         al_st_find(st, "model.embed_tokens.weight", &e);
         tied = h.dtype == e.dtype && h.ndim == e.ndim && h.nbytes == e.nbytes && h.shape[0] == e.shape[0] &&
-               h.shape[1] == e.shape[1] && memcmp(h.data, e.data, (size_t)e.nbytes) == 0;
+               h.shape[1] == e.shape[1];
+        if (tied && (tied = same_bytes(&h, &e, src, err)) < 0) return -1;
     }
 
     char num[AL_SHORTEST_MAX];

@@ -1,10 +1,12 @@
 /* model_load.c — a model from the bytes people have, whichever of the three kinds they are:
  * a llama2.c checkpoint, a MiniMind / Hugging Face model.safetensors (with its config.json), or
  * MiniMind's .pth (torch.save of a state_dict, its config.json inferred from the shapes). The
- * CLI reads the files from disk, the page from the learner's file picker; both come here. */
+ * CLI reads the files from disk through a source, piece by piece, the page from the learner's
+ * file picker as bytes (a .pth's through a memory source: one reader); both come here. */
 #include "attnlab/io.h"
 #include "base/internal.h"
 #include "io/pth.h"
+#include "io/zip.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -36,6 +38,17 @@ void al_pth_model_free(al_pth_model *p) {
     memset(p, 0, sizeof *p);
 }
 
+/* The config.json the index's shapes (and flags) imply, into out (its bytes, when it must
+ * compare two tensors, from src, or from the index's data when src is NULL). */
+static al_status config_of(al_pth_model *out, const al_byte_source *src, const al_pth_flags *flags, al_error *err) {
+    const int64_t len = al_minimind_config_from_source(out->tensors, src, flags, NULL, 0, err);
+    if (len < 0) return err->status;
+    if (!(out->config = malloc((size_t)len + 1))) return al_fail(err, AL_ERR_NOMEM, "out of memory for config.json");
+    if (al_minimind_config_from_source(out->tensors, src, flags, out->config, len + 1, err) != len) return err->status;
+    out->config_len = (size_t)len;
+    return AL_OK;
+}
+
 al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flags *flags, al_pth_model *out,
                             al_error *err) {
     al_error local;
@@ -47,20 +60,28 @@ al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flag
     al_pth_views v;
     al_status st = al_pth_read_views(bytes, size, 1, &v, err);
     if (st == AL_OK) {
-        const char *meta[] = {"format", "pt", "torch_dtype", v.torch_dtype};
-        st = al_st_index_f32(v.entries, v.n_entries, meta, 2, v.weights, v.n_weights, &out->tensors, err);
+        st = al_pth_views_index(&v, &out->tensors, err);
         out->weights = v.weights, out->n_weights = v.n_weights;
         v.weights = NULL;
     }
     al_pth_views_free(&v);
     /* 2. the config.json the shapes (and flags) imply */
-    int64_t len = -1;
-    if (st == AL_OK && (len = al_minimind_config_from_tensors(out->tensors, flags, NULL, 0, err)) < 0) st = err->status;
-    if (st == AL_OK && !(out->config = malloc((size_t)len + 1))) st = al_fail(err, AL_ERR_NOMEM, "out of memory for config.json");
-    if (st == AL_OK && al_minimind_config_from_tensors(out->tensors, flags, out->config, len + 1, err) != len)
-        st = err->status;
-    if (st == AL_OK) out->config_len = (size_t)len;
-    else al_pth_model_free(out);
+    if (st == AL_OK) st = config_of(out, NULL, flags, err);
+    if (st != AL_OK) al_pth_model_free(out);
+    return st;
+}
+
+al_status al_pth_model_read_source(const al_byte_source *src, const al_pth_flags *flags, al_pth_model *out,
+                                   al_error *err) {
+    al_error local;
+    if (!err) err = &local; /* its status is read below */
+    if (!out) return al_fail(err, AL_ERR_ARG, "pth: no output");
+    memset(out, 0, sizeof *out);
+    /* 1. the index of the state_dict's tensors, MiniMind's names only, nothing read of them;
+     * 2. the config.json the shapes (and flags) imply */
+    al_status st = al_pth_read_index(src, 1, &out->tensors, err);
+    if (st == AL_OK) st = config_of(out, src, flags, err);
+    if (st != AL_OK) al_pth_model_free(out);
     return st;
 }
 
@@ -83,21 +104,32 @@ static al_status in_weights(al_error *err, al_status st) {
     return err && err->file == AL_FILE_NONE ? al_fail_in(err, AL_FILE_WEIGHTS, st) : st;
 }
 
+/* A .pth from src: 1. its index and the config.json its shapes imply, 2. the model, each tensor
+ * read from src at its place in the file, in its own dtype, as a safetensors file's are. */
+static al_status load_pth(const al_byte_source *src, const char *config_json, size_t config_len, const al_pth_flags *flags,
+                          int64_t context, int64_t max_step, al_model **out, al_error *err) {
+    al_pth_model p;
+    al_status st = al_pth_model_read_source(src, flags, &p, err);
+    if (st != AL_OK) return st;
+    /* a config.json given with the .pth says what its shapes cannot (top-k, YaRN, ...) */
+    const int given = config_json && config_len;
+    st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, src, context,
+                        max_step, out, err);
+    al_pth_model_free(&p);
+    /* a config.json from the shapes is the .pth's: its faults are the weights file's */
+    return given ? st : al_fail_in(err, AL_FILE_WEIGHTS, st);
+}
+
 static al_status load_bytes(const uint8_t *bytes, size_t size, al_model_file_kind kind, const char *config_json,
                             size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                             al_model **out, al_error *err) {
     al_status st;
     switch (kind == AL_MODEL_FILE_UNKNOWN ? al_model_file_detect(bytes, size) : kind) {
     case AL_MODEL_FILE_PTH: {
-        al_pth_model p;
-        if ((st = al_pth_model_read(bytes, size, flags, &p, err)) != AL_OK) return st;
-        /* a config.json given with the .pth says what its shapes cannot (top-k, YaRN, ...) */
-        const int given = config_json && config_len;
-        st = minimind_model(given ? config_json : p.config, given ? config_len : p.config_len, p.tensors, NULL, context,
-                            max_step, out, err);
-        al_pth_model_free(&p); /* the model holds its own copy of the weights */
-        /* a config.json from the shapes is the .pth's: its faults are the weights file's */
-        return given ? st : al_fail_in(err, AL_FILE_WEIGHTS, st);
+        /* the one .pth reader, on the bytes as a source */
+        const al_memory mem = {bytes, size};
+        const al_byte_source src = al_memory_source(&mem);
+        return load_pth(&src, config_json, config_len, flags, context, max_step, out, err);
     }
     case AL_MODEL_FILE_SAFETENSORS: {
         if (!config_json || !config_len)
@@ -129,16 +161,6 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
     return in_weights(err, load_bytes(bytes, size, kind, config_json, config_len, flags, context, max_step, out, err));
 }
 
-/* The whole file from src, for a format read whole (a .pth); NULL with *st set if it cannot be. */
-static uint8_t *read_whole(const al_byte_source *src, al_status *st, al_error *err) {
-    uint8_t *bytes = src->size <= SIZE_MAX ? malloc(src->size ? (size_t)src->size : 1) : NULL;
-    if (!bytes) *st = al_fail(err, AL_ERR_NOMEM, "model: out of memory for a file of %llu bytes", (unsigned long long)src->size);
-    else if (src->read(src->ctx, 0, bytes, (size_t)src->size) != 0) *st = al_fail(err, AL_ERR_IO, "model: the file could not be read");
-    else return bytes;
-    free(bytes);
-    return NULL;
-}
-
 static al_status load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
                              size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                              al_model **out, al_error *err) {
@@ -148,7 +170,7 @@ static al_status load_source(const al_byte_source *src, al_model_file_kind kind,
         uint8_t first[16] = {0};
         const size_t n = src->size < sizeof first ? (size_t)src->size : sizeof first;
         if (src->read(src->ctx, 0, first, n) != 0) return al_fail(err, AL_ERR_IO, "model: the file could not be read");
-        kind = src->size < sizeof first ? AL_MODEL_FILE_UNKNOWN : al_model_file_detect(first, src->size > SIZE_MAX ? SIZE_MAX : (size_t)src->size);
+        kind = al_model_file_detect(first, src->size < sizeof first ? n : src->size > SIZE_MAX ? SIZE_MAX : (size_t)src->size);
     }
     switch (kind) {
     case AL_MODEL_FILE_SAFETENSORS: {
@@ -180,13 +202,10 @@ static al_status load_source(const al_byte_source *src, al_model_file_kind kind,
         const int64_t c = context_for(context, hp.max_seq);
         return al_model_from_llama2c_source(src, c, step_for(max_step, c), out, err);
     }
-    default: {
-        uint8_t *bytes = read_whole(src, &st, err);
-        if (!bytes) return st;
-        st = al_model_load(bytes, (size_t)src->size, kind, config_json, config_len, flags, context, max_step, out, err);
-        free(bytes);
-        return st;
-    }
+    case AL_MODEL_FILE_PTH: return load_pth(src, config_json, config_len, flags, context, max_step, out, err);
+    default:
+        return al_fail(err, AL_ERR_FORMAT, "not a model: %llu bytes that are neither a llama2.c checkpoint, "
+                       "a safetensors file nor a .pth", (unsigned long long)src->size);
     }
 }
 

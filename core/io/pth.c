@@ -3,15 +3,19 @@
  * little-endian storage per key. The pickle is run by the restricted machine of pickle.c, to
  * which this file names the globals a state_dict uses (refusing every other by name) and says
  * what a persistent id (a storage: an entry of the archive) and a REDUCE (an OrderedDict, or a
- * tensor rebuilt on a storage) make. The tensors come out as float32 views
- * (al_pth_read_views): every storage element some tensor views widened once, so that 2,900
- * tensors on one storage cost its floats once, not 2,900 copies; the MiniMind loader checks the
- * names before that and indexes the views, al_pth_to_safetensors serialises them as an image. */
+ * tensor rebuilt on a storage) make. The archive is read from an al_byte_source: its directory,
+ * then data.pkl whole, and nothing else until asked for. The tensors come out as an index
+ * (al_pth_read_index: each tensor's place in the file, its shape and its storage's dtype), from
+ * which the model loader reads them one at a time, or as float32 views (al_pth_read_views):
+ * every storage element some tensor views widened once, so that 2,900 tensors on one storage
+ * cost its floats once, not 2,900 copies; al_pth_to_safetensors serialises them as an image.
+ * The whole-bytes entry points read their bytes through a memory source: one reading code. */
 #include "attnlab/io.h"
 #include "base/internal.h"
 #include "base/text.h"
 #include "io/pickle.h"
 #include "io/pth.h"
+#include "io/safetensors_impl.h"
 #include "io/zip.h"
 
 #include <stdlib.h>
@@ -23,12 +27,13 @@ static const struct {
     const char *module, *name;
     int elem_size;           /* storages only: bytes per element */
     const char *torch_dtype; /* and the dtype's name in config.json */
+    al_dtype dtype;          /* and in the index */
 } GLOBALS[] = {
-    {"collections", "OrderedDict", 0, NULL},
-    {"torch._utils", "_rebuild_tensor_v2", 0, NULL},
-    {"torch", "FloatStorage", 4, "float32"},
-    {"torch", "HalfStorage", 2, "float16"},
-    {"torch", "BFloat16Storage", 2, "bfloat16"},
+    {"collections", "OrderedDict", 0, NULL, AL_DTYPE_OTHER},
+    {"torch._utils", "_rebuild_tensor_v2", 0, NULL, AL_DTYPE_OTHER},
+    {"torch", "FloatStorage", 4, "float32", AL_DTYPE_F32},
+    {"torch", "HalfStorage", 2, "float16", AL_DTYPE_F16},
+    {"torch", "BFloat16Storage", 2, "bfloat16", AL_DTYPE_BF16},
 };
 #define N_GLOBALS ((int)(sizeof GLOBALS / sizeof GLOBALS[0]))
 
@@ -50,8 +55,9 @@ typedef struct {
  * (freed with the machine in read_free). */
 typedef struct {
     pk_machine m;
-    const al_zip_entry *entries;
-    int64_t n_entries;
+    const al_byte_source *src; /* the archive */
+    al_zip zip;
+    uint8_t *pickle;           /* data.pkl's bytes, which m reads */
     const uint8_t *stem; /* [stem_len], "<stem>" of "<stem>/data.pkl" */
     size_t stem_len;
     int64_t *entry_storage; /* [n_entries]: the storage read from each entry, -1 if none */
@@ -63,6 +69,8 @@ typedef struct {
 
 static void read_free(pth_read *r) {
     al_pickle_free(&r->m);
+    al_zip_free(&r->zip);
+    free(r->pickle);
     free(r->entry_storage);
     free(r->storages);
     free(r->tensors);
@@ -75,15 +83,6 @@ static int find_global(const uint8_t *module, size_t module_len, const uint8_t *
             strlen(GLOBALS[g].name) == name_len && !memcmp(GLOBALS[g].name, name, name_len))
             return g;
     return -1;
-}
-
-/* An entry's bytes against its CRC-32 (0: not computed, as torch.save writes with
- * compute_crc32 off, and as torch.load never checks). */
-static al_status check_crc(const al_zip_entry *e, al_error *err) {
-    char shown[AL_ZIP_SHOWN_BUF];
-    if (e->crc32 == 0 || al_zip_crc32(e->data, e->size) == e->crc32) return AL_OK;
-    return al_fail(err, AL_ERR_FORMAT, "zip: entry '%s' fails its CRC-32 check: the file is damaged",
-                   al_zip_show(shown, e->name, e->name_len));
 }
 
 /* BINPERSID: ('storage', <Storage type>, key, location, numel) names the entry <stem>/data/<key>,
@@ -126,28 +125,28 @@ static al_status persistent_load(pk_machine *m, int64_t pid, al_error *err) {
     memcpy(name + r->stem_len, "/data/", 6);
     memcpy(name + r->stem_len + 6, al_pickle_str_bytes(m, k), (size_t)k->n);
     const size_t name_len = r->stem_len + 6 + (size_t)k->n;
-    const al_zip_entry *e = al_zip_find(r->entries, r->n_entries, name, name_len);
+    const al_zip_entry *e = al_zip_find(&r->zip, name, name_len);
     char shown_name[AL_ZIP_SHOWN_BUF];
     if (!e)
         return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' (pickle byte %zu) is not in the archive: no entry '%s'", shown, m->at,
                        al_zip_show(shown_name, (const uint8_t *)name, name_len));
     const size_t elem = (size_t)GLOBALS[g].elem_size;
     if ((uint64_t)count > e->size / elem)
-        return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' holds %zu bytes, too few for a %s of %lld elements", shown, e->size,
-                       GLOBALS[g].name, (long long)count);
-    if ((size_t)count * elem != e->size)
-        return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' holds %zu bytes, but a %s of %lld elements takes %zu", shown, e->size,
-                       GLOBALS[g].name, (long long)count, (size_t)count * elem);
+        return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' holds %llu bytes, too few for a %s of %lld elements", shown,
+                       (unsigned long long)e->size, GLOBALS[g].name, (long long)count);
+    if ((uint64_t)count * elem != e->size)
+        return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' holds %llu bytes, but a %s of %lld elements takes %llu", shown,
+                       (unsigned long long)e->size, GLOBALS[g].name, (long long)count, (unsigned long long)count * elem);
 
     /* One storage per entry: a key named again (tied weights) must name the same type and size. */
-    int64_t *known = &r->entry_storage[e - r->entries];
+    int64_t *known = &r->entry_storage[e - r->zip.entries];
     if (*known >= 0) {
         const pk_storage *st = &r->storages[*known];
         if (st->type != g || st->numel != count)
             return al_fail(err, AL_ERR_FORMAT, "pth: storage '%s' is named again at pickle byte %zu with another type or size", shown, m->at);
     } else {
-        if ((s = check_crc(e, err)) != AL_OK) return s;
-        if ((s = AL_PICKLE_GROW(m, r, storages, cap_storages, n_storages, r->n_entries, "storages", err)) != AL_OK) return s;
+        if ((s = al_zip_check_crc(r->src, e, err)) != AL_OK) return s;
+        if ((s = AL_PICKLE_GROW(m, r, storages, cap_storages, n_storages, r->zip.count, "storages", err)) != AL_OK) return s;
         r->storages[r->n_storages] = (pk_storage){e, al_pickle_str_bytes(m, k), (size_t)k->n, g, count};
         *known = r->n_storages++;
     }
@@ -235,14 +234,14 @@ static al_status reduce(pk_machine *m, int global, int64_t args, al_error *err) 
 
 /* ---- the archive -------------------------------------------------------------------------- */
 
-/* <stem>/data.pkl (exactly one), and <stem>/byteorder "little" if there is one. */
+/* <stem>/data.pkl (exactly one), read whole, and <stem>/byteorder "little" if there is one. */
 static al_status find_pickle(pth_read *r, al_error *err) {
     pk_machine *m = &r->m;
     static const char PKL[] = "/data.pkl";
     const size_t pkl_len = sizeof PKL - 1;
     const al_zip_entry *found = NULL;
-    for (int64_t i = 0; i < r->n_entries; i++) {
-        const al_zip_entry *e = &r->entries[i];
+    for (int64_t i = 0; i < r->zip.count; i++) {
+        const al_zip_entry *e = &r->zip.entries[i];
         if (e->name_len <= pkl_len || memcmp(e->name + e->name_len - pkl_len, PKL, pkl_len) != 0 ||
             memchr(e->name, '/', e->name_len - pkl_len))
             continue;
@@ -254,23 +253,30 @@ static al_status find_pickle(pth_read *r, al_error *err) {
         found = e;
     }
     if (!found) return al_fail(err, AL_ERR_FORMAT, "pth: the archive holds no <name>/data.pkl: not a file torch.save wrote");
-    m->pk = found->data;
-    m->len = found->size;
     r->stem = found->name;
     r->stem_len = found->name_len - pkl_len;
-    al_status s = check_crc(found, err);
+    if (found->size > SIZE_MAX || !(r->pickle = malloc(found->size ? (size_t)found->size : 1)))
+        return al_fail(err, AL_ERR_NOMEM, "pth: out of memory for a pickle of %llu bytes", (unsigned long long)found->size);
+    al_status s = al_zip_check_crc(r->src, found, err);
+    if (s == AL_OK) s = al_zip_entry_bytes(r->src, found, 0, r->pickle, (size_t)found->size, err);
     if (s != AL_OK) return s;
+    m->pk = r->pickle;
+    m->len = (size_t)found->size;
 
     char name[PK_MAX_LINE + 16];
     if (r->stem_len > PK_MAX_LINE) return al_fail(err, AL_ERR_FORMAT, "pth: the archive's folder name is too long");
     memcpy(name, r->stem, r->stem_len);
     memcpy(name + r->stem_len, "/byteorder", 10);
-    const al_zip_entry *order = al_zip_find(r->entries, r->n_entries, name, r->stem_len + 10);
-    if (order && (s = check_crc(order, err)) != AL_OK) return s;
-    if (order && !(order->size == 6 && !memcmp(order->data, "little", 6))) {
+    const al_zip_entry *order = al_zip_find(&r->zip, name, r->stem_len + 10);
+    if (!order) return AL_OK;
+    /* enough of it to show: al_zip_show cuts at AL_ZIP_SHOWN_MAX */
+    uint8_t text[AL_ZIP_SHOWN_MAX + 1];
+    const size_t n = order->size < sizeof text ? (size_t)order->size : sizeof text;
+    if ((s = al_zip_check_crc(r->src, order, err)) != AL_OK || (s = al_zip_entry_bytes(r->src, order, 0, text, n, err)) != AL_OK)
+        return s;
+    if (!(order->size == 6 && !memcmp(text, "little", 6))) {
         char shown[AL_ZIP_SHOWN_BUF];
-        return al_fail(err, AL_ERR_FORMAT, "pth: byteorder '%s': only little-endian storages are read",
-                       al_zip_show(shown, order->data, order->size));
+        return al_fail(err, AL_ERR_FORMAT, "pth: byteorder '%s': only little-endian storages are read", al_zip_show(shown, text, n));
     }
     return AL_OK;
 }
@@ -363,48 +369,74 @@ static int64_t run_end(const pk_span *spans, int64_t n, int64_t i, int64_t *next
     return end;
 }
 
-/* The dict's tensors as views: 1. what they would cost, counted before anything is allocated;
- * 2. the entries, and each non-empty tensor's span of its storage, sorted by storage and
- * offset; 3. the runs of elements some tensor views (overlapping spans merged), widened to
- * float32 once each, every tensor pointing into its run. A storage viewed by 2,900 tensors
- * is thus widened once, and the block never holds more than the storages' viewed elements. */
-static al_status build_views(const pth_read *r, int64_t dict, al_pth_views *v, al_error *err) {
+/* The dict's tensors, counted before anything is allocated: the model copies each tensor, so
+ * tensors naming one storage many times cost that many copies; *names_bytes their names with
+ * a NUL each, *dtypes a bit per storage type seen. */
+static al_status count_tensors(const pth_read *r, int64_t dict, int64_t *names_bytes, int *dtypes, al_error *err) {
     const pk_machine *m = &r->m;
-    const int64_t n = m->values[dict].n;
-    int64_t total = 0, names_bytes = 0;
-    int dtypes = 0; /* bit per storage type seen */
+    int64_t total = 0;
+    *names_bytes = 0, *dtypes = 0;
     for (int64_t i = 0; i < m->n_items; i++) {
         if (m->items[i].dict != dict) continue;
         const pk_tensor *t = &r->tensors[m->values[m->items[i].value].a];
-        /* The model copies each tensor: tensors naming one storage many times cost that many copies. */
         if (t->numel > AL_MAX_MODEL_BYTES / 4 - total)
             return al_fail(err, AL_ERR_LIMIT, "pth: the tensors hold more than %lld float32 numbers (%lld bytes)",
                            (long long)(AL_MAX_MODEL_BYTES / 4), (long long)AL_MAX_MODEL_BYTES);
         total += t->numel;
-        names_bytes += m->values[m->items[i].key].n + 1;
-        dtypes |= 1 << r->storages[t->storage].type;
+        *names_bytes += m->values[m->items[i].key].n + 1;
+        *dtypes |= 1 << r->storages[t->storage].type;
     }
+    return AL_OK;
+}
+
+/* What the storages hold: "float16", "bfloat16", "float32", or "mixed". */
+static const char *torch_dtype_of(int dtypes) {
+    for (int g = G_FLOAT_STORAGE; g < N_GLOBALS; g++)
+        if (dtypes == 1 << g) return GLOBALS[g].torch_dtype;
+    return "mixed";
+}
+
+/* The dict's i-th item's tensor and its name, copied NUL-terminated to names + *name_at. */
+static const pk_tensor *item_tensor(const pth_read *r, int64_t i, char *names, int64_t *name_at, const char **name) {
+    const pk_machine *m = &r->m;
+    const pk_value *key = &m->values[m->items[i].key];
+    memcpy(names + *name_at, al_pickle_str_bytes(m, key), (size_t)key->n);
+    names[*name_at + key->n] = '\0';
+    *name = names + *name_at;
+    *name_at += key->n + 1;
+    return &r->tensors[m->values[m->items[i].value].a];
+}
+
+/* The dict's tensors as views: 1. what they would cost, counted before anything is allocated;
+ * 2. the entries, and each non-empty tensor's span of its storage, sorted by storage and
+ * offset; 3. the runs of elements some tensor views (overlapping spans merged), read from the
+ * archive a chunk at a time and widened to float32 once each, every tensor pointing into its
+ * run. A storage viewed by 2,900 tensors is thus widened once, and the block never holds more
+ * than the storages' viewed elements. */
+static al_status build_views(const pth_read *r, int64_t dict, al_pth_views *v, al_error *err) {
+    const pk_machine *m = &r->m;
+    const int64_t n = m->values[dict].n;
+    int64_t names_bytes = 0;
+    int dtypes = 0;
+    al_status s = count_tensors(r, dict, &names_bytes, &dtypes, err);
+    if (s != AL_OK) return s;
     v->entries = malloc((size_t)(n ? n : 1) * sizeof *v->entries);
     v->names = malloc((size_t)names_bytes + 1);
     pk_span *spans = malloc((size_t)(n ? n : 1) * sizeof *spans);
-    if (!v->entries || !v->names || !spans) {
-        free(spans);
+    uint8_t *chunk = malloc(AL_ZIP_CHUNK);
+    if (!v->entries || !v->names || !spans || !chunk) {
+        free(spans), free(chunk);
         return al_pickle_no_memory(err);
     }
     int64_t e = 0, n_spans = 0, name_at = 0;
     for (int64_t i = 0; i < m->n_items; i++) {
         if (m->items[i].dict != dict) continue;
-        const pk_value *key = &m->values[m->items[i].key];
-        const pk_tensor *t = &r->tensors[m->values[m->items[i].value].a];
-        memcpy(v->names + name_at, al_pickle_str_bytes(m, key), (size_t)key->n);
-        v->names[name_at + key->n] = '\0';
         al_st_entry *en = &v->entries[e];
         memset(en, 0, sizeof *en);
-        en->name = v->names + name_at;
+        const pk_tensor *t = item_tensor(r, i, v->names, &name_at, &en->name);
         en->ndim = t->ndim;
         for (int d = 0; d < t->ndim; d++) en->shape[d] = t->shape[d];
         if (t->numel > 0) spans[n_spans++] = (pk_span){t->storage, t->offset, t->offset + t->numel, e};
-        name_at += key->n + 1;
         e++;
     }
     v->n_entries = (int)n;
@@ -412,25 +444,75 @@ static al_status build_views(const pth_read *r, int64_t dict, al_pth_views *v, a
     int64_t widened = 0;
     for (int64_t i = 0, next = 0; i < n_spans; i = next) widened += run_end(spans, n_spans, i, &next) - spans[i].begin;
     v->weights = malloc((size_t)(widened ? widened : 1) * sizeof *v->weights);
-    if (!v->weights) {
-        free(spans);
-        return al_pickle_no_memory(err);
-    }
+    if (!v->weights) s = al_pickle_no_memory(err);
     v->n_weights = widened;
-    for (int64_t i = 0, next = 0, at = 0; i < n_spans; i = next) {
+    for (int64_t i = 0, next = 0, at = 0; i < n_spans && s == AL_OK; i = next) {
         const int64_t begin = spans[i].begin, end = run_end(spans, n_spans, i, &next);
         const pk_storage *ps = &r->storages[spans[i].storage];
-        for (int64_t k = begin; k < end; k++) v->weights[at + k - begin] = al_float_of_bits(storage_bits(ps->type, ps->entry->data, k));
+        const int64_t elem = GLOBALS[ps->type].elem_size, per_chunk = (int64_t)AL_ZIP_CHUNK / elem;
+        for (int64_t k = begin; k < end && s == AL_OK; k += per_chunk) {
+            const int64_t count = end - k < per_chunk ? end - k : per_chunk;
+            s = al_zip_entry_bytes(r->src, ps->entry, (uint64_t)(k * elem), chunk, (size_t)(count * elem), err);
+            for (int64_t j = 0; j < count && s == AL_OK; j++)
+                v->weights[at + k - begin + j] = al_float_of_bits(storage_bits(ps->type, chunk, j));
+        }
         for (int64_t j = i; j < next; j++) v->entries[spans[j].entry].data = v->weights + at + (spans[j].begin - begin);
         at += end - begin;
     }
-    for (int64_t i = 0; i < n; i++) /* an empty tensor points anywhere */
+    for (int64_t i = 0; i < n && s == AL_OK; i++) /* an empty tensor points anywhere */
         if (!v->entries[i].data) v->entries[i].data = v->weights;
     free(spans);
-    v->torch_dtype = "mixed";
-    for (int g = G_FLOAT_STORAGE; g < N_GLOBALS; g++)
-        if (dtypes == 1 << g) v->torch_dtype = GLOBALS[g].torch_dtype;
-    return AL_OK;
+    free(chunk);
+    v->torch_dtype = torch_dtype_of(dtypes);
+    return s;
+}
+
+/* The dict's tensors as an index of the archive: each tensor where its elements lie in the
+ * file (its storage entry's data, from the tensor's offset), in its storage's dtype; nothing
+ * read. Tensors that share a storage share its bytes in the file. */
+static al_status build_index(const pth_read *r, int64_t dict, al_safetensors **out, al_error *err) {
+    const pk_machine *m = &r->m;
+    const int64_t n = m->values[dict].n;
+    int64_t names_bytes = 0;
+    int dtypes = 0;
+    al_status s = count_tensors(r, dict, &names_bytes, &dtypes, err);
+    if (s != AL_OK) return s;
+    al_st_placed *placed = malloc((size_t)(n ? n : 1) * sizeof *placed);
+    char *names = malloc((size_t)names_bytes + 1);
+    if (!placed || !names) s = al_pickle_no_memory(err);
+    for (int64_t i = 0, e = 0, name_at = 0; i < m->n_items && s == AL_OK; i++) {
+        if (m->items[i].dict != dict) continue;
+        al_st_placed *p = &placed[e++];
+        memset(p, 0, sizeof *p);
+        const pk_tensor *t = item_tensor(r, i, names, &name_at, &p->name);
+        const pk_storage *ps = &r->storages[t->storage];
+        p->dtype = GLOBALS[ps->type].dtype;
+        p->ndim = t->ndim;
+        for (int d = 0; d < t->ndim; d++) p->shape[d] = t->shape[d];
+        /* inside the entry (rebuild_tensor checked it), which is inside the archive */
+        p->offset = ps->entry->data_at + (uint64_t)t->offset * (uint64_t)GLOBALS[ps->type].elem_size;
+    }
+    const char *meta[] = {"format", "pt", "torch_dtype", torch_dtype_of(dtypes)};
+    if (s == AL_OK) s = al_st_index_placed(placed, (int)n, meta, 2, NULL, r->src->size, out, err);
+    free(placed);
+    free(names);
+    return s;
+}
+
+al_status al_pth_views_index(const al_pth_views *v, al_safetensors **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
+    *out = NULL;
+    al_st_placed *placed = malloc((size_t)(v->n_entries ? v->n_entries : 1) * sizeof *placed);
+    if (!placed) return al_pickle_no_memory(err);
+    for (int i = 0; i < v->n_entries; i++) {
+        const al_st_entry *e = &v->entries[i];
+        placed[i] = (al_st_placed){e->name, AL_DTYPE_F32, e->ndim, {0}, (uint64_t)(e->data - v->weights) * 4};
+        for (int d = 0; d < e->ndim; d++) placed[i].shape[d] = e->shape[d];
+    }
+    const char *meta[] = {"format", "pt", "torch_dtype", v->torch_dtype};
+    const al_status s = al_st_index_placed(placed, v->n_entries, meta, 2, v->weights, (uint64_t)v->n_weights * 4, out, err);
+    free(placed);
+    return s;
 }
 
 void al_pth_views_free(al_pth_views *v) {
@@ -441,36 +523,60 @@ void al_pth_views_free(al_pth_views *v) {
     memset(v, 0, sizeof *v);
 }
 
+/* The archive src read up to its state_dict: the directory, data.pkl run, the dict's items
+ * checked (*dict: the dict's value in r->m). r is released by read_free, also on failure. */
+static al_status read_state_dict(const al_byte_source *src, int minimind_names, pth_read *r, int64_t *dict,
+                                 al_error *err) {
+    memset(r, 0, sizeof *r);
+    r->src = src;
+    r->m.find_global = find_global;
+    r->m.persistent_load = persistent_load;
+    r->m.reduce = reduce;
+    r->m.host = r;
+    al_status s = al_zip_read(src, &r->zip, err);
+    if (s == AL_ERR_FORMAT) {
+        uint8_t first[2] = {0, 0};
+        const size_t n = src->size < 2 ? (size_t)src->size : 2;
+        if (src->read(src->ctx, 0, first, n) == 0 && al_pickle_starts(first, n))
+            return al_fail(err, AL_ERR_FORMAT, "pth: a bare pickle, torch.save's format before PyTorch 1.6 "
+                                               "(_use_new_zipfile_serialization=False), which is not read");
+    }
+    if (s != AL_OK) return s;
+    r->entry_storage = malloc((size_t)(r->zip.count ? r->zip.count : 1) * sizeof *r->entry_storage);
+    if (!r->entry_storage) return al_pickle_no_memory(err);
+    for (int64_t i = 0; i < r->zip.count; i++) r->entry_storage[i] = -1;
+    *dict = -1;
+    if ((s = find_pickle(r, err)) != AL_OK || (s = al_pickle_run(&r->m, dict, err)) != AL_OK) return s;
+    if (r->m.values[*dict].kind != PK_DICT)
+        return al_fail(err, AL_ERR_FORMAT, "pickle: the file holds %s, not a dict of tensors", al_pickle_kind_name(&r->m, *dict));
+    if ((s = check_items(&r->m, *dict, minimind_names, err)) != AL_OK) return s;
+    if (r->m.values[*dict].n > INT32_MAX) return al_fail(err, AL_ERR_LIMIT, "pth: too many tensors");
+    return AL_OK;
+}
+
+al_status al_pth_read_index(const al_byte_source *src, int minimind_names, al_safetensors **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
+    *out = NULL;
+    if (!src || !src->read) return al_fail(err, AL_ERR_ARG, "pth: no source");
+    pth_read r;
+    int64_t dict = -1;
+    al_status s = read_state_dict(src, minimind_names, &r, &dict, err);
+    if (s == AL_OK) s = build_index(&r, dict, out, err);
+    read_free(&r);
+    return s;
+}
+
 al_status al_pth_read_views(const uint8_t *bytes, size_t size, int minimind_names, al_pth_views *out, al_error *err) {
     if (!out) return al_fail(err, AL_ERR_ARG, "pth: NULL output pointer");
     memset(out, 0, sizeof *out);
     if (!bytes && size) return al_fail(err, AL_ERR_ARG, "pth: bytes is NULL");
+    const al_memory mem = {bytes, size};
+    const al_byte_source src = al_memory_source(&mem);
     pth_read r;
-    memset(&r, 0, sizeof r);
-    r.m.find_global = find_global;
-    r.m.persistent_load = persistent_load;
-    r.m.reduce = reduce;
-    r.m.host = &r;
-    al_zip_entry *entries = NULL;
-    al_status s = al_zip_read(bytes, size, &entries, &r.n_entries, err);
-    if (s == AL_ERR_FORMAT && al_pickle_starts(bytes, size))
-        return al_fail(err, AL_ERR_FORMAT, "pth: a bare pickle, torch.save's format before PyTorch 1.6 "
-                                           "(_use_new_zipfile_serialization=False), which is not read");
-    if (s != AL_OK) return s;
-    r.entries = entries;
-    r.entry_storage = malloc((size_t)(r.n_entries ? r.n_entries : 1) * sizeof *r.entry_storage);
-    if (!r.entry_storage) s = al_pickle_no_memory(err);
-    for (int64_t i = 0; i < r.n_entries && s == AL_OK; i++) r.entry_storage[i] = -1;
-    int64_t result = -1;
-    if (s == AL_OK) s = find_pickle(&r, err);
-    if (s == AL_OK) s = al_pickle_run(&r.m, &result, err);
-    if (s == AL_OK && r.m.values[result].kind != PK_DICT)
-        s = al_fail(err, AL_ERR_FORMAT, "pickle: the file holds %s, not a dict of tensors", al_pickle_kind_name(&r.m, result));
-    if (s == AL_OK) s = check_items(&r.m, result, minimind_names, err);
-    if (s == AL_OK && r.m.values[result].n > INT32_MAX) s = al_fail(err, AL_ERR_LIMIT, "pth: too many tensors");
-    if (s == AL_OK) s = build_views(&r, result, out, err);
+    int64_t dict = -1;
+    al_status s = read_state_dict(&src, minimind_names, &r, &dict, err);
+    if (s == AL_OK) s = build_views(&r, dict, out, err);
     read_free(&r);
-    free(entries);
     if (s != AL_OK) al_pth_views_free(out);
     return s;
 }

@@ -612,18 +612,18 @@ al_status al_st_parse_header(const uint8_t *bytes, size_t avail, uint64_t file_s
     return parse(bytes, avail, file_size, KEEP_INDEX, out, err);
 }
 
-al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *meta_kv, int n_meta,
-                         const float *data, int64_t n_floats, al_safetensors **out, al_error *err) {
-    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_index_f32: out is NULL");
+al_status al_st_index_placed(const al_st_placed *entries, int n, const char *const *meta_kv, int n_meta,
+                             const void *data, uint64_t data_size, al_safetensors **out, al_error *err) {
+    if (!out) return al_fail(err, AL_ERR_ARG, "al_st_index_placed: out is NULL");
     *out = NULL;
-    if (n < 0 || n_meta < 0 || n_floats < 0 || (!entries && n) || (!meta_kv && n_meta) || (!data && n_floats))
-        return al_fail(err, AL_ERR_ARG, "al_st_index_f32: bad counts or NULL arrays");
+    if (n < 0 || n_meta < 0 || (!entries && n) || (!meta_kv && n_meta) || data_size > INT64_MAX)
+        return al_fail(err, AL_ERR_ARG, "al_st_index_placed: bad counts or NULL arrays");
     /* 1. the sizes of the block (struct | tensors | by_name | names | meta), as parse() lays it out */
     size_t names = 0, meta = 0;
     for (int i = 0; i < n; i++)
-        if (size_add(&names, strlen(entries[i].name) + 1)) return al_fail(err, AL_ERR_LIMIT, "al_st_index_f32: names too long");
+        if (size_add(&names, strlen(entries[i].name) + 1)) return al_fail(err, AL_ERR_LIMIT, "al_st_index_placed: names too long");
     for (int i = 0; i < 2 * n_meta; i++)
-        if (size_add(&meta, strlen(meta_kv[i]) + 1)) return al_fail(err, AL_ERR_LIMIT, "al_st_index_f32: metadata too long");
+        if (size_add(&meta, strlen(meta_kv[i]) + 1)) return al_fail(err, AL_ERR_LIMIT, "al_st_index_placed: metadata too long");
     size_t off_tensors = sizeof(al_safetensors), off_by_name, off_names, total;
     int bad = (size_t)n > SIZE_MAX / sizeof(struct st_tensor) || size_align16(&off_tensors);
     off_by_name = off_tensors;
@@ -632,18 +632,18 @@ al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *
     bad |= size_add(&off_names, (size_t)n * sizeof(struct st_tensor *));
     total = off_names;
     bad |= size_add(&total, names) | size_add(&total, meta);
-    if (bad) return al_fail(err, AL_ERR_LIMIT, "al_st_index_f32: too many tensors to index in this address space");
+    if (bad) return al_fail(err, AL_ERR_LIMIT, "al_st_index_placed: too many tensors to index in this address space");
     unsigned char *block = malloc(total ? total : 1);
     if (!block) return al_fail(err, AL_ERR_NOMEM, "out of memory for a %zu-byte safetensors index", total);
 
-    /* 2. each tensor: its shape's product, and its floats inside data[n_floats] */
+    /* 2. each tensor: its dtype, its shape's product, and its bytes inside [0, data_size) */
     al_safetensors *st = (al_safetensors *)block;
     st->n_tensors = n;
     st->tensors = (struct st_tensor *)(block + off_tensors);
     st->by_name = (const struct st_tensor **)(block + off_by_name);
     st->n_meta = n_meta;
-    st->data = (const uint8_t *)data;
-    st->data_size = n_floats * 4;
+    st->data = data;
+    st->data_size = (int64_t)data_size;
     st->data_at = 0;
     char *name_at = (char *)block + off_names, *meta_at = name_at + names;
     st->meta = meta_at;
@@ -654,27 +654,31 @@ al_status al_st_index_f32(const al_st_entry *entries, int n, const char *const *
     }
     al_status s = AL_OK;
     for (int i = 0; i < n && s == AL_OK; i++) {
-        const al_st_entry *e = &entries[i];
+        const al_st_placed *e = &entries[i];
         struct st_tensor *t = &st->tensors[i];
         const size_t len = strlen(e->name) + 1;
         t->name = memcpy(name_at, e->name, len);
         name_at += len;
-        t->dt = &st_dtypes[0];
+        t->dt = NULL;
+        for (size_t k = 0; k < sizeof st_dtypes / sizeof st_dtypes[0] && !t->dt; k++)
+            if (st_dtypes[k].dtype == e->dtype && e->dtype != AL_DTYPE_OTHER) t->dt = &st_dtypes[k];
         t->ndim = e->ndim;
         t->numel = 1;
-        if (e->ndim < 0 || e->ndim > AL_ST_MAX_DIMS) s = AL_ERR_SHAPE;
+        int64_t nbytes = 0;
+        if (!t->dt || e->ndim < 0 || e->ndim > AL_ST_MAX_DIMS) s = AL_ERR_SHAPE;
         for (int d = 0; d < t->ndim && s == AL_OK; d++) {
             t->shape[d] = e->shape[d];
             if (e->shape[d] < 0 || !al_mul_ok(t->numel, e->shape[d], &t->numel)) s = AL_ERR_SHAPE;
         }
-        const int64_t at = t->numel ? e->data - data : 0; /* an empty tensor points anywhere */
-        if (s == AL_OK && (at < 0 || at > n_floats || t->numel > n_floats - at)) s = AL_ERR_ARG;
-        t->begin = 4 * at;
-        t->end = 4 * (at + t->numel);
+        if (s == AL_OK && !al_mul_ok(t->numel, t->dt->size, &nbytes)) s = AL_ERR_SHAPE;
+        const uint64_t at = nbytes ? e->offset : 0; /* an empty tensor lies anywhere */
+        if (s == AL_OK && (at > data_size || (uint64_t)nbytes > data_size - at)) s = AL_ERR_ARG;
+        t->begin = (int64_t)at;
+        t->end = (int64_t)at + nbytes;
         st->by_name[i] = t;
         if (s != AL_OK)
-            s = al_fail(err, s, "al_st_index_f32: tensor '%s' has a bad shape or lies outside the %lld floats", t->name,
-                        (long long)n_floats);
+            s = al_fail(err, s, "al_st_index_placed: tensor '%s' has a bad dtype or shape, or lies outside the %llu bytes", t->name,
+                        (unsigned long long)data_size);
     }
     /* 3. the name index; names once each */
     if (s == AL_OK) al_sort(st->by_name, (size_t)n, sizeof *st->by_name, cmp_by_name);

@@ -2,7 +2,8 @@
  * fixtures' .pth files are seeds as they are). Each input is read twice: as it is, and with every
  * central directory entry's CRC-32 set to 0 ("not computed"), so that mutations inside an entry
  * reach the pickle machine and the tensor checks instead of stopping at the checksum. Each is
- * read as the loader reads it (al_pth_model_read), then as an image; what is read goes on
+ * read as float32 views (al_pth_model_read), as the model loader reads it (al_model_load: the
+ * index of the file, each tensor in its own dtype), then as an image; what is read goes on
  * through the whole chain: the safetensors image parsed back, config.json written
  * from the shapes (flags picked from the input's size), the model built and run on three tokens.
  * Any crash, leak, sanitizer report or timeout is a bug; every error must come back as a status
@@ -29,6 +30,11 @@ static void read_pth(const uint8_t *data, size_t size) {
     al_pth_model pm;
     if (al_pth_model_read(data, size, NULL, &pm, &err) != AL_OK && (!err.msg[0] || pm.weights || pm.tensors || pm.config)) abort();
     al_pth_model_free(&pm);
+    /* The model loader's own path: the index of the file, each tensor read in its dtype. */
+    al_model *lm = NULL;
+    if (al_model_load(data, size, AL_MODEL_FILE_PTH, NULL, 0, NULL, 4, 4, &lm, &err) == AL_OK) run_model(lm);
+    else if (!err.msg[0] || lm) abort();
+    al_model_free(lm);
     uint8_t *image = NULL;
     size_t image_size = 0;
     if (al_pth_to_safetensors(data, size, &image, &image_size, &err) != AL_OK) {

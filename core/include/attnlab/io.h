@@ -274,21 +274,28 @@ al_model_file_kind al_model_file_detect(const uint8_t *bytes, size_t size);
 /* The token generation stops at: run.c's BOS (1) for llama2.c models, MiniMind's eos (2). */
 int32_t al_model_file_stop_token(al_model_file_kind kind);
 
-/* A .pth read: its tensors as float32, and the config.json the shapes and flags (NULL: the
- * defaults) imply. A key that is not one of MiniMind's weight names is refused before anything
- * is converted; each storage element a tensor views is widened once, so tensors that share a
- * storage (tied weights) share their floats, and the reading holds no more than the viewed
- * elements as float32 besides the file. Free with al_pth_model_free (also after a failure,
- * when every field is NULL). */
+/* A .pth read: its tensors, and the config.json the shapes and flags (NULL: the defaults)
+ * imply. A key that is not one of MiniMind's weight names is refused before anything is
+ * converted. al_pth_model_read gives the tensors as float32: each storage element a tensor
+ * views is widened once, so tensors that share a storage (tied weights) share their floats,
+ * and the reading holds no more than the viewed elements as float32 besides the file.
+ * al_pth_model_read_source reads only the archive's directory and its pickle from src, and
+ * gives an index of the file (al_st_parse_header's kind: data NULL, each tensor's offset in
+ * the file and its storage's dtype, F32, F16 or BF16; weights NULL), for
+ * al_model_from_minimind_source to read from src. Free with al_pth_model_free (also after a
+ * failure, when every field is NULL). */
 typedef struct {
-    float *weights;          /* [n_weights]: the viewed storage elements, which the tensors point into */
+    float *weights;          /* [n_weights]: the viewed storage elements, which the tensors point
+                              * into (NULL from al_pth_model_read_source) */
     int64_t n_weights;
-    al_safetensors *tensors; /* an index over weights (al_st_get's data inside it) */
+    al_safetensors *tensors; /* an index over weights (al_st_get's data inside it), or of the file */
     char *config; /* NUL-terminated */
     size_t config_len;
 } al_pth_model;
 al_status al_pth_model_read(const uint8_t *bytes, size_t size, const al_pth_flags *flags, al_pth_model *out,
                             al_error *err);
+al_status al_pth_model_read_source(const al_byte_source *src, const al_pth_flags *flags, al_pth_model *out,
+                                   al_error *err);
 void al_pth_model_free(al_pth_model *p);
 
 /* The model in `bytes`, read as `kind` (AL_MODEL_FILE_UNKNOWN: as al_model_file_detect says;
@@ -302,9 +309,10 @@ al_status al_model_load(const uint8_t *bytes, size_t size, al_model_file_kind ki
                         size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                         al_model **out, al_error *err);
 /* The same, the file read from src: a safetensors file its header first, then tensor by
- * tensor, a llama2.c checkpoint array by array, so that the file is never held whole beside
- * the model; a .pth (a zip whose pickle says where each storage lies) is read whole, then
- * loaded as al_model_load does. */
+ * tensor, a llama2.c checkpoint array by array, a .pth its zip directory and its pickle
+ * first, then tensor by tensor where the pickle says each lies, so that the file is never held
+ * whole beside the model (al_model_load reads a .pth's bytes the same way, as a source). The
+ * weights are held in the file's dtype as al_model_from_minimind says. */
 al_status al_model_load_source(const al_byte_source *src, al_model_file_kind kind, const char *config_json,
                                size_t config_len, const al_pth_flags *flags, int64_t context, int64_t max_step,
                                al_model **out, al_error *err);
