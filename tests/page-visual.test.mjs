@@ -4,15 +4,17 @@
 // and its box), it starts right under the tab bar, nothing scrolls sideways (the document no
 // wider than the window, no element of the view past its right edge), nothing sticks out of
 // its panel and nothing marked hidden takes room; at the desktop's width no panel leaves more
-// than 150 px of blank page beside it. Every view is saved as a full-page screenshot under tests/out/ for people to look at.
+// than 150 px of blank page beside it, and the Experiments' head switches stand beside the
+// next-token comparison; every heatmap's labels lie inside its canvas, with no blank band under
+// the x labels. Every view is saved as a full-page screenshot under tests/out/ for people to look at.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from './lib/run.mjs';
-import { openPage, servedBrowser } from './lib/browser.mjs';
-import { SIZES, VIEWS, blankBesidePanels, onScreen, openView } from './lib/views.mjs';
+import { modelViewDrawn, openPage, servedBrowser } from './lib/browser.mjs';
+import { SIZES, VIEWS, blankBesidePanels, experimentsDrawn, heatmapLabelWrongs, onScreen, openView } from './lib/views.mjs';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
@@ -21,10 +23,8 @@ const OUT = join(ROOT, 'tests', 'out');
 // How far below the tab bar the shown view may start (its own top padding).
 const GAP = 16;
 // The most blank page, in px, a panel may leave beside it at a desktop's width (a short panel
-// beside a tall one, a column ending early). The model view's heads grid is still about 420 px
-// shorter than the big head beside it: that one pair is not held to it yet.
+// beside a tall one, a column ending early).
 const BLANK = 150;
-const BLANK_KNOWN = ['head-panel'];
 
 // What is wrong on the screen with view shown, one line each ([] if nothing).
 function wrongs(s, view) {
@@ -77,6 +77,22 @@ async function tipAtRightEdge(page) {
   return bad;
 }
 
+// At a desktop's width the Experiments' head switches and the next-token comparison they change
+// share the panel's width: the chart to the right of the switches, level with them, and the
+// switches at least 40% of the panel wide.
+async function switchesBesideChart(page) {
+  const s = await page.evaluate(() => {
+    const box = (id) => { const r = document.getElementById(id).getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width }; };
+    return { panel: box('exp-panel'), heads: box('exp-heads'), chart: box('chart-exp-next') };
+  });
+  const bad = [];
+  if (s.heads.width < 0.4 * s.panel.width) bad.push(`the head switches take ${Math.round(s.heads.width)} px of the Experiments panel's ${Math.round(s.panel.width)}`);
+  if (s.chart.left < s.heads.right || s.chart.top > s.heads.bottom || s.chart.bottom < s.heads.top) {
+    bad.push(`the next-token comparison [${Math.round(s.chart.left)}, ${Math.round(s.chart.top)}] is not beside the head switches [${Math.round(s.heads.right)}, ${Math.round(s.heads.top)}–${Math.round(s.heads.bottom)}]`);
+  }
+  return bad;
+}
+
 const PAGES = [
   ['served', () => `${served}#lang=en`],
   ['dist', () => `${pathToFileURL(join(ROOT, 'dist', 'attnlab.html'))}#lang=en`],
@@ -103,11 +119,13 @@ for (const [label, url] of PAGES) {
           found.push(...wrongs(s, view).map((w) => `${lang}, ${view}: ${w}`));
           if (size === 'desktop') {
             for (const b of await blankBesidePanels(page, view)) {
-              if (b.height > BLANK && !b.beside.every((id) => BLANK_KNOWN.includes(id))) {
+              if (b.height > BLANK) {
                 found.push(`${lang}, ${view}: ${b.height} px blank at x ${b.column}, y ${b.top}, beside ${b.beside.join(', ') || 'no panel'}`);
               }
             }
           }
+          found.push(...(await heatmapLabelWrongs(page, view)).map((w) => `${lang}, ${view}: ${w}`));
+          if (view === 'model' && size === 'desktop') found.push(...(await switchesBesideChart(page)).map((w) => `${lang}, ${view}: ${w}`));
           await page.screenshot({ path: join(OUT, `visual-${label}-${size}-${lang}-${view}.png`), fullPage: true });
           if (view === 'model') found.push(...(await tipAtRightEdge(page)).map((w) => `${lang}, ${view}: ${w}`));
         }
@@ -117,4 +135,23 @@ for (const [label, url] of PAGES) {
       await page.close();
     });
   }
+}
+
+// A prompt long enough that a phone's heatmaps thin their x labels and turn them: each label
+// inside its canvas, no blank band under them (the room of the labels drawn, not of the longest
+// token), nothing scrolling sideways.
+const LONG = `#lang=en&off=2.6&text=${encodeURIComponent('Once upon a time there was a little girl named Lily')}`;
+for (const [size, viewport] of Object.entries(SIZES)) {
+  test(`served page, ${viewport.width}×${viewport.height}, a longer prompt: the model view's heatmaps take under their x labels only the room the labels drawn need`, async () => {
+    const { page, problems } = await openPage(browser.context, served + LONG, viewport);
+    await modelViewDrawn(page);
+    await experimentsDrawn(page);
+    const found = await heatmapLabelWrongs(page, 'model');
+    const s = await onScreen(page, 'model');
+    if (s.scrollWidth > s.innerWidth) found.push(`the page scrolls sideways: scrollWidth ${s.scrollWidth} > innerWidth ${s.innerWidth}`);
+    await page.screenshot({ path: join(OUT, `visual-long-${size}-model.png`), fullPage: true });
+    assert.deepEqual(found, [], `what is wrong on the screen:\n${found.join('\n')}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  });
 }

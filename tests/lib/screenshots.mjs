@@ -11,7 +11,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './run.mjs';
 import { launch, modelViewDrawn, openPage } from './browser.mjs';
-import { SIZES, VIEWS, openView } from './views.mjs';
+import { SIZES, VIEWS, experimentsDrawn, openView } from './views.mjs';
 import { startServer } from '../../web/serve.mjs';
 
 const DOCS = join(ROOT, 'docs');
@@ -32,10 +32,7 @@ async function trainPastTheJump(page) {
 async function experiments(base) {
   const { page, problems } = await openPage(browser.context, base + EXPERIMENT, SIZES.desktop);
   await modelViewDrawn(page);
-  await page.waitForFunction(() => {
-    const x = window.attnlab.experiments.state;
-    return x.exp && x.inFlight === 0 && window.Chart.getChart(document.getElementById('chart-exp-lens'));
-  });
+  await experimentsDrawn(page);
   for (const [size, viewport] of Object.entries(SIZES)) {
     await page.setViewportSize(viewport);
     await frames(page);

@@ -7,6 +7,15 @@ import { modelViewDrawn, showLayerLab, trainTabDrawn } from './browser.mjs';
 export const VIEWS = ['model', 'layer', 'train'];
 export const SIZES = { desktop: { width: 1440, height: 900 }, phone: { width: 390, height: 844 } };
 
+// The model view's Experiments panel drawn for the link's prompt and heads switched off: its
+// answer in, none asked since, the logit lens charted.
+export function experimentsDrawn(page) {
+  return page.waitForFunction(() => {
+    const x = window.attnlab.experiments.state;
+    return x.exp && x.inFlight === 0 && window.Chart.getChart(document.getElementById('chart-exp-lens'));
+  });
+}
+
 // Clicks the tab of view at the top of the page and waits for the view's charts: the model's
 // prompt and heads; the layer lab's attention and checks; the Train tab's first evaluation
 // (a few steps run, then paused: trained is true once that was done on this page).
@@ -81,7 +90,7 @@ export function onScreen(page, view) {
 }
 
 // The blank page beside the panels of the shown view, at scroll 0: the view's columns (a panel
-// less than three quarters of the view wide stands in one), and in each column, top to bottom
+// less than three quarters of the view wide stands in one; a grid's tracks), and in each column, top to bottom
 // from the first panel to the bottom of the lowest, the stretches no panel covers, less the
 // grid's gap. A short panel beside a taller one, or a column ending early, leaves such a
 // stretch. [{column (its left edge), top, height, beside (the ids of the panels beside it)}].
@@ -92,7 +101,14 @@ export function blankBesidePanels(page, view) {
     const wide = grid.getBoundingClientRect().width * 0.75;
     const panels = [...grid.children].filter((e) => e.classList.contains('panel') && e.getClientRects().length > 0)
       .map((e) => { const r = e.getBoundingClientRect(); return { id: e.id, top: r.top + scrollY, bottom: r.bottom + scrollY, left: r.left, right: r.right, width: r.width }; });
-    const columns = [...new Set(panels.filter((p) => p.width < wide).map((p) => Math.round(p.left)))].sort((a, b) => a - b);
+    // a grid's tracks are columns too, the one no half-width panel stands in among them (a
+    // panel alone in its row leaves the other track blank)
+    const style = getComputedStyle(grid), tracks = [];
+    if (style.display === 'grid' && panels.some((p) => p.width < wide)) {
+      let x = grid.getBoundingClientRect().left + parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth);
+      for (const w of style.gridTemplateColumns.split(' ').map(parseFloat)) { tracks.push(Math.round(x)); x += w + (parseFloat(style.columnGap) || 0); }
+    }
+    const columns = [...new Set([...panels.filter((p) => p.width < wide).map((p) => Math.round(p.left)), ...tracks])].sort((a, b) => a - b);
     const first = Math.min(...panels.map((p) => p.top)), lowest = Math.max(...panels.map((p) => p.bottom));
     const blanks = [];
     for (const left of columns) {
@@ -109,4 +125,41 @@ export function blankBesidePanels(page, view) {
     }
     return blanks;
   }, view);
+}
+
+// The labels heatmap.js drew on every heatmap of the shown view, each heatmap scrolled into the
+// window so it is drawn at its size: what is wrong with them, one line each. A label's box must
+// lie inside its canvas, and the band under the x labels (down to the axis title) be no deeper
+// than `slack` px (Chart.js's padding and the labels' gaps take 11 or 12): the labels take the
+// room they need, not the room of the longest token.
+export async function heatmapLabelWrongs(page, view, slack = 16) {
+  const ids = await page.evaluate((shown) => [...document.querySelectorAll(`#view-${shown} canvas`)]
+    .filter((c) => c.id && c.getClientRects().length && window.Chart.getChart(c)?.options.plugins.matrixImage?.image)
+    .map((c) => c.id), view);
+  const bad = [];
+  for (const id of ids) {
+    await page.evaluate((canvasId) => document.getElementById(canvasId).scrollIntoView({ block: 'center' }), id);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    bad.push(...await page.evaluate(([canvasId, slack]) => {
+      const canvas = document.getElementById(canvasId), chart = window.Chart.getChart(canvas), d = canvas.heatmapDrawn;
+      if (!d) return [`#${canvasId}: no labels drawn`];
+      const w = canvas.getBoundingClientRect().width, h = canvas.getBoundingClientRect().height;
+      const out = [];
+      for (const l of [...d.x, ...d.y]) {
+        const [x, y, bw, bh] = l.box;
+        if (x < -0.5 || y < -0.5 || x + bw > w + 0.5 || y + bh > h + 0.5) {
+          out.push(`#${canvasId}: label ${JSON.stringify(l.text)} [${x.toFixed(1)}, ${y.toFixed(1)}, ${bw.toFixed(1)}×${bh.toFixed(1)}] leaves its canvas (${w.toFixed(0)}×${h.toFixed(0)})`);
+        }
+      }
+      const x = chart.scales.x, title = x.options.title;
+      const { toFont, toPadding } = window.Chart.helpers;
+      const titleHeight = title.display ? toFont(title.font).lineHeight + toPadding(title.padding).height : 0;
+      const lowest = Math.max(x.top, ...d.x.map((l) => l.box[1] + l.box[3]));
+      const band = x.bottom - titleHeight - lowest;
+      if (band > slack) out.push(`#${canvasId}: ${band.toFixed(0)} px blank under its x labels (${d.x.length} drawn, slant ${d.x[0]?.slant ?? '–'})`);
+      return out;
+    }, [id, slack]));
+  }
+  await page.evaluate(() => window.scrollTo(0, 0));
+  return bad;
 }

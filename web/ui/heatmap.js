@@ -157,8 +157,9 @@ import { stringsOf } from './i18n.js';
     }
     const texts = barTexts(m);
     ctx.textBaseline = 'top';
-    ctx.fillText(texts.caption, x, top);
-    const barTop = top + LABEL_PX + 4;
+    const lines = captionLines(texts.caption);
+    lines.forEach((line, i) => ctx.fillText(line, x, top + i * (LABEL_PX + 2)));
+    const barTop = top + lines.length * (LABEL_PX + 2) + 2;
     if (bottom > barTop) {
       ctx.fillStyle = rampGradient(ctx, 0, bottom, 0, barTop);
       ctx.fillRect(x, barTop, BAR_W, bottom - barTop);
@@ -173,52 +174,96 @@ import { stringsOf } from './i18n.js';
     return texts;
   }
 
+  // A colour bar's caption as drawn above it: the scale, and its unit on a line of its own (the
+  // bar then takes no more of the chart's width than its numbers need).
+  const captionLines = (caption) => caption.split(/ (?=\()/);
+
   // The width a colour bar or legend needs.
   function barWidth(ctx, m) {
     ctx.save();
     ctx.font = font(LABEL_PX);
-    const texts = m.legend ? m.legend.map((item) => item.text) : Object.values(barTexts(m));
+    const bar = barTexts(m);
+    const texts = m.legend ? m.legend.map((item) => item.text) : [bar.top, bar.bottom, ...captionLines(bar.caption)];
     const widest = Math.max(...texts.map((s) => ctx.measureText(s).width));
     ctx.restore();
     return 2 * GAP + 6 + Math.ceil(m.legend ? BAR_W + GAP + widest : Math.max(widest, BAR_W + GAP + widest));
   }
 
+  // ---------------------------------------------------------------- the x labels' slant
+  // The x labels lie flat, slant at 45° or stand upright, whichever first shows as many of them
+  // as upright labels would: they turn only as far as the cells' width needs. Each takes the
+  // room its slant needs along the axis (flat: the widest label; 45°: its line height over
+  // sin 45°; upright: its line height), and below the axis only as deep as the labels drawn.
+  const SLANTS = [0, 45, 90];
+  const SIN45 = Math.SQRT1_2;
+  // The box a label w px wide takes at a slant, its anchor (the top middle of a flat label, the
+  // end of a turned one) at (x, y): [left, top, width, height].
+  function labelBox(slant, w, x, y) {
+    const h = LABEL_PX;
+    if (slant === 0) return [x - w / 2, y, w, h];
+    if (slant === 90) return [x - h / 2, y, h, w];
+    return [x - SIN45 * (w + h / 2), y, SIN45 * (w + h), SIN45 * (w + h)];
+  }
+  // How n labels stand along an axis of cells `cell` px wide: {slant, picks (the indices drawn),
+  // depth (px under the axis), overhang (px they pass the axis's left end)}. width(i): label i's
+  // width as drawn; slants: the slants to choose from (a drawing keeps the one its chart's
+  // layout made room for).
+  function xLabelLayout(n, cell, width, slants = SLANTS) {
+    let widest = 0;
+    for (let i = 0; i < n; i++) widest = Math.max(widest, width(i));
+    const along = { 0: widest, 45: (LABEL_PX + GAP) / SIN45 - GAP, 90: LABEL_PX + 1 };
+    const picked = slants.map((slant) => pickLabels(n, cell, along[slant]));
+    const most = Math.max(...picked.map((p) => p.length));
+    const k = Math.max(0, picked.findIndex((p) => p.length === most));
+    const slant = slants[k], picks = picked[k];
+    let depth = 0, overhang = 0;
+    for (const i of picks) {
+      const [left, , , h] = labelBox(slant, width(i), (i + 0.5) * cell, 0);
+      depth = Math.max(depth, h);
+      overhang = Math.max(overhang, -left);
+    }
+    return { slant, picks, depth: Math.ceil(depth), overhang: Math.ceil(overhang) };
+  }
+
   // ---------------------------------------------------------------- drawing
-  // The labels of one axis: [{index, text, box: [x, y, w, h]}] (CSS pixels), drawn.
-  function drawAxisLabels(ctx, area, c, axis, vertical) {
+  // The labels of one axis: [{index, text, box: [x, y, w, h]}] (CSS pixels), drawn; the x
+  // labels at the slant the layout chose (slant: 0, 45 or 90).
+  function drawAxisLabels(ctx, area, c, axis, slant = 0) {
     const horizontal = axis === 'x';
     const n = horizontal ? c.cols : c.rows, names = horizontal ? c.colNames : c.rowNames;
     const cell = (horizontal ? area.width : area.height) / Math.max(1, n);
     const text = (i) => (names ? clip(names[i]) : String(i));
     ctx.font = font(LABEL_PX);
     const width = (i) => ctx.measureText(text(i)).width;
-    let widest = 0;
-    if (horizontal && !vertical) for (let i = 0; i < n; i++) widest = Math.max(widest, width(i));
-    const extent = horizontal && !vertical ? widest : LABEL_PX + 1;
     const drawn = [];
     ctx.fillStyle = '#1d1d1f';
-    for (const i of pickLabels(n, cell, extent)) {
-      const s = text(i), w = width(i), mid = (horizontal ? area.left : area.top) + (i + 0.5) * cell;
-      if (!horizontal) {
-        ctx.textAlign = 'right';
-        ctx.textBaseline = 'middle';
+    if (!horizontal) {
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      for (const i of pickLabels(n, cell, LABEL_PX + 1)) {
+        const s = text(i), w = width(i), mid = area.top + (i + 0.5) * cell;
         ctx.fillText(s, area.left - GAP, mid);
         drawn.push({ index: i, text: s, box: [area.left - GAP - w, mid - LABEL_PX / 2, w, LABEL_PX] });
-      } else if (!vertical) {
+      }
+      return drawn;
+    }
+    for (const i of xLabelLayout(n, cell, width, [slant]).picks) {
+      const s = text(i), w = width(i), mid = area.left + (i + 0.5) * cell, top = area.bottom + GAP;
+      ctx.save();
+      if (slant === 0) {
         ctx.textAlign = 'center';
         ctx.textBaseline = 'top';
-        ctx.fillText(s, mid, area.bottom + GAP);
-        drawn.push({ index: i, text: s, box: [mid - w / 2, area.bottom + GAP, w, LABEL_PX] });
+        ctx.fillText(s, mid, top);
       } else {
-        ctx.save();
-        ctx.translate(mid, area.bottom + GAP);
-        ctx.rotate(-Math.PI / 2);
+        // the label's end at its cell; a slanted one lowered so its corner stays under the axis
+        ctx.translate(mid, top + (slant === 45 ? SIN45 * LABEL_PX / 2 : 0));
+        ctx.rotate(-slant * Math.PI / 180);
         ctx.textAlign = 'right';
         ctx.textBaseline = 'middle';
         ctx.fillText(s, 0, 0);
-        ctx.restore();
-        drawn.push({ index: i, text: s, box: [mid - LABEL_PX / 2, area.bottom + GAP, LABEL_PX, w] });
       }
+      ctx.restore();
+      drawn.push({ index: i, text: s, slant, box: labelBox(slant, w, mid, top) });
     }
     return drawn;
   }
@@ -282,7 +327,7 @@ import { stringsOf } from './i18n.js';
       ctx.save();
       const drawn = {
         y: drawAxisLabels(ctx, area, c, 'y', false),
-        x: drawAxisLabels(ctx, area, c, 'x', !!(chart.$heatmap && chart.$heatmap.xVertical)),
+        x: drawAxisLabels(ctx, area, c, 'x', chart.$heatmap ? chart.$heatmap.xSlant : 0),
         values: drawCellValues(ctx, area, c),
         bar: bar ? drawBar(ctx, bar.left + 2 * GAP + 2, area.top, area.bottom, c) : null,
         key: opts.highlightRow >= 0 ? stringsOf(c.lang).heatmap.newestRow : null,
@@ -322,13 +367,18 @@ import { stringsOf } from './i18n.js';
       return Math.ceil(w);
     };
     // Room for the labels beside the chart area (Chart.js's own ticks are off: they fell at
-    // -0.5, 0.5, … and were blanked). The x labels stand upright when that shows more of them.
+    // -0.5, 0.5, … and were blanked). The x labels turn only as far as the cells' width needs
+    // (xLabelLayout), and take under the axis the depth of those drawn; a slanted first label
+    // passing the axis's left end moves the chart area right (the canvas holds every label).
     const fitY = (s) => { s.width += widest(s.ctx, m.rowNames, m.rows) + 2 * GAP; };
     const fitX = (s) => {
-      const w = widest(s.ctx, m.colNames, m.cols), cell = s.width / Math.max(1, m.cols);
-      const vertical = w > 2 * LABEL_PX && Math.ceil((w + GAP) / cell) > Math.ceil((LABEL_PX + 1 + GAP) / cell);
-      s.chart.$heatmap = { xVertical: vertical };
-      s.height += (vertical ? w : LABEL_PX) + 2 * GAP;
+      s.ctx.save();
+      s.ctx.font = font(LABEL_PX);
+      const x = xLabelLayout(m.cols, s.width / Math.max(1, m.cols), (i) => s.ctx.measureText(m.colNames ? clip(m.colNames[i]) : String(i)).width);
+      s.ctx.restore();
+      s.chart.$heatmap = { xSlant: x.slant };
+      s.height += x.depth + 2 * GAP;
+      s.paddingLeft = x.overhang + GAP;
     };
     const axis = (label, n, reverse, afterFit) => ({
       type: 'linear', min: -0.5, max: n - 0.5, reverse,
@@ -518,5 +568,5 @@ import { stringsOf } from './i18n.js';
 
 export {
   heatmapConfig, paint, viridis, fitCanvas, drawColourBar, gridColourBar, titledImage, gridImage, exportNote, tokenLabel, wholeCharacters,
-  pickLabels, clip, textColourOn, colourOf, barTexts,
+  pickLabels, xLabelLayout, labelBox, clip, textColourOn, colourOf, barTexts,
 };
