@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
 import { PREFILL, loadLine, loadNow, speedModels } from './speed_models.mjs';
 import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
-import { serve } from './wllama.mjs';
+import { pageRunLab, serve } from './wllama.mjs';
 
 export const THREADS_TARGET = 1.6;
 const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
@@ -47,18 +47,6 @@ async function pageLoad({ urls, context }) {
     threads[t] = lab.threads;
   }
   return threads;
-}
-
-// In the page: one run on the lab of `t` threads: tokens/s, and the decoded ids.
-function pageRun({ t, ids, decode }) {
-  const lab = window.labs[t];
-  let t0 = performance.now();
-  lab.promptIds(ids);
-  const prefillMs = performance.now() - t0;
-  t0 = performance.now();
-  for (let i = 0; i < decode; i++) lab.step({ temperature: 0 });
-  const decodeMs = performance.now() - t0;
-  return { prefill: (1e3 * ids.length) / prefillMs, decode: decode ? (1e3 * decode) / decodeMs : null, ids: Array.from(lab.ids()).slice(ids.length) };
 }
 
 // models: speed_models.mjs's list (made there when not given).
@@ -95,7 +83,7 @@ export async function wasmThreadsBench({ quick = false, models = null } = {}) {
       for (const r of model.runs) {
         const n = Math.min(r.prompt, model.context - 1);
         const ids = Array.from({ length: n }, (_, k) => (7 * k + 3) % model.vocab);
-        const side = (t) => page.evaluate(pageRun, { t, ids, decode: r.decode });
+        const side = (t) => page.evaluate(pageRunLab, { t, ids, decode: r.decode });
         // a warm-up of each (V8's optimising tier: at least 1 s and 2 runs), then the rounds
         for (const t of [1, 2]) {
           const until = performance.now() + 1000;

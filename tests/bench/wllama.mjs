@@ -78,16 +78,18 @@ async function pageLoadAttnLab({ urls, context }) {
   window.lab.setIgnoreEos(true);
 }
 
-// In the page: one AttnLab run, tokens/s, and the first decoded ids.
-function pageRunAttnLab({ ids, decode }) {
-  const lab = window.lab;
+// In the page: one AttnLab run on window.lab (or window.labs[t]), tokens/s, and the decoded
+// ids (the first `keep` of them, all if not given). Also the two-thread bench's (wasm_threads.mjs).
+export function pageRunLab({ t, ids, decode, keep }) {
+  const lab = t === undefined ? window.lab : window.labs[t];
   let t0 = performance.now();
   lab.promptIds(ids);
   const prefillMs = performance.now() - t0;
   t0 = performance.now();
   for (let i = 0; i < decode; i++) lab.step({ temperature: 0 });
   const decodeMs = performance.now() - t0;
-  return { prefill: (1e3 * ids.length) / prefillMs, decode: decode ? (1e3 * decode) / decodeMs : null, ids: Array.from(lab.ids()).slice(ids.length, ids.length + 8) };
+  const made = Array.from(lab.ids()).slice(ids.length);
+  return { prefill: (1e3 * ids.length) / prefillMs, decode: decode ? (1e3 * decode) / decodeMs : null, ids: keep === undefined ? made : made.slice(0, keep) };
 }
 
 // In the page: wllama with a model (the GGUF by URL) on `threads` threads, as window.wl[key].
@@ -163,7 +165,7 @@ export async function wllamaBench({ quick = false, models = null } = {}) {
         // these ids); llama-server refuses a prompt that fills its whole context, so stories260K
         // (context 512) prefills 511 here.
         const { text, ids } = textOfTokens(model, Math.min(r.prompt, model.context - 1));
-        const ours = () => page.evaluate(pageRunAttnLab, { ids, decode: r.decode });
+        const ours = () => page.evaluate(pageRunLab, { ids, decode: r.decode, keep: 8 });
         const theirs = (t) => page.evaluate(pageRunWllama, { key: String(t), text, decode: r.decode });
         // a warm-up of each side (V8 compiles WebAssembly with its optimising tier only after a
         // while: at least 1 s and 2 runs, as peers.mjs's medianMs), then ROUNDS rounds of
