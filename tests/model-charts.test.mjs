@@ -567,3 +567,11 @@ test('head lines: a key of the line colours, from the threshold\'s to the strong
     assert.equal(samples[4], rgb(1));
   }
 });
+
+test('KV: just after the prefill (one row) the x axis has room for its point', () => {
+  for (const config of [Kv.kvBytesConfig({ ...kvData('en'), rows: kvRows.slice(0, 1), current: 0 }),
+    Kv.kvFlopsConfig({ rows: kvRows.slice(0, 1), scope: 'layer', current: 0, lang: 'en' })]) {
+    const { min, max } = config.options.scales.x, x = config.data.datasets[0].data[0].x;
+    assert.ok(min < x && x < max, `the one point (${x}) inside the axis [${min}, ${max}]`);
+  }
+});

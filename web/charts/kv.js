@@ -37,10 +37,13 @@ import { stringsOf } from '../ui/i18n.js';
 
   // The x axis: tokens in the cache (a linear axis: its ticks cost the same at 10 rows and at
   // 1000), the prompt's length labelled as the prompt; tooltips name the row.
+  // One row (just after the prefill) gets a token of room each side: an axis of no width
+  // draws no point.
   function xAxis(rows, t) {
-    const first = rows.length ? rows[0].len : 0;
+    const first = rows.length ? rows[0].len : 0, last = rows.length ? rows[rows.length - 1].len : 1;
+    const single = last <= first;
     return {
-      type: 'linear', min: first, max: rows.length ? rows[rows.length - 1].len : 1,
+      type: 'linear', min: single ? Math.max(0, first - 1) : first, max: single ? first + 1 : last,
       title: { display: true, text: t.tokens },
       ticks: { precision: 0, callback: (value) => (value === first ? `${first} ${t.prompt}` : String(value)) },
     };
