@@ -512,7 +512,7 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair16(
  * without it the first panel waits on memory (~20% slower). C carries each output's partial
  * sum from one block of k to the next: each output is still summed over k in order, one fused
  * multiply-add per term, the same bits. */
-enum { KCP = 256, MCP = 192, PACK_MIN_ROWS = 12 };
+enum { KCP = 256, MCP = 192, PACK_MIN_ROWS = 12, PACK_MIN_K = 128 };
 
 /* The rows of the panel that starts with `left` rows of A's block left. */
 static int panel_rows(int64_t left) { return left > 8 ? 12 : left > 4 ? 8 : 4; }
@@ -735,7 +735,7 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
     enum { KC16 = 256 };
     const int widen_in_kernel = g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6;
 #if defined(AL_X86_DISPATCH)
-    if (g_pair_kernel && m >= PACK_MIN_ROWS) {
+    if (g_pair_kernel && m >= PACK_MIN_ROWS && k >= PACK_MIN_K) {
         gemm_packed(c, ldc, a, lda, b, m, n, k, accumulate);
         return;
     }
