@@ -498,6 +498,145 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair16(
 #undef AVX512_PAIR16_STEP
 #undef LOAD_BF16
 #undef LOAD_F16
+
+/* ---- AVX-512 with A packed: the prefill's path (gemm_packed) ---------------------------------
+ * Within a block of KCP rows of k, A's block of up to MCP rows is copied once into panels of R
+ * rows (12; the last one 8 or 4, so that a block of 64 rows wastes no work), element (r, kk) of a
+ * panel at ap[kk·R + r]: a step of the kernel broadcasts its R values from one pointer at fixed
+ * offsets (read in place, A took 12 row pointers, more than the free registers, two of them
+ * reloaded from the stack every step). Every pair of panels of B then passes over the packed
+ * block, the pair's KCP · 32 floats (32 KB) staying in L1 while the packed A (up to 192 KB)
+ * comes from L2; a 16-bit pair is widened once per block of A. B mostly comes from memory (a
+ * prefill of 64 tokens uses each weight 64 times), so while a pair is read, the next pair's
+ * block is fetched into L2, its rows spread over the steps of all the pair's panels of A:
+ * without it the first panel waits on memory (~20% slower). C carries each output's partial
+ * sum from one block of k to the next: each output is still summed over k in order, one fused
+ * multiply-add per term, the same bits. */
+enum { KCP = 256, MCP = 192, PACK_MIN_ROWS = 12, PACK_MIN_K = 128 };
+
+/* The rows of the panel that starts with `left` rows of A's block left. */
+static int panel_rows(int64_t left) { return left > 8 ? 12 : left > 4 ? 8 : 4; }
+
+/* A[rows, kc] (row stride lda) into panels of panel_rows() rows, zeros below its last row. */
+static void pack_a(float *ap, const float *a, int64_t lda, int64_t rows, int64_t kc) {
+    for (int64_t p = 0; p < rows;) {
+        const int R = panel_rows(rows - p);
+        for (int r = 0; r < R; r++) {
+            if (p + r < rows) {
+                const float *src = a + (p + r) * lda;
+                for (int64_t kk = 0; kk < kc; kk++) ap[kk * R + r] = src[kk];
+            } else {
+                for (int64_t kk = 0; kk < kc; kk++) ap[kk * R + r] = 0.0f;
+            }
+        }
+        ap += R * kc, p += R;
+    }
+}
+
+/* What a kernel call fetches into L2 of the next block of B: the row at `at` (16.16 fixed
+ * point) of both panels at the first step, `step` further at each next one. */
+typedef struct {
+    const char *p0, *p1;
+    int64_t row_bytes;
+    uint32_t at, step;
+} prefetch_plan;
+
+#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+
+/* C[rows, 16 + cols1] (+)= A[R, kc] · [B0 | B1][kc, 32]: R × 2 accumulators (24 of AVX-512's 32
+ * registers at 12 rows), each step 2 loads of B and R broadcasts for 2R fused multiply-adds. The
+ * tile is computed whole; only its first `rows` rows are loaded and stored. */
+AVX512_INLINE void packed_pair(const int R, int64_t kc, const float *ap, const float *b0, const float *b1,
+                               int64_t ldb, float *c, int64_t ldc, int rows, int cols1, int accumulate,
+                               prefetch_plan pf) {
+    const __mmask16 keep1 = (__mmask16)((1u << cols1) - 1u);
+    __m512 acc0[MR_MAX], acc1[MR_MAX];
+    _Pragma("GCC unroll 12") for (int i = 0; i < R; i++) {
+        const int load = accumulate && i < rows;
+        acc0[i] = load ? _mm512_loadu_ps(c + i * ldc) : _mm512_setzero_ps();
+        acc1[i] = load ? _mm512_maskz_loadu_ps(keep1, c + i * ldc + NR) : _mm512_setzero_ps();
+    }
+    uint32_t at = pf.at;
+    for (const float *const end = ap + kc * R; ap < end; ap += R, b0 += ldb, b1 += ldb, at += pf.step) {
+        const int64_t off = (int64_t)(at >> 16) * pf.row_bytes;
+        _mm_prefetch(pf.p0 + off, _MM_HINT_T1);
+        _mm_prefetch(pf.p1 + off, _MM_HINT_T1);
+        const __m512 x0 = _mm512_loadu_ps(b0), x1 = _mm512_loadu_ps(b1);
+        _Pragma("GCC unroll 12") for (int i = 0; i < R; i++) {
+            const __m512 ai = _mm512_set1_ps(ap[i]);
+            acc0[i] = _mm512_fmadd_ps(ai, x0, acc0[i]);
+            acc1[i] = _mm512_fmadd_ps(ai, x1, acc1[i]);
+        }
+    }
+    _Pragma("GCC unroll 12") for (int i = 0; i < R; i++)
+        if (i < rows) {
+            _mm512_storeu_ps(c + i * ldc, acc0[i]);
+            _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
+        }
+}
+
+/* C[rows, cols] (+)= A[R, kc] · B[kc, cols], one panel: B read with a mask, so that a narrow
+ * right edge of row-major B is read in place. */
+AVX512_INLINE void packed_one(const int R, int64_t kc, const float *ap, const float *b, int64_t ldb, float *c,
+                              int64_t ldc, int rows, int cols, int accumulate) {
+    const __mmask16 keep = (__mmask16)((1u << cols) - 1u);
+    __m512 acc[MR_MAX];
+    _Pragma("GCC unroll 12") for (int i = 0; i < R; i++)
+        acc[i] = accumulate && i < rows ? _mm512_maskz_loadu_ps(keep, c + i * ldc) : _mm512_setzero_ps();
+    for (const float *const end = ap + kc * R; ap < end; ap += R, b += ldb) {
+        const __m512 x = _mm512_maskz_loadu_ps(keep, b);
+        _Pragma("GCC unroll 12") for (int i = 0; i < R; i++)
+            acc[i] = _mm512_fmadd_ps(_mm512_set1_ps(ap[i]), x, acc[i]);
+    }
+    _Pragma("GCC unroll 12") for (int i = 0; i < R; i++)
+        if (i < rows) _mm512_mask_storeu_ps(c + i * ldc, keep, acc[i]);
+}
+
+__attribute__((target("avx512f"), noinline)) static void gemm_packed(float *c, int64_t ldc, const float *a,
+                                                                   int64_t lda, al_bmat b, int64_t m, int64_t n,
+                                                                   int64_t k, int accumulate) {
+    float apack[MCP * KCP]; /* A's block: panels [R, kc] one after another */
+    float wide0[KCP * NR], wide1[KCP * NR];
+    const int64_t ldb = b.dtype == AL_WEIGHTS_F32 ? b.row_stride : NR;
+    const int64_t esize = b.dtype == AL_WEIGHTS_F32 ? 4 : 2;
+    for (int64_t k0 = 0; k0 < k; k0 += KCP) {
+        const int64_t kc = k - k0 < KCP ? k - k0 : KCP;
+        const int acc = accumulate || k0 > 0;
+        for (int64_t i0 = 0; i0 < m; i0 += MCP) {
+            const int64_t mc = m - i0 < MCP ? m - i0 : MCP;
+            pack_a(apack, a + i0 * lda + k0, lda, mc, kc);
+            float *const ci = c + i0 * ldc;
+            int64_t panels = 0; /* of A's block */
+            for (int64_t p = 0; p < mc; p += panel_rows(mc - p)) panels++;
+            for (int64_t j = 0; j < n;) {
+                const int64_t at = (j / NR) * b.panel_stride + k0 * b.row_stride;
+                const int cols = n - j < NR ? (int)(n - j) : NR;
+                const int cols1 = n - j - NR < NR ? (int)(n - j - NR) : NR;
+                const float *bp = panel_block(b, at, kc, wide0);
+                const int pair = n - j > NR && (b.padded || cols1 == NR);
+                const float *bp1 = pair ? panel_block(b, at + b.panel_stride, kc, wide1) : NULL;
+                /* the next pair's block, or the first pair's of the next block of k */
+                const int64_t next = j + 2 * NR < n ? at + 2 * b.panel_stride : k0 + KCP < k ? (k0 + KCP) * b.row_stride : at;
+                prefetch_plan pf = {(const char *)b.p + next * esize, (const char *)b.p + (next + b.panel_stride) * esize,
+                                    b.row_stride * esize, 0, (uint32_t)(65536 / panels)};
+                const float *ap = apack;
+                for (int64_t p = 0; p < mc; pf.at += (uint32_t)kc * pf.step) {
+                    const int R = panel_rows(mc - p), rows = mc - p < R ? (int)(mc - p) : R;
+                    float *const cp = ci + p * ldc + j;
+                    if (pair && R == 12) packed_pair(12, kc, ap, bp, bp1, ldb, cp, ldc, rows, cols1, acc, pf);
+                    else if (pair && R == 8) packed_pair(8, kc, ap, bp, bp1, ldb, cp, ldc, rows, cols1, acc, pf);
+                    else if (pair) packed_pair(4, kc, ap, bp, bp1, ldb, cp, ldc, rows, cols1, acc, pf);
+                    else if (R == 12) packed_one(12, kc, ap, bp, ldb, cp, ldc, rows, cols, acc);
+                    else if (R == 8) packed_one(8, kc, ap, bp, ldb, cp, ldc, rows, cols, acc);
+                    else packed_one(4, kc, ap, bp, ldb, cp, ldc, rows, cols, acc);
+                    ap += R * kc, p += R;
+                }
+                j += pair ? 2 * NR : NR;
+            }
+        }
+    }
+}
+#undef AVX512_INLINE
 #endif
 
 
@@ -580,6 +719,7 @@ static kernel_fn pick_kernel(int *mr) {
     return kernel_portable;
 }
 
+
 /* Native: within a block of k, panels of B outermost: a panel (or two) stays in L1 while every
  * row block of A passes over it, A read in place. */
 static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b,
@@ -594,6 +734,12 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
      * Either way each output is summed over k in order: the same bits. */
     enum { KC16 = 256 };
     const int widen_in_kernel = g_pair_kernel && b.dtype != AL_WEIGHTS_F32 && m <= 6;
+#if defined(AL_X86_DISPATCH)
+    if (g_pair_kernel && m >= PACK_MIN_ROWS && k >= PACK_MIN_K) {
+        gemm_packed(c, ldc, a, lda, b, m, n, k, accumulate);
+        return;
+    }
+#endif
     const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX && !widen_in_kernel ? KC16 : KC;
     float wide0[KC * NR], wide1[KC * NR];
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
