@@ -434,7 +434,7 @@ done:
  * per thread: dx, dW of out <= in, the head's transposed dW of out > in, each head's scores'
  * gradient at seq 128), and 3 threads share 4 pairs of panels unevenly. */
 static void check_threads(const char *name, al_model_hparams hp) {
-    enum { B = 2, T = 128, STEPS = 3, RUNS = 3 };
+    enum { B = 1, T = 128, STEPS = 3, RUNS = 3 };
     al_error err = {0};
     float loss[RUNS][STEPS], norm[RUNS][STEPS];
     float *blocks[RUNS][4] = {{0}};
@@ -509,8 +509,8 @@ int main(int argc, char **argv) {
     hp.top_k = 1, hp.norm_topk_prob = 0;
     check_same_forward("trainer = model: MoE top-1 of 3", hp);
     hp = small();
-    hp.vocab = 300, hp.hidden = 128, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 32, hp.ffn_hidden = 256;
-    hp.max_seq = 128;
+    hp.vocab = 300, hp.hidden = 128, hp.n_layers = 1, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 32;
+    hp.ffn_hidden = 256, hp.max_seq = 128;
     check_threads("threads: dense, QK-Norm, GQA, tied", hp);
     hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 256, hp.norm_topk_prob = 1, hp.tied = 0;
     check_threads("threads: MoE top-2 of 3, untied", hp);
