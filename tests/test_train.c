@@ -427,14 +427,14 @@ done:
     free(model_bytes), free(batch_bytes), free(exp_bytes), free(train_bytes);
 }
 
-/* Training on threads is training on one, bit for bit: three steps (forward, backward,
+/* Training on threads is training on one, bit for bit: two steps (forward, backward,
  * clipping and AdamW) of the same model on 1, 2 and 3 threads give the same losses, gradient
  * norms, weights, gradients and AdamW moments, byte for byte. The shapes are large enough that
  * every kind of product is split (each above AL_POOL_MIN_MACS with at least two pairs of panels
  * per thread: dx, dW of out <= in, the head's transposed dW of out > in, each head's scores'
  * gradient at seq 128), and 3 threads share 4 pairs of panels unevenly. */
 static void check_threads(const char *name, al_model_hparams hp) {
-    enum { B = 1, T = 128, STEPS = 3, RUNS = 3 };
+    enum { B = 1, T = 128, STEPS = 2, RUNS = 3 };
     al_error err = {0};
     float loss[RUNS][STEPS], norm[RUNS][STEPS];
     float *blocks[RUNS][4] = {{0}};
@@ -468,9 +468,8 @@ static void check_threads(const char *name, al_model_hparams hp) {
     static const char *const what[4] = {"weights", "gradients", "first moments", "second moments"};
     for (int r = 1; r < RUNS; r++) {
         CHECK(!memcmp(loss[r], loss[0], sizeof loss[0]) && !memcmp(norm[r], norm[0], sizeof norm[0]),
-              "%s: %d threads: losses %.9g %.9g %.9g, gradient norms %.9g %.9g %.9g; on one %.9g %.9g %.9g, %.9g %.9g %.9g",
-              name, r + 1, loss[r][0], loss[r][1], loss[r][2], norm[r][0], norm[r][1], norm[r][2], loss[0][0], loss[0][1],
-              loss[0][2], norm[0][0], norm[0][1], norm[0][2]);
+              "%s: %d threads: losses %.9g %.9g, gradient norms %.9g %.9g; on one %.9g %.9g, %.9g %.9g", name, r + 1,
+              loss[r][0], loss[r][1], norm[r][0], norm[r][1], loss[0][0], loss[0][1], norm[0][0], norm[0][1]);
         for (int k = 0; k < 4; k++) {
             if (!blocks[r][k] || !blocks[0][k]) continue;
             int64_t differ = 0, first = -1;
@@ -512,7 +511,7 @@ int main(int argc, char **argv) {
     hp.vocab = 300, hp.hidden = 128, hp.n_layers = 1, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 32;
     hp.ffn_hidden = 256, hp.max_seq = 128;
     check_threads("threads: dense, QK-Norm, GQA, tied", hp);
-    hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 256, hp.norm_topk_prob = 1, hp.tied = 0;
+    hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 128, hp.norm_topk_prob = 1, hp.tied = 0;
     check_threads("threads: MoE top-2 of 3, untied", hp);
     test_refusals();
     test_state_checks();
