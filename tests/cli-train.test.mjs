@@ -1,6 +1,6 @@
 // cli-train.test.mjs — `attnlab train` as a learner runs it: the folder it writes is a MiniMind
 // folder the other commands load (an attention-only one too, with --ffn 0); the same seed gives
-// the same losses and weights; a run stopped and resumed gives, step for step, what one run
+// the same losses and weights, on 2 threads as on 1; a run stopped and resumed gives, step for step, what one run
 // gives (the same loss.csv losses and the same model.safetensors bytes); Ctrl-C leaves a
 // complete checkpoint; bad input is one line and exit 2. The numbers themselves (loss,
 // gradients, AdamW) are checked against PyTorch by test_train.c.
@@ -67,6 +67,25 @@ test('train: a MiniMind folder that generate and logits load, its loss falling, 
   assert.ok(readFileSync(join(a, 'model.safetensors')).equals(readFileSync(join(b, 'model.safetensors'))), 'the same seed gave other weights');
   r = train(join(work, 'c'), ['--steps', '3', '--seed', '4']);
   assert.notDeepEqual(losses(join(work, 'c')), losses(a).slice(0, 3), 'another seed gave the same losses');
+});
+
+// On threads a run is the one-thread run, byte for byte: 3 steps of a model whose products are
+// all split between the threads (hidden 128, 128 tokens a sequence: each of them above the
+// pool's 2^18 multiply-adds, with two pairs of panels a thread), checkpointed at each step.
+test('train --threads 2 writes the checkpoint and the losses of --threads 1, byte for byte', () => {
+  const shape = ['--hidden', '128', '--layers', '2', '--heads', '4', '--kv-heads', '2', '--batch', '2', '--seq', '128', '--steps', '3'];
+  const dirs = ['1', '2'].map((n) => {
+    const dir = join(work, `threads-${n}`);
+    const r = run(CLI, ['train', '--corpus', corpus, '--out', dir, ...shape, '--threads', n]);
+    assert.equal(r.status, 0, r.stderr);
+    return dir;
+  });
+  for (const f of ['model.safetensors', 'train_state.safetensors']) {
+    assert.ok(readFileSync(join(dirs[0], f)).equals(readFileSync(join(dirs[1], f))), `${f}: --threads 2 differs from --threads 1`);
+  }
+  // every column but tokens/s: step, loss, lr, gradient norm, held-out loss
+  const rows = (dir) => readFileSync(join(dir, 'loss.csv'), 'utf8').trim().split('\n').map((l) => l.split(',').filter((_, i) => i !== 4));
+  assert.deepEqual(rows(dirs[1]), rows(dirs[0]));
 });
 
 // The held-out part of a corpus is its last 5% of documents (at least one), whatever separates
@@ -217,6 +236,7 @@ test('train: bad input is one line and exit 2, and writes nothing', () => {
     [['--corpus', corpus, '--out', join(work, 'x5'), '--bogus', '1'], /unknown option '--bogus'/],
     [['--corpus', corpus, '--out', join(work, 'x7'), '--moe', '4', '--ffn', '0'], /--moe needs experts of some width: --ffn 0/],
     [['--corpus', corpus, '--out', join(work, 'nothing-here'), '--resume'], /no such folder to resume from/],
+    [['--corpus', corpus, '--out', join(work, 'x9'), '--threads', '0'], /--threads expects a count from 1 to \d+/],
   ];
   const tiny = join(work, 'tiny.txt');
   writeFileSync(tiny, 'a b c\n');

@@ -650,6 +650,9 @@ static void test_trainer(void) {
     EXPECT(al_trainer_create(&hp, 0, 4, &t, NULL), AL_ERR_ARG);
     CHECK(t == NULL, "a refused trainer leaves an output");
     EXPECT(al_trainer_create(&hp, 1, 4, &t, NULL), AL_OK);
+    EXPECT(al_trainer_set_threads(t, AL_MAX_THREADS + 1, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_set_threads(t, 2, NULL), AL_OK);
+    CHECK(al_trainer_threads(t) == 2 && al_trainer_threads(NULL) == -1, "trainer threads");
     EXPECT(al_trainer_init_weights(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_trainer_init_weights(t, 1, NULL), AL_OK);
     EXPECT(al_weights_init(NULL, 1, trainer_weight_for_write, t, NULL), AL_ERR_ARG);
@@ -763,6 +766,10 @@ static void test_train_lab(void) {
           "piece");
     const int32_t bad_head[2] = {0, 2}, head[2] = {1, 0};
     float probe[AL_PROBE_COLUMNS];
+    EXPECT(al_train_lab_set_threads(NULL, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_set_threads(lab, 0, NULL), AL_ERR_ARG);
+    EXPECT(al_train_lab_set_threads(lab, 2, NULL), AL_OK);
+    CHECK(al_train_lab_threads(lab) == 2 && al_train_lab_threads(NULL) == -1, "train lab threads");
     EXPECT(al_train_lab_set_ablation(lab, bad_head, 1, NULL), AL_ERR_ARG);
     EXPECT(al_train_lab_set_ablation(lab, head, 1, NULL), AL_OK);
     EXPECT(al_train_lab_probe_loss(lab, probe, AL_PROBE_COLUMNS - 1, NULL), AL_ERR_CAPACITY);
@@ -843,6 +850,7 @@ static void test_experiments(void) {
     EXPECT(al_model_patch(m, ids, other, 3, 4, 5, 1, out, 16, NULL), AL_OK);
     al_model_free(m);
     EXPECT(al_trainer_set_ablation(NULL, heads, 1, NULL), AL_ERR_ARG);
+    EXPECT(al_trainer_set_threads(NULL, 1, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_set_ablation(NULL, heads, 1, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_lens(NULL, top, prob, 9, NULL), AL_ERR_ARG);
     EXPECT(al_model_lab_dla(NULL, 1, out, 9, NULL), AL_ERR_ARG);

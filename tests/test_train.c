@@ -3,7 +3,8 @@
  * top-k choice flips), for a dense model with QK-Norm and half-split RoPE, one with
  * interleaved RoPE and no QK-Norm, an attention-only one (no FFN) and an MoE model with top-2
  * routing, renormalised weights and the load-balancing loss; that the trainer's forward gives
- * the model's logits and attention weights bit for bit; and the refusals. Against PyTorch autograd (losses, every
+ * the model's logits and attention weights bit for bit; that 2 and 3 threads train as one,
+ * byte for byte; and the refusals. Against PyTorch autograd (losses, every
  * gradient, 20 AdamW steps): tests/train.test.mjs with tests/fixtures/train/. */
 #include "attnlab.h"
 #include "check.h"
@@ -426,6 +427,63 @@ done:
     free(model_bytes), free(batch_bytes), free(exp_bytes), free(train_bytes);
 }
 
+/* Training on threads is training on one, bit for bit: two steps (forward, backward,
+ * clipping and AdamW) of the same model on 1, 2 and 3 threads give the same losses, gradient
+ * norms, weights, gradients and AdamW moments, byte for byte. The shapes are large enough that
+ * every kind of product is split (each above AL_POOL_MIN_MACS with at least two pairs of panels
+ * per thread: dx, dW of out <= in, the head's transposed dW of out > in, each head's scores'
+ * gradient at seq 128), and 3 threads share 4 pairs of panels unevenly. */
+static void check_threads(const char *name, al_model_hparams hp) {
+    enum { B = 1, T = 128, STEPS = 2, RUNS = 3 };
+    al_error err = {0};
+    float loss[RUNS][STEPS], norm[RUNS][STEPS];
+    float *blocks[RUNS][4] = {{0}};
+    int64_t n = 0;
+    static int32_t ids[B * T], labels[B * T];
+    for (int i = 0; i < B * T; i++) ids[i] = (i * 37 + 11) % (int)hp.vocab, labels[i] = i % 9 == 4 ? -100 : ids[i];
+    for (int r = 0; r < RUNS; r++) {
+        al_trainer *t = NULL;
+        CHECK(al_trainer_create(&hp, B, T, &t, &err) == AL_OK, "%s: create: %s", name, err.msg);
+        if (!t) return;
+        CHECK(al_trainer_set_threads(t, r + 1, &err) == AL_OK && al_trainer_threads(t) == r + 1, "%s: %d threads: %s",
+              name, r + 1, err.msg);
+        fill(t, 11);
+        al_adamw_params p = al_adamw_params_default();
+        p.lr = 1e-2; /* large steps: a difference in any weight grows visible */
+        for (int s = 0; s < STEPS; s++) {
+            al_trainer_zero_grad(t);
+            CHECK(al_trainer_forward(t, ids, labels, B, T, 0.1, &loss[r][s], NULL, NULL, &err) == AL_OK &&
+                  al_trainer_backward(t, 1.0f, &err) == AL_OK && al_trainer_step(t, &p, &norm[r][s], &err) == AL_OK,
+                  "%s: %d threads, step %d: %s", name, r + 1, s, err.msg);
+        }
+        float *w, *g, *m, *v;
+        n = al_trainer_buffers(t, &w, &g, &m, &v);
+        const float *src[4] = {w, g, m, v};
+        for (int k = 0; k < 4; k++) {
+            blocks[r][k] = malloc((size_t)n * sizeof(float));
+            if (blocks[r][k]) memcpy(blocks[r][k], src[k], (size_t)n * sizeof(float));
+        }
+        al_trainer_free(t);
+    }
+    static const char *const what[4] = {"weights", "gradients", "first moments", "second moments"};
+    for (int r = 1; r < RUNS; r++) {
+        CHECK(!memcmp(loss[r], loss[0], sizeof loss[0]) && !memcmp(norm[r], norm[0], sizeof norm[0]),
+              "%s: %d threads: losses %.9g %.9g, gradient norms %.9g %.9g; on one %.9g %.9g, %.9g %.9g", name, r + 1,
+              loss[r][0], loss[r][1], norm[r][0], norm[r][1], loss[0][0], loss[0][1], norm[0][0], norm[0][1]);
+        for (int k = 0; k < 4; k++) {
+            if (!blocks[r][k] || !blocks[0][k]) continue;
+            int64_t differ = 0, first = -1;
+            for (int64_t i = 0; i < n; i++)
+                if (bits(blocks[r][k][i]) != bits(blocks[0][k][i])) differ++, first = first < 0 ? i : first;
+            CHECK(differ == 0, "%s: %d threads: %lld of %lld %s differ from one thread's (the first at %lld: %.9g, not %.9g)",
+                  name, r + 1, (long long)differ, (long long)n, what[k], (long long)first,
+                  first >= 0 ? blocks[r][k][first] : 0.0, first >= 0 ? blocks[0][k][first] : 0.0);
+        }
+    }
+    for (int r = 0; r < RUNS; r++)
+        for (int k = 0; k < 4; k++) free(blocks[r][k]);
+}
+
 int main(int argc, char **argv) {
     al_model_hparams hp = small();
     check_gradients("dense, QK-Norm, half-split RoPE, tied", hp, 0.0, 1e-2f);
@@ -449,6 +507,12 @@ int main(int argc, char **argv) {
     check_same_forward("trainer = model: MoE top-2 of 3", hp);
     hp.top_k = 1, hp.norm_topk_prob = 0;
     check_same_forward("trainer = model: MoE top-1 of 3", hp);
+    hp = small();
+    hp.vocab = 300, hp.hidden = 128, hp.n_layers = 1, hp.n_heads = 4, hp.n_kv_heads = 2, hp.head_dim = 32;
+    hp.ffn_hidden = 256, hp.max_seq = 128;
+    check_threads("threads: dense, QK-Norm, GQA, tied", hp);
+    hp.n_experts = 3, hp.top_k = 2, hp.moe_ffn_hidden = 128, hp.norm_topk_prob = 1, hp.tied = 0;
+    check_threads("threads: MoE top-2 of 3, untied", hp);
     test_refusals();
     test_state_checks();
     test_bigram();

@@ -3,7 +3,8 @@
 // runs gen/attnlab-threads.wasm on 2 threads (web/core/wasm-loader.js, core/kernels/pool.c);
 // dist/attnlab.html from file:// has no SharedArrayBuffer and runs gen/attnlab.wasm on 1. The
 // work is split over outputs only, so both give the same bits: the model view's numbers for
-// stories260K on a prompt, and, through the binding, a model lab's and a few training steps'.
+// stories260K on a prompt, and, through the binding, a model lab's and a few training steps'
+// (the train lab on both threads too: its losses and weights).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -98,11 +99,12 @@ test('2 threads and 1 give the same bits: a model lab and a few training steps, 
       const threads = lab.threads;
       lab.free();
       const d = core.trainDefaults();
-      const train = core.createTrainLab({ ...d, batch: 2, seq: 32, steps: 3, eval_every: 10 }, tokenizer);
+      // the default batch (16 × 64 tokens): its projections' products are split between the threads
+      const train = core.createTrainLab({ ...d, steps: 3, eval_every: 10 }, tokenizer);
       train.step(3);
-      const history = toHex(train.history(0));
+      const history = toHex(train.history(0)), weights = toHex(train.file('model')), trainThreads = train.threads;
       train.free();
-      return { threads, stages, history };
+      return { threads, stages, history, weights, trainThreads };
     };
     return { two: await run('gen/attnlab-threads.wasm'), one: await run('gen/attnlab.wasm') };
   }, { hex: HEX, prompt: PROMPT });
@@ -111,5 +113,8 @@ test('2 threads and 1 give the same bits: a model lab and a few training steps, 
   assert.equal(out.two.threads, 2);
   assert.equal(out.one.threads, 1);
   out.two.stages.forEach((s, i) => assert.ok(s === out.one.stages[i], `step ${i}: the stages' bytes differ between 2 threads and 1`));
+  assert.equal(out.two.trainThreads, 2);
+  assert.equal(out.one.trainThreads, 1);
   assert.ok(out.two.history.length > 0 && out.two.history === out.one.history, 'the training steps\' losses differ between 2 threads and 1');
+  assert.ok(out.two.weights.length > 0 && out.two.weights === out.one.weights, 'the trained weights differ between 2 threads and 1');
 });

@@ -337,6 +337,8 @@
         al_error *err)                                                                         \
     F(al_train_lab_file, al_status, const al_train_lab *lab, al_train_lab_file_kind which,     \
         uint8_t **out, size_t *size, al_error *err)                                            \
+    F(al_train_lab_set_threads, al_status, al_train_lab *lab, int64_t threads, al_error *err)  \
+    F(al_train_lab_threads, int64_t, const al_train_lab *lab)                                  \
     F(al_train_lab_set_ablation, al_status, al_train_lab *lab, const int32_t *heads, int64_t n, \
         al_error *err)                                                                         \
     F(al_train_lab_ablation, int64_t, const al_train_lab *lab, int32_t *heads, int64_t cap)    \

@@ -325,6 +325,12 @@ static al_status evaluate(al_train_lab *lab, al_error *err) {
     return measure_probe(lab, 1, err);
 }
 
+al_status al_train_lab_set_threads(al_train_lab *lab, int64_t threads, al_error *err) {
+    if (!lab) return al_fail(err, AL_ERR_ARG, "train lab threads: NULL lab");
+    return al_trainer_set_threads(lab->trainer, threads, err);
+}
+int64_t al_train_lab_threads(const al_train_lab *lab) { return lab ? al_trainer_threads(lab->trainer) : -1; }
+
 al_status al_train_lab_set_ablation(al_train_lab *lab, const int32_t *heads, int64_t n, al_error *err) {
     if (!lab) return al_fail(err, AL_ERR_ARG, "train lab ablation: NULL argument");
     /* the model's checks (each head in range; refused: nothing changes), then cleared again */

@@ -61,10 +61,11 @@ int cli_set_ablation(al_model *m, const char *text);
  * data is read. On failure prints the error and returns NULL. */
 uint8_t *cli_read_safetensors(const char *path, size_t max_bytes, size_t *size);
 
-/* --threads N of the commands that run a model: its value (1 to AL_MAX_THREADS), or 0 after
- * printing why; and the model set to compute on that many (0: the machine's cores), or 0 after
- * printing why. */
+/* --threads N of the commands that run or train a model: its value (1 to AL_MAX_THREADS), or 0
+ * after printing why; the count it stands for (0, the flag not given: the machine's cores); and
+ * the model set to compute on that many, or 0 after printing why. */
 int cli_parse_threads(const char *value, int64_t *threads);
+int64_t cli_threads_or_cores(int64_t threads);
 int cli_set_threads(al_model *m, int64_t threads);
 
 /* A regular file of at most max_bytes (checked as cli_read_file checks it) opened to be read

@@ -1,4 +1,5 @@
-/* cmd_train.c — `attnlab train`: a MiniMind trained from a text corpus, in C, on one thread.
+/* cmd_train.c — `attnlab train`: a MiniMind trained from a text corpus, in C, on --threads N
+ * threads (the machine's cores by default; the same checkpoints, byte for byte, on any number).
  *
  *   1. the corpus split into documents (a line holding only "%", as fortune files separate
  *      them, or an empty line), each encoded as <|im_start|> text <|im_end|> (MiniMind's
@@ -230,7 +231,7 @@ int cmd_train(int argc, char **argv) {
     int resume = 0, force = 0;
     /* ffn -1: MiniMind's width for the hidden size; 0: attention-only */
     train_settings s = {64, 2, 4, 2, -1, 0, 1, 0, 100, 8, 64, 1, 0, 0, 5e-4, 1.0, 0.01, 5e-4, 1e6};
-    int64_t want_vocab = 0;
+    int64_t want_vocab = 0, threads = 0; /* threads 0: the machine's cores */
     struct { const char *flag; int64_t *v; int64_t lo, hi; } ints[] = {
         {"--hidden", &s.hidden, 8, 4096},   {"--layers", &s.layers, 1, 64},      {"--heads", &s.heads, 1, 64},
         {"--kv-heads", &s.kv_heads, 1, 64}, {"--ffn", &s.ffn, 0, 16384},         {"--moe", &s.experts, 0, 64},
@@ -256,6 +257,10 @@ int cmd_train(int argc, char **argv) {
         if (!strcmp(flag, "--corpus")) corpus_path = value, known = 1;
         else if (!strcmp(flag, "--tokenizer")) tokenizer_path = value, known = 1;
         else if (!strcmp(flag, "--out")) out = value, known = 1;
+        else if (!strcmp(flag, "--threads")) {
+            if (!cli_parse_threads(value, &threads)) return EXIT_BAD_INPUT;
+            known = 1;
+        }
         for (size_t k = 0; !known && k < sizeof ints / sizeof ints[0]; k++)
             if (!strcmp(flag, ints[k].flag)) {
                 known = 1;
@@ -387,6 +392,10 @@ int cmd_train(int argc, char **argv) {
     if (status == EXIT_OK && al_trainer_create(&hp, s.batch, s.seq, &t, &err) != AL_OK) {
         cli_error("%s", err.msg);
         status = err.status == AL_ERR_NOMEM ? EXIT_FAILURE_ENV : EXIT_BAD_INPUT;
+    }
+    if (status == EXIT_OK && al_trainer_set_threads(t, cli_threads_or_cores(threads), &err) != AL_OK) {
+        cli_error("--threads: %s", err.msg);
+        status = EXIT_BAD_INPUT;
     }
     /* the folder (made now that the input is known to be good), one run at a time writing into
      * it from here to its end */

@@ -138,13 +138,15 @@ int cli_parse_threads(const char *value, int64_t *threads) {
     return 0;
 }
 
+int64_t cli_threads_or_cores(int64_t threads) {
+    if (threads != 0) return threads;
+    const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > AL_MAX_THREADS ? AL_MAX_THREADS : cores;
+}
+
 int cli_set_threads(al_model *m, int64_t threads) {
-    if (threads == 0) { /* the machine's cores */
-        const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = cores < 1 ? 1 : cores > AL_MAX_THREADS ? AL_MAX_THREADS : cores;
-    }
     al_error err = {0};
-    if (al_model_set_threads(m, threads, &err) == AL_OK) return 1;
+    if (al_model_set_threads(m, cli_threads_or_cores(threads), &err) == AL_OK) return 1;
     cli_error("--threads: %s", err.msg);
     return 0;
 }

@@ -6,6 +6,7 @@
 #define ATTNLAB_MODEL_FORWARD_H
 
 #include "base/internal.h"
+#include "kernels/pool.h"
 
 /* What the forward keeps of one layer, for N = batch · seq tokens (H heads, KV KV heads, D
  * head_dim). Every pointer is the caller's; the forward writes each array whole. */
@@ -85,6 +86,10 @@ al_status al_model_forward_probe(al_model *m, const int32_t *ids, int64_t n, con
 /* The final RMSNorm and the head over `rows` rows of a stream x [rows, hidden]: logits
  * [rows, vocab], the numbers al_model_forward gives for the same stream, bit for bit. */
 void al_model_head_forward(al_model *m, float *logits, const float *x, int64_t rows);
+
+/* The threads the model's products are split over (al_model_set_threads), for the trainer's
+ * backward to split its own over: NULL (one thread) until a pass has started them. */
+al_pool *al_model_pool(const al_model *m);
 
 /* Layer l's ablated heads [n_heads] (1: switched off), or NULL when none is off in the model. */
 const uint8_t *al_model_heads_off(const al_model *m, int64_t layer);

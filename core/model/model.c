@@ -574,6 +574,7 @@ al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
 }
 
 int64_t al_model_threads(const al_model *m) { return m ? m->threads : -1; }
+al_pool *al_model_pool(const al_model *m) { return m ? m->pool : NULL; }
 
 /* The pool, started by the first pass of `rows` tokens whose widest map reaches
  * AL_POOL_MIN_MACS (model/attend.h): below it every product runs on the caller's thread, and a

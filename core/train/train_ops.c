@@ -4,7 +4,7 @@
  * which run in double (within float32 rounding of PyTorch's either way). */
 #include "attnlab/train.h"
 #include "train/train_ops.h"
-#include "kernels/gemm.h"
+#include "model/attend.h"
 
 #include <math.h>
 #include <string.h>
@@ -33,7 +33,7 @@ void al_tr_rmsnorm_backward(float *dx, float *dw, const float *dy, const float *
 
 void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx, const float *att, const float *q,
                               const float *k, const float *v, int64_t batch, int64_t seq, int64_t n_heads,
-                              int64_t n_kv_heads, int64_t head_dim, float *scratch) {
+                              int64_t n_kv_heads, int64_t head_dim, float *scratch, al_pool *pool) {
     const int64_t qw = n_heads * head_dim, kw = n_kv_heads * head_dim, rep = n_heads / n_kv_heads;
     const int64_t T = seq;
     const float scale = 1.0f / sqrtf((float)head_dim);
@@ -51,10 +51,10 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
             /* ctx = att · v  →  datt = dctx · vᵀ,  dv += attᵀ · dctx */
             for (int64_t s = 0; s < T; s++)
                 for (int64_t d = 0; d < head_dim; d++) vt[d * T + s] = vb[s * kw + d];
-            al_gemm(datt, T, dc, qw, al_bmat_rows(vt, T), T, T, head_dim, 0);
+            al_gemm_pool(al_pool_for(pool, T, T, head_dim), datt, T, dc, qw, al_bmat_rows(vt, T), T, T, head_dim, 0);
             for (int64_t i = 0; i < T; i++)
                 for (int64_t j = 0; j < T; j++) tr[j * T + i] = a[i * T + j];
-            al_gemm(dvb, kw, tr, T, al_bmat_rows(dc, qw), T, head_dim, T, 1);
+            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dvb, kw, tr, T, al_bmat_rows(dc, qw), T, head_dim, T, 1);
             /* softmax: dscore_ts = a_ts (datt_ts − Σ_s' a_ts' datt_ts'), times the 1/√hd scale
              * (masked weights are 0, so are their scores' gradients) */
             for (int64_t t = 0; t < T; t++) {
@@ -65,10 +65,10 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
                 for (int64_t s = 0; s < T; s++) dr[s] = s <= t ? ar[s] * (dr[s] - (float)dot) * scale : 0.0f;
             }
             /* score = q · kᵀ  →  dq = dS · k,  dk += dSᵀ · q */
-            al_gemm(dqb, qw, datt, T, al_bmat_rows(kb, kw), T, head_dim, T, 0);
+            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dqb, qw, datt, T, al_bmat_rows(kb, kw), T, head_dim, T, 0);
             for (int64_t i = 0; i < T; i++)
                 for (int64_t j = 0; j < T; j++) tr[j * T + i] = datt[i * T + j];
-            al_gemm(dkb, kw, tr, T, al_bmat_rows(qb, qw), T, head_dim, T, 1);
+            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dkb, kw, tr, T, al_bmat_rows(qb, qw), T, head_dim, T, 1);
         }
 }
 

@@ -15,13 +15,18 @@
  *   backward: the same in reverse, each matrix product as two (dx = dy W, dW += dyᵀ x).
  *
  * The products run on the GEMM (kernels/gemm.c): dx = dy W on W as it is, dW += dyᵀ x on dy
- * transposed into scratch. An MoE expert's backward runs on the rows the forward gathered for
+ * transposed into scratch. On threads (al_trainer_set_threads: the model's pool) each product's
+ * output columns are split between them (al_gemm_pool), so every element of dx and of dW —
+ * a weight's gradient summed over the tokens — is still summed whole and in order by one
+ * thread; the reductions (the loss, the norms' and the embedding's gradients, the gradient norm,
+ * AdamW) stay on the caller's thread. The bits do not depend on the number of threads. An MoE expert's backward runs on the rows the forward gathered for
  * it, as its forward did. Memory: the model (its weights, packed copies and scratch), and one
  * allocation for the rest: gradients, moments, the activations of one batch, the backward's
  * scratch. */
 #include "attnlab/train.h"
 #include "base/internal.h"
-#include "kernels/gemm.h"
+#include "kernels/pool.h"
+#include "model/attend.h"
 #include "model/forward.h"
 #include "model/rope.h"
 #include "train/train_ops.h"
@@ -199,12 +204,14 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
  * t->dT first). */
 static void linear_backward(al_trainer *t, float *dx, int accumulate, float *dw, const float *dy, const float *x,
                             const float *w, int64_t n, int64_t out, int64_t in) {
-    if (dx) al_gemm(dx, in, dy, out, al_bmat_rows(w, in), n, in, out, accumulate);
+    al_pool *pool = al_model_pool(t->model);
+    if (dx) al_gemm_pool(al_pool_for(pool, n, in, out), dx, in, dy, out, al_bmat_rows(w, in), n, in, out, accumulate);
     if (out <= in) {
-        /* dW [out, in] += dyᵀ [out, n] · x [n, in]: dy transposed (the smaller of the two) */
+        /* dW [out, in] += dyᵀ [out, n] · x [n, in]: dy transposed (the smaller of the two);
+         * the threads share dW's columns, each element summed over all n tokens in order */
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < out; j++) t->dT[j * n + i] = dy[i * out + j];
-        al_gemm(dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
+        al_gemm_pool(al_pool_for(pool, out, in, n), dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
         return;
     }
     /* a wide output (the head: out = vocab): dWᵀ [in, out] = xᵀ [in, n] · dy [n, out], x being
@@ -212,7 +219,7 @@ static void linear_backward(al_trainer *t, float *dx, int accumulate, float *dw,
     float *xt = t->dT, *dwt = t->dT + in * n;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < in; j++) xt[j * n + i] = x[i * in + j];
-    al_gemm(dwt, out, xt, n, al_bmat_rows(dy, out), in, out, n, 0);
+    al_gemm_pool(al_pool_for(pool, in, out, n), dwt, out, xt, n, al_bmat_rows(dy, out), in, out, n, 0);
     for (int64_t j = 0; j < out; j++)
         for (int64_t i = 0; i < in; i++) dw[j * in + i] += dwt[i * out + j];
 }
@@ -318,6 +325,12 @@ static void rope_backward(const al_trainer *t, float *dx, int64_t n_heads) {
         else al_rope_apply(rows, t->rope_cos, t->rope_neg_sin, t->seq, n_heads, hd);
     }
 }
+
+al_status al_trainer_set_threads(al_trainer *t, int64_t threads, al_error *err) {
+    if (!t) return al_fail(err, AL_ERR_ARG, "trainer threads: NULL trainer");
+    return al_model_set_threads(t->model, threads, err);
+}
+int64_t al_trainer_threads(const al_trainer *t) { return t ? al_model_threads(t->model) : -1; }
 
 al_status al_trainer_set_ablation(al_trainer *t, const int32_t *heads, int64_t n, al_error *err) {
     if (!t) return al_fail(err, AL_ERR_ARG, "trainer: NULL argument");
@@ -428,7 +441,7 @@ al_status al_trainer_backward(al_trainer *t, float scale, al_error *err) {
         for (int64_t h = 0; off && h < H; h++)
             for (int64_t i = 0; off[h] && i < N; i++) memset(t->dctx + i * qw + h * hd, 0, (size_t)hd * sizeof(float));
         al_tr_attention_backward(t->dq, t->dk, t->dv, t->dctx, a->att, a->q, a->k, a->v, t->batch, t->seq, H, KV, hd,
-                                 t->scratch);
+                                 t->scratch, al_model_pool(t->model));
         rope_backward(t, t->dq, H);
         rope_backward(t, t->dk, KV);
         if (hp->qk_norm) { /* the per-head norms, in place through dtmp */

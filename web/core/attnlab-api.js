@@ -618,7 +618,15 @@ import { createAttnLabModule } from './wasm-loader.js';
         this.m.HEAPU8.set(bytes, px);
         this.m.HEAP32[pout >> 2] = 0;
         this.throwIf(this.fn.al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
-        return new TrainLab(this, this.m.HEAP32[pout >> 2], config);
+        const lab = new TrainLab(this, this.m.HEAP32[pout >> 2], config);
+        // on every thread the module has (the same steps, bit for bit, on any number)
+        try {
+          if (this.threads > 1) lab.setThreads(this.threads);
+        } catch (e) {
+          lab.free();
+          throw e;
+        }
+        return lab;
       }));
     }
 
@@ -1017,6 +1025,12 @@ import { createAttnLabModule } from './wasm-loader.js';
       this.roleNames = enumNames(core.abi.enums.lab_role).filter((n) => n !== 'count');
       this.evalWidth = core.fn.al_train_lab_eval_width(ptr);
       this.probeLen = core.fn.al_train_lab_probe(ptr, 0, 0);
+    }
+    // al_train_lab_threads / al_train_lab_set_threads: the threads its trainer computes on
+    get threads() { return this.core.fn.al_train_lab_threads(this.live()); }
+    setThreads(n) {
+      const c = this.core;
+      c.withError((err) => c.throwIf(c.fn.al_train_lab_set_threads(this.live(), n, err), err));
     }
     get stepsDone() { return this.core.fn.al_train_lab_steps_done(this.live()); }
     // al_train_lab_tokens_per_second: the speed over ms milliseconds of training

@@ -36,6 +36,7 @@ import { serve, emit } from '../core/protocol.js';
   function facts(l) {
     const probe = Array.from(l.probe());
     return { hparams: l.hparams, params: l.paramCount, probe, config: l.config, columns: l.columns, roleNames: l.roleNames,
+      threads: l.threads, // the threads its products are split over (the threaded build's: 2)
       probePieces: probe.map((id) => Array.from(l.piece(id))) };
   }
 

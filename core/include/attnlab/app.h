@@ -678,6 +678,11 @@ al_status al_train_lab_attention(const al_train_lab *lab, int64_t layer, int64_t
  * returned, -1 with *err set out of range. */
 int64_t al_train_lab_piece(const al_train_lab *lab, int32_t id, uint8_t *out, int64_t cap, al_error *err);
 
+/* The threads the lab's trainer computes on (al_trainer_set_threads: the same steps, bit for
+ * bit, on any number). */
+al_status al_train_lab_set_threads(al_train_lab *lab, int64_t threads, al_error *err);
+int64_t al_train_lab_threads(const al_train_lab *lab); /* -1 if lab is NULL */
+
 /* Heads switched off: the causal test of a role. The probe's loss is measured at every
  * evaluation and at each al_train_lab_set_ablation, twice: as the model is, and with the heads
  * set here switched off (al_trainer_set_ablation for that one forward of the probe, then

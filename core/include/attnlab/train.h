@@ -33,6 +33,14 @@ const float *al_trainer_weight(const al_trainer *t, al_model_param p, int64_t la
 const float *al_trainer_grad(const al_trainer *t, al_model_param p, int64_t layer, int64_t expert, int64_t *numel);
 int64_t al_trainer_param_count(const al_trainer *t); /* numbers in all weights (tied: once) */
 
+/* The threads the trainer computes on from now on (al_model_set_threads on its model: 1 after
+ * create, 1 to AL_MAX_THREADS, the same refusals in WebAssembly). The forward's and the
+ * backward's products are split between them by output columns, the reductions (the loss, a
+ * gradient summed over tokens, the gradient norm, AdamW) never: the losses, gradients, weights
+ * and moments are the same, bit for bit, on any number. */
+al_status al_trainer_set_threads(al_trainer *t, int64_t threads, al_error *err);
+int64_t al_trainer_threads(const al_trainer *t); /* -1 if t is NULL */
+
 /* Head ablation on the trainer's model (al_model_set_ablation): its forward zeroes those heads'
  * outputs before o_proj, and its backward sends nothing back through them. */
 al_status al_trainer_set_ablation(al_trainer *t, const int32_t *heads /* [n, 2] (layer, head) */, int64_t n,
