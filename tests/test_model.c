@@ -136,11 +136,35 @@ static void test_refusals(const uint8_t *bytes, size_t size) {
         const al_status st = al_model_from_llama2c(copy, n, 0, 16, &m, &err);
         CHECK(st != AL_OK && m == NULL && strstr(err.msg, cases[i].message), "case %zu: %s", i, err.msg);
     }
-    memcpy(copy, bytes, size);
-    const float nan = NAN;
-    memcpy(copy + 28 + 4 * 100, &nan, 4);
-    CHECK(al_model_from_llama2c(copy, size, 0, 16, &m, &err) == AL_ERR_NONFINITE && strstr(err.msg, "token_embedding"),
-          "NaN weight: %s", err.msg);
+    /* A value with every exponent bit set is refused, naming the array and the value's index in
+     * it (in the loader's first block of values, a later block, the array's last value, a later
+     * array, the last of an array shorter than a block); the largest finite floats are not.
+     * Float offsets from the data's start: the embedding [512, 64], then rms_att [layers, 64]. */
+    const struct {
+        int64_t at;
+        uint32_t bits;
+        const char *message; /* NULL: loads */
+    } values[] = {
+        {100, 0x7FC00000u, "token_embedding holds a non-finite value at index 100"},
+        {1029, 0x7F800000u, "token_embedding holds a non-finite value at index 1029"},
+        {32767, 0xFF800000u, "token_embedding holds a non-finite value at index 32767"},
+        {32768 + 64 + 3, 0xFFC00001u, "rms_att holds a non-finite value at index 3"},
+        {32768 + 63, 0x7F800001u, "rms_att holds a non-finite value at index 63"},
+        {100, 0x7F7FFFFFu, NULL},
+        {2047, 0xFF7FFFFFu, NULL},
+        {3000, 0xFEFFFFFFu, NULL}, /* exponent bits 11111101 */
+    };
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; i++) {
+        memcpy(copy, bytes, size);
+        memcpy(copy + 28 + 4 * values[i].at, &values[i].bits, 4); /* little-endian host */
+        const al_status st = al_model_from_llama2c(copy, size, 0, 16, &m, &err);
+        if (values[i].message)
+            CHECK(st == AL_ERR_NONFINITE && m == NULL && strstr(err.msg, values[i].message), "value %zu: %s", i, err.msg);
+        else
+            CHECK(st == AL_OK, "value %zu (finite): %s", i, err.msg);
+        al_model_free(m);
+        m = NULL;
+    }
     CHECK(al_model_from_llama2c(copy, 10, 0, 16, &m, &err) == AL_ERR_FORMAT && strstr(err.msg, "28-byte header"), "short file");
     free(copy);
 }

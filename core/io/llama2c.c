@@ -17,7 +17,6 @@
 #include "attnlab/io.h"
 #include "base/internal.h"
 
-#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,16 +98,44 @@ al_status al_llama2c_hparams(const uint8_t *bytes, size_t size, al_model_hparams
     return read_header(bytes, size, hp, &data_at, err);
 }
 
+/* The index of the first of `count` little-endian float32 values at src that is NaN or
+ * infinite (its exponent bits all ones), or count if none is. Each value is read as a host
+ * uint32 and tested against the exponent's bits as they lie in memory, in the host's order
+ * (exp_bits), so the test is right whatever the host's byte order; the values are ORed a
+ * block at a time and the first one looked for only in a failing block, which leaves one load,
+ * AND, compare and OR per value and lets the loop vectorise (value by value, byte by byte, the
+ * test was three quarters of the instructions of loading stories260K). */
+static int64_t first_nonfinite(const uint8_t *src, int64_t count) {
+    static const uint8_t exp_le[4] = {0x00, 0x00, 0x80, 0x7f}; /* 0x7f800000, little-endian */
+    uint32_t exp_bits;
+    memcpy(&exp_bits, exp_le, sizeof exp_bits);
+    enum { BLOCK = 1024 };
+    for (int64_t i0 = 0; i0 < count; i0 += BLOCK) {
+        const int64_t n = count - i0 < BLOCK ? count - i0 : BLOCK;
+        const uint8_t *block = src + 4 * i0;
+        uint32_t bad = 0;
+        for (int64_t i = 0; i < n; i++) {
+            uint32_t b;
+            memcpy(&b, block + 4 * i, sizeof b);
+            bad |= (b & exp_bits) == exp_bits;
+        }
+        if (!bad) continue;
+        for (int64_t i = 0;; i++) {
+            uint32_t b;
+            memcpy(&b, block + 4 * i, sizeof b);
+            if ((b & exp_bits) == exp_bits) return i0 + i;
+        }
+    }
+    return count;
+}
+
 /* `count` float32 values (little-endian) into weight p of layer l, refusing NaN and infinity. */
 static al_status set_floats(al_model *m, al_model_param p, int64_t l, const uint8_t *src, int64_t count,
                             const char *what, al_error *err) {
-    for (int64_t i = 0; i < count; i++) {
-        const uint32_t b = (uint32_t)src[4 * i] | (uint32_t)src[4 * i + 1] << 8 |
-                           (uint32_t)src[4 * i + 2] << 16 | (uint32_t)src[4 * i + 3] << 24;
-        if (!isfinite(al_float_of_bits(b)))
-            return al_fail(err, AL_ERR_NONFINITE, "llama2.c checkpoint: %s holds a non-finite value at index %lld",
-                           what, (long long)i);
-    }
+    const int64_t bad = first_nonfinite(src, count);
+    if (bad < count)
+        return al_fail(err, AL_ERR_NONFINITE, "llama2.c checkpoint: %s holds a non-finite value at index %lld", what,
+                       (long long)bad);
     return al_model_set_param(m, p, l, -1, src, AL_WEIGHTS_F32, count, err);
 }
 

@@ -25,7 +25,7 @@
 static inline float exp_nonpositive(float x) {
     const float log2e = 1.44269504088896341f;
     const float ln2_hi = 0.693359375f, ln2_lo = -2.12194440e-4f;
-    /* Below about -87.3 the result is below FLT_MIN: 0 (and 0 for −inf), selected at the end;
+    /* Below about -87.3 the result is below FLT_MIN: 0 (and 0 for −inf), masked at the end;
      * what the arithmetic below makes of such an x (2^n's bits wrap) is discarded there. A NaN
      * is "in range" and comes out NaN. */
     const int in_range = !(x < -87.33654475f);
@@ -49,7 +49,16 @@ static inline float exp_nonpositive(float x) {
     float two_n;
     memcpy(&two_n, &bits, sizeof two_n);
     const float y = er * two_n;
-    return in_range ? y : 0.0f;
+    /* y, or +0 (all bits clear), chosen by an AND of the bits with all ones or zeros. Written
+     * in_range ? y : 0.0f, gcc keeps a branch around y's arithmetic (it will not run float
+     * operations that may raise flags on the path that discards them) and leaves the loop
+     * scalar without AVX-512's masks: 5x the instructions of the vector loop with AVX2. */
+    uint32_t y_bits;
+    memcpy(&y_bits, &y, sizeof y_bits);
+    y_bits &= -(uint32_t)in_range;
+    float out;
+    memcpy(&out, &y_bits, sizeof out);
+    return out;
 }
 
 /* One row, in place or not: y = softmax(x) over n entries. Returns 1, with y left for the
