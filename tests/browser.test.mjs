@@ -290,3 +290,32 @@ test('served page: the RoPE CSV export holds the core\'s angles', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('served page: the layer view\'s KV CSV export holds the core\'s rows, in the model view\'s columns and the page\'s language', async () => {
+  for (const lang of ['en', 'zh']) {
+    const { page, problems } = await openPage(browser.context, `${served}#tab=layer&lang=${lang}&prompt=5&steps=3&heads=4&kv=2&hd=8`);
+    await showLayerLab(page);
+    await page.click('#btn-step');
+    await layerDrawn(page);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-export="kv:csv"]')]);
+    const { readFile } = await import('node:fs/promises');
+    const lines = (await readFile(await download.path(), 'utf8')).trim().split('\n');
+    const want = await page.evaluate(async (language) => {
+      const { state } = window.attnlab.link.parseHash(location.hash);
+      const bytes = new Uint8Array(await (await fetch('gen/attnlab.wasm')).arrayBuffer());
+      const core = await window.attnlab.api.load({ wasmBinary: bytes });
+      const cfg = { hidden: state.hidden, heads: state.heads, kvHeads: state.kv, headDim: state.hd, ropeBase: state.base,
+        qkNorm: !!state.qk, seed: state.seed, promptLen: state.prompt, decodeSteps: state.steps };
+      const { STRINGS } = await import('./ui/i18n.js');
+      const t = STRINGS[language].kvChart;
+      return { rows: core.kvGrowth(cfg, state.prompt, 1).map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached].map(String)),
+        header: [t.tokens, t.phase, ...t.csvBytes, ...t.csvFlops] };
+    }, lang);
+    assert.equal(download.suggestedFilename(), 'attnlab-kv.csv');
+    assert.deepEqual(lines[0].split(','), want.header, `${lang}: the model view's columns, named in the page's language`);
+    assert.equal(lines.length, 3, 'a header, the prefill and the one step');
+    assert.deepEqual(lines.slice(1).map((l) => { const c = l.split(','); return [c[0], ...c.slice(2)]; }), want.rows);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+});

@@ -50,6 +50,7 @@ const pause = (page) => page.waitForTimeout(150 + Math.floor(Math.random() * 250
 async function gridClick(page, i) {
   const at = await page.evaluate((k) => {
     const canvas = document.getElementById('chart-roles-grid'), chart = window.Chart.getChart(canvas);
+    canvas.scrollIntoView({ block: 'center' }); // a click lands only on what is on the screen
     const f = window.attnlab.trainView.view.facts, n = f.hparams.n_layers * f.hparams.n_heads;
     const [, l0, h0] = (document.getElementById('train-head-title').textContent.match(/Layer (\d+), head (\d+)/) || [0, -1, -1]).map(Number);
     let lh = k % n;

@@ -9,7 +9,7 @@ import * as KvChart from '../charts/kv.js';
 import * as MaskChart from '../charts/mask.js';
 import * as RopeChart from '../charts/rope.js';
 import * as SamplerChart from '../charts/sampler.js';
-import { csvRows, matrixCsv } from '../ui/format.js';
+import { matrixCsv } from '../ui/format.js';
 import * as Heat from '../ui/heatmap.js';
 import { page } from '../ui/page.js';
 import { kvSharing } from './facts.js';
@@ -98,11 +98,7 @@ import { kvSharing } from './facts.js';
       current: rows.length - 1, lang: state.lang };
     drawIfChanged('chart-kv', kvKey, () => KvChart.kvBytesConfig(kv));
     drawIfChanged('chart-kv-flops', kvKey, () => KvChart.kvFlopsConfig(kv));
-    exports.kv = () => ({
-      csv: csvRows([['cache_len', 'bytes', 'mha_bytes', 'mqa_bytes', 'flops_with_cache', 'flops_without_cache'],
-        ...rows.map((r) => [r.len, r.bytes, r.bytes_mha, r.bytes_mqa, r.flops_cached, r.flops_uncached])]),
-      canvas: 'chart-kv',
-    });
+    exports.kv = () => ({ csv: KvChart.csv(kv, state.lang), canvas: 'chart-kv' }); // the model view's columns
 
     renderChecks();
     renderChapters(state);
