@@ -50,10 +50,11 @@ const CLI_SYSTEM_HEADERS = new Set([...CORE_SYSTEM_HEADERS, 'stdio.h', 'errno.h'
 // One file past those: the ABI's al_heap_in_use reads the WebAssembly allocator's mallinfo
 // (<malloc.h>, in the wasm build only) so that the binding's leak checks need no struct offsets.
 // And the kernels' thread pool, C11's <threads.h> (in glibc's libc since 2.34: no library beyond
-// libc) and C11's <stdatomic.h> (the compiler's own, no library): the threads a model's GEMMs
-// are split over (kernels/pool.c; the WebAssembly build has no <threads.h>: its threaded build
+// libc), C11's <stdatomic.h> (the compiler's own, no library) and <signal.h> (its workers
+// start with every signal blocked, so that the program's own thread takes them): the threads a
+// model's GEMMs are split over (kernels/pool.c; the WebAssembly build has no <threads.h>: its threaded build
 // parks the host's Workers on atomics).
-const FILE_SYSTEM_HEADERS = { 'app/abi.c': new Set(['malloc.h']), 'kernels/pool.c': new Set(['threads.h', 'stdatomic.h']) };
+const FILE_SYSTEM_HEADERS = { 'app/abi.c': new Set(['malloc.h']), 'kernels/pool.c': new Set(['threads.h', 'stdatomic.h', 'signal.h']) };
 
 function sourceFiles() {
   const files = [];

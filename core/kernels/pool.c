@@ -18,11 +18,13 @@
  * generation count that parked threads wait on (memory.atomic.wait32, allowed in a Worker) and
  * the caller spins for the parts to finish (a page's main thread may not wait). A part must not allocate (emmalloc holds no lock
  * here): the GEMM's parts do not. */
+#define _POSIX_C_SOURCE 200809L /* sigprocmask */
 #include "kernels/pool.h"
 
 #include <stdlib.h>
 
 #if !defined(__wasm__)
+#include <signal.h>
 #include <stdatomic.h>
 #include <threads.h>
 #define AL_POOL_THREADS 1
@@ -152,6 +154,13 @@ al_pool *al_pool_create(int threads) {
         free(p->workers), free(p);
         return NULL;
     }
+    /* The workers start with every signal blocked (a thread inherits its creator's mask): a
+     * signal sent to the process goes to a thread of the program's own, whose mask and handlers
+     * decide what it does (attnlab train holds Ctrl-C while a checkpoint is written), never to a
+     * worker in the middle of a product. */
+    sigset_t all, before;
+    sigfillset(&all);
+    sigprocmask(SIG_SETMASK, &all, &before);
     for (int t = 1; t < threads; t++) {
         worker_arg *w = malloc(sizeof *w);
         if (!w) break;
@@ -162,6 +171,7 @@ al_pool *al_pool_create(int threads) {
         }
         p->started++;
     }
+    sigprocmask(SIG_SETMASK, &before, NULL);
     if (p->started != threads - 1) {
         al_pool_free(p);
         return NULL;
