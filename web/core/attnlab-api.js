@@ -579,16 +579,20 @@ import { createAttnLabModule } from './wasm-loader.js';
         this.m.HEAP32[pout >> 2] = 0;
         this.throwIf(this.fn.al_model_lab_create(pm, model.length, kindValue, cfg.length ? pc : 0, cfg.length, pt, tokenizer.length,
           context, pout, err), err);
-        const lab = new ModelLab(this, this.m.HEAP32[pout >> 2]);
-        // on every thread the module has (the same numbers on any number)
-        try {
-          if (this.threads > 1) lab.setThreads(this.threads);
-        } catch (e) {
-          lab.free();
-          throw e;
-        }
-        return lab;
+        return this.onEveryThread(new ModelLab(this, this.m.HEAP32[pout >> 2]));
       }));
+    }
+
+    // A lab just made (model or train), set to compute on every thread the module has (the
+    // same numbers on any number); freed if the core refuses.
+    onEveryThread(lab) {
+      try {
+        if (this.threads > 1) lab.setThreads(this.threads);
+      } catch (e) {
+        lab.free();
+        throw e;
+      }
+      return lab;
     }
 
     // --- the train lab (al_train_lab_*): a small MiniMind trained from scratch --------------
@@ -618,15 +622,7 @@ import { createAttnLabModule } from './wasm-loader.js';
         this.m.HEAPU8.set(bytes, px);
         this.m.HEAP32[pout >> 2] = 0;
         this.throwIf(this.fn.al_train_lab_create(pc, pt, tokenizer.length, px, bytes.length, pout, err), err);
-        const lab = new TrainLab(this, this.m.HEAP32[pout >> 2], config);
-        // on every thread the module has (the same steps, bit for bit, on any number)
-        try {
-          if (this.threads > 1) lab.setThreads(this.threads);
-        } catch (e) {
-          lab.free();
-          throw e;
-        }
-        return lab;
+        return this.onEveryThread(new TrainLab(this, this.m.HEAP32[pout >> 2], config));
       }));
     }
 
