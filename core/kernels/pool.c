@@ -272,8 +272,9 @@ static void gemm_part(void *ctx, int part, int parts) {
 
 void al_gemm_pool(al_pool *p, float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m, int64_t n,
                   int64_t k, int accumulate) {
-    /* fewer pairs of panels than threads: not worth a job */
-    if (al_pool_threads(p) == 1 || n < 2 * AL_GEMM_NR * al_pool_threads(p)) {
+    /* too little work to wake the threads for (AL_POOL_MIN_MACS), or fewer pairs of panels
+     * than threads: not worth a job */
+    if (al_pool_threads(p) == 1 || m * n * k < AL_POOL_MIN_MACS || n < 2 * AL_GEMM_NR * al_pool_threads(p)) {
         al_gemm(c, ldc, a, lda, b, m, n, k, accumulate);
         return;
     }

@@ -58,7 +58,7 @@ void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, a
 /* y [n, out] = x [n, in] · Wᵀ with W packed (elements of the block's dtype). */
 static void project(float *y, const float *x, const al_attn_block *w, const void *packed, int64_t n, int64_t out,
                     int64_t in) {
-    al_gemm_pool(al_pool_for(w->pool, n, out, in), y, out, x, in, al_bmat_panels(packed, w->dtype, in), n, out, in, 0);
+    al_gemm_pool(w->pool, y, out, x, in, al_bmat_panels(packed, w->dtype, in), n, out, in, 0);
 }
 
 void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, const float *x,

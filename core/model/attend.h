@@ -10,19 +10,6 @@
 /* Queries processed a block at a time: the scores buffer holds one block's rows. */
 #define AL_ATTEND_QUERY_BLOCK 32
 
-/* Products of fewer multiply-adds than this run on the caller's thread alone: waking the pool
- * costs some 4.5 µs (2 threads on this 2-core machine, measured with one row of A against
- * packed float32 panels), while one thread does 200K multiply-adds in 7 µs (768×256) and
- * 262K (512×512) in 22 µs against 13 µs on two. Every product of a stories260K decode step
- * (11K to 33K) is below it: the pool's 11 wake-ups per token had made two threads slower than
- * one. The bits are the same either way (pool.h). */
-#define AL_POOL_MIN_MACS ((int64_t)1 << 18)
-
-/* The pool for a product of m·n·k multiply-adds: NULL (one thread) below AL_POOL_MIN_MACS. */
-static inline al_pool *al_pool_for(al_pool *pool, int64_t m, int64_t n, int64_t k) {
-    return m * n * k < AL_POOL_MIN_MACS ? NULL : pool;
-}
-
 /* One head, `seq` new queries at positions past .. past+seq-1 against keys 0 .. past+seq-1:
  * query s sees key t iff t <= past + s (the causal mask on the last `seq` columns).
  *   ctx[s, :] = softmax(q[s] · Kᵀ / scale, masked) · V      (ctx row stride ld_ctx)

@@ -577,7 +577,7 @@ int64_t al_model_threads(const al_model *m) { return m ? m->threads : -1; }
 al_pool *al_model_pool(const al_model *m) { return m ? m->pool : NULL; }
 
 /* The pool, started by the first pass of `rows` tokens whose widest map reaches
- * AL_POOL_MIN_MACS (model/attend.h): below it every product runs on the caller's thread, and a
+ * AL_POOL_MIN_MACS (kernels/pool.h): below it every product runs on the caller's thread, and a
  * pool started for nothing costs a thread's start and, at free, its wake-up and join (5 ms of
  * a stories260K generate of 250 tokens, whose products all stay below). Threads that cannot
  * be started leave the model on one, with the same numbers. */
@@ -818,7 +818,7 @@ static const void *packed_map(const al_model *m, int64_t l, int64_t slot) { retu
 /* y [n, out] = x [n, in] · Wᵀ with layer l's packed map `slot` (or the head: l = n_layers). */
 static void linear(const al_model *m, int64_t l, int64_t slot, float *y, const float *x, int64_t n,
                    int64_t out_dim, int64_t in_dim) {
-    al_gemm_pool(al_pool_for(m->pool, n, out_dim, in_dim), y, out_dim, x, in_dim,
+    al_gemm_pool(m->pool, y, out_dim, x, in_dim,
                  al_bmat_panels(packed_map(m, l, slot), m->wdtype, in_dim), n, out_dim, in_dim, 0);
 }
 

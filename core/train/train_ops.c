@@ -4,7 +4,7 @@
  * which run in double (within float32 rounding of PyTorch's either way). */
 #include "attnlab/train.h"
 #include "train/train_ops.h"
-#include "model/attend.h"
+#include "kernels/gemm.h"
 
 #include <math.h>
 #include <string.h>
@@ -51,10 +51,10 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
             /* ctx = att · v  →  datt = dctx · vᵀ,  dv += attᵀ · dctx */
             for (int64_t s = 0; s < T; s++)
                 for (int64_t d = 0; d < head_dim; d++) vt[d * T + s] = vb[s * kw + d];
-            al_gemm_pool(al_pool_for(pool, T, T, head_dim), datt, T, dc, qw, al_bmat_rows(vt, T), T, T, head_dim, 0);
+            al_gemm_pool(pool, datt, T, dc, qw, al_bmat_rows(vt, T), T, T, head_dim, 0);
             for (int64_t i = 0; i < T; i++)
                 for (int64_t j = 0; j < T; j++) tr[j * T + i] = a[i * T + j];
-            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dvb, kw, tr, T, al_bmat_rows(dc, qw), T, head_dim, T, 1);
+            al_gemm_pool(pool, dvb, kw, tr, T, al_bmat_rows(dc, qw), T, head_dim, T, 1);
             /* softmax: dscore_ts = a_ts (datt_ts − Σ_s' a_ts' datt_ts'), times the 1/√hd scale
              * (masked weights are 0, so are their scores' gradients) */
             for (int64_t t = 0; t < T; t++) {
@@ -65,10 +65,10 @@ void al_tr_attention_backward(float *dq, float *dk, float *dv, const float *dctx
                 for (int64_t s = 0; s < T; s++) dr[s] = s <= t ? ar[s] * (dr[s] - (float)dot) * scale : 0.0f;
             }
             /* score = q · kᵀ  →  dq = dS · k,  dk += dSᵀ · q */
-            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dqb, qw, datt, T, al_bmat_rows(kb, kw), T, head_dim, T, 0);
+            al_gemm_pool(pool, dqb, qw, datt, T, al_bmat_rows(kb, kw), T, head_dim, T, 0);
             for (int64_t i = 0; i < T; i++)
                 for (int64_t j = 0; j < T; j++) tr[j * T + i] = datt[i * T + j];
-            al_gemm_pool(al_pool_for(pool, T, head_dim, T), dkb, kw, tr, T, al_bmat_rows(qb, qw), T, head_dim, T, 1);
+            al_gemm_pool(pool, dkb, kw, tr, T, al_bmat_rows(qb, qw), T, head_dim, T, 1);
         }
 }
 

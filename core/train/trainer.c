@@ -26,7 +26,6 @@
 #include "attnlab/train.h"
 #include "base/internal.h"
 #include "kernels/pool.h"
-#include "model/attend.h"
 #include "model/forward.h"
 #include "model/rope.h"
 #include "train/train_ops.h"
@@ -205,13 +204,13 @@ al_status al_trainer_create(const al_model_hparams *hp, int64_t max_batch, int64
 static void linear_backward(al_trainer *t, float *dx, int accumulate, float *dw, const float *dy, const float *x,
                             const float *w, int64_t n, int64_t out, int64_t in) {
     al_pool *pool = al_model_pool(t->model);
-    if (dx) al_gemm_pool(al_pool_for(pool, n, in, out), dx, in, dy, out, al_bmat_rows(w, in), n, in, out, accumulate);
+    if (dx) al_gemm_pool(pool, dx, in, dy, out, al_bmat_rows(w, in), n, in, out, accumulate);
     if (out <= in) {
         /* dW [out, in] += dyᵀ [out, n] · x [n, in]: dy transposed (the smaller of the two);
          * the threads share dW's columns, each element summed over all n tokens in order */
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < out; j++) t->dT[j * n + i] = dy[i * out + j];
-        al_gemm_pool(al_pool_for(pool, out, in, n), dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
+        al_gemm_pool(pool, dw, in, t->dT, n, al_bmat_rows(x, in), out, in, n, 1);
         return;
     }
     /* a wide output (the head: out = vocab): dWᵀ [in, out] = xᵀ [in, n] · dy [n, out], x being
@@ -219,7 +218,7 @@ static void linear_backward(al_trainer *t, float *dx, int accumulate, float *dw,
     float *xt = t->dT, *dwt = t->dT + in * n;
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < in; j++) xt[j * n + i] = x[i * in + j];
-    al_gemm_pool(al_pool_for(pool, in, out, n), dwt, out, xt, n, al_bmat_rows(dy, out), in, out, n, 0);
+    al_gemm_pool(pool, dwt, out, xt, n, al_bmat_rows(dy, out), in, out, n, 0);
     for (int64_t j = 0; j < out; j++)
         for (int64_t i = 0; i < in; i++) dw[j * in + i] += dwt[i * out + j];
 }
