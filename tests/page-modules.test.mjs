@@ -11,9 +11,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join, posix, relative, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
+import { gunzipSync } from 'node:zlib';
 import { ROOT } from './lib/run.mjs';
 import { openPage, servedBrowser } from './lib/browser.mjs';
-import { moduleGraph } from '../web/modules.mjs';
+import { inlineModules, moduleGraph } from '../web/modules.mjs';
 import { Client, Newest, serve, emit } from '../web/core/protocol.js';
 
 const WEB = join(ROOT, 'web');
@@ -151,6 +152,23 @@ test('the single-file page loads no script, style or module from a file', () => 
   assert.doesNotMatch(page, /<script type="module"/, 'no module script: from file:// Chromium refuses its imports');
   const blocks = [...page.matchAll(/<script type="application\/json" id="attnlab-embedded">/g)];
   assert.equal(blocks.length, 1, 'one JSON block carries the wasm, the workers and the model');
+});
+
+// The single-file page's files, inflated, are the served page's, byte for byte (the workers'
+// code is what modules.mjs inlines from their modules).
+test('the single-file page carries the wasm, the workers, the model and the Train inputs, compressed, each the served file', () => {
+  const page = readFileSync(DIST, 'utf8');
+  const text = page.match(/<script type="application\/json" id="attnlab-embedded">([\s\S]*?)<\/script>/)[1];
+  const embedded = JSON.parse(text);
+  const inflate = (b64) => gunzipSync(Buffer.from(b64, 'base64'));
+  const gen = (...p) => readFileSync(join(ROOT, 'web', 'gen', ...p));
+  assert.ok(inflate(embedded.wasm).equals(gen('attnlab.wasm')), 'wasm');
+  assert.ok(inflate(embedded.stories260K.model).equals(gen('models', 'stories260K.bin')), 'stories260K.bin');
+  assert.ok(inflate(embedded.stories260K.tokenizer).equals(gen('models', 'tok512.bin')), 'tok512.bin');
+  assert.ok(inflate(embedded.trainTokenizer).equals(gen('models', 'minimind-fortunes', 'tokenizer.json')), 'tokenizer.json');
+  assert.ok(inflate(embedded.trainSample).equals(gen('models', 'minimind-fortunes', 'train-sample.txt')), 'train-sample.txt');
+  assert.deepEqual(Object.keys(embedded.workers).sort(), ['layer', 'model', 'train']);
+  for (const [w, code] of Object.entries(embedded.workers)) assert.equal(inflate(code).toString('utf8'), inlineModules(`${w}/worker.js`), `${w} worker`);
 });
 
 // The names the loaded page added to window: its own property names less those of an empty

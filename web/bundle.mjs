@@ -1,6 +1,6 @@
 // bundle.mjs — writes dist/attnlab.html: the whole page in one file (styles, Chart.js, the page's
 // modules inlined into one script by modules.mjs, and in one JSON block the WebAssembly, the
-// workers' code and the shipped model as base64) that works when opened from disk, where Chromium
+// workers' code and the shipped model, compressed) that works when opened from disk, where Chromium
 // refuses module imports and fetch() of files.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
@@ -31,17 +31,17 @@ html = html.replace(/<link rel="stylesheet" href="([^"]+)">/g,
 // Preloads are for the served page: here everything is inline.
 html = html.replace(/<!-- PRELOAD:[^>]*-->\n(<link rel="preload"[^>]*>\n)*/, '');
 if (html.includes('rel="preload"')) throw new Error('bundle: a preload link was left in the single-file page');
-// What the page's modules read from core/embedded.js: the wasm, each worker's modules as one
-// classic script (run from a blob), the shipped model; the Train tab's tokenizer (MiniMind's) and
-// built-in text gzip-compressed (core/client.js's trainBytes inflates them).
-const b64 = (f) => readFileSync(join(WEB, 'gen', 'models', f)).toString('base64');
-const gz = (f) => gzipSync(readFileSync(join(WEB, 'gen', 'models', f)), { level: 9 }).toString('base64');
+// What the page's modules read from core/embedded.js, every file gzip-compressed, then base64:
+// the wasm, each worker's modules as one classic script (run from a blob), the shipped model,
+// the Train tab's tokenizer (MiniMind's) and built-in text.
+const gz = (bytes) => gzipSync(bytes, { level: 9 }).toString('base64');
+const gzFile = (...path) => gz(readFileSync(join(WEB, ...path)));
 const embedded = {
-  wasm: readFileSync(join(WEB, 'gen', 'attnlab.wasm')).toString('base64'),
-  workers: { model: inlineModules('model/worker.js'), train: inlineModules('train/worker.js'), layer: inlineModules('layer/worker.js') },
-  stories260K: { model: b64('stories260K.bin'), tokenizer: b64('tok512.bin') },
-  trainTokenizer: gz('minimind-fortunes/tokenizer.json'),
-  trainSample: gz('minimind-fortunes/train-sample.txt'),
+  wasm: gzFile('gen', 'attnlab.wasm'),
+  workers: Object.fromEntries(['model', 'train', 'layer'].map((w) => [w, gz(Buffer.from(inlineModules(`${w}/worker.js`), 'utf8'))])),
+  stories260K: { model: gzFile('gen', 'models', 'stories260K.bin'), tokenizer: gzFile('gen', 'models', 'tok512.bin') },
+  trainTokenizer: gzFile('gen', 'models', 'minimind-fortunes', 'tokenizer.json'),
+  trainSample: gzFile('gen', 'models', 'minimind-fortunes', 'train-sample.txt'),
 };
 // JSON inside <script type="application/json">: every "<" written as \u003c (the same string),
 // so that no "</script" or "<!--" in a worker's code can end the block.

@@ -10,7 +10,7 @@
 //   layer/  the layer view and its worker;  model/  the model view and its worker;
 //   train/  the Train tab and its worker
 import * as AttnLab from './core/attnlab-api.js';
-import { embedded, base64Bytes } from './core/embedded.js';
+import { embedded, embeddedBytes } from './core/embedded.js';
 import * as LayerControls from './layer/controls.js';
 import * as LayerRun from './layer/run.js';
 import * as ModelControls from './model/controls.js';
@@ -27,7 +27,7 @@ import './ui/tour.js';
   // build, whose GEMMs the workers' cores split over two threads (core/wasm-loader.js); else,
   // and in the single-file page, the one-thread build.
   async function loadWasmBytes() {
-    if (embedded) return base64Bytes(embedded.wasm);
+    if (embedded) return embeddedBytes(embedded.wasm);
     const threaded = self.crossOriginIsolated === true && typeof SharedArrayBuffer === 'function';
     for (const file of threaded ? ['gen/attnlab-threads.wasm', 'gen/attnlab.wasm'] : ['gen/attnlab.wasm']) {
       const r = await fetch(file);

@@ -3,7 +3,7 @@
 // single-file page carries otherwise) and speaks to them through protocol.js; and reads the
 // shipped models' bytes and the Train tab's inputs (fetched when served, decoded from the
 // single-file page: embedded.js).
-import { embedded, base64Bytes } from './embedded.js';
+import { embedded, embeddedBytes } from './embedded.js';
 import { Client } from './protocol.js';
 
   // The models that come with the page. The single-file page carries the first inside it; the
@@ -30,21 +30,47 @@ import { Client } from './protocol.js';
     const m = SHIPPED[i];
     const files = m.embedded && embedded && embedded[m.embedded];
     const base = { name: m.name, examples: m.examples, kind: m.kind };
-    if (files) return { ...base, model: base64Bytes(files.model), tokenizer: base64Bytes(files.tokenizer) };
+    if (files) {
+      const [model, tokenizer] = await Promise.all([embeddedBytes(files.model), embeddedBytes(files.tokenizer)]);
+      return { ...base, model, tokenizer };
+    }
     const [model, tokenizer, config] = await Promise.all([fetchBytes(m.model), fetchBytes(m.tokenizer),
       m.config ? fetchBytes(m.config) : Promise.resolve(null)]);
     return { ...base, model, tokenizer, config };
   }
 
-  // The Train tab's inputs: MiniMind's tokenizer and the built-in text (fetched when served;
-  // in the single-file page gzip-compressed, base64 text).
+  // The Train tab's inputs: MiniMind's tokenizer and the built-in text (fetched when served,
+  // inflated from the single-file page).
   const TRAIN_FILES = { tokenizer: ['gen/models/minimind-fortunes/tokenizer.json', 'trainTokenizer'],
     sample: ['gen/models/minimind-fortunes/train-sample.txt', 'trainSample'] };
   async function trainBytes(which) {
     const [url, key] = TRAIN_FILES[which];
-    if (!embedded) return fetchBytes(url);
-    const stream = new Blob([base64Bytes(embedded[key])]).stream().pipeThrough(new DecompressionStream('gzip'));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
+    return embedded ? embeddedBytes(embedded[key]) : fetchBytes(url);
+  }
+
+  // A worker of the single-file page, whose code (one classic script, compressed) is inflated
+  // first: a port like a Worker's whose messages wait, in their order, until the worker has
+  // started; if it cannot start, onerror says why.
+  class InflatingWorker {
+    constructor(code) {
+      this.onmessage = null;
+      this.onerror = null;
+      this.waiting = [];
+      this.worker = null;
+      embeddedBytes(code).then((bytes) => {
+        const url = URL.createObjectURL(new Blob([bytes], { type: 'text/javascript' }));
+        this.worker = new Worker(url);
+        URL.revokeObjectURL(url);
+        this.worker.onmessage = (e) => this.onmessage && this.onmessage(e);
+        this.worker.onerror = (e) => this.onerror && this.onerror(e);
+        for (const [message, transfer] of this.waiting) this.worker.postMessage(message, transfer);
+        this.waiting = null;
+      }).catch((e) => this.onerror && this.onerror({ message: `the worker did not start: ${e.message || e}` }));
+    }
+    postMessage(message, transfer = []) {
+      if (this.worker) this.worker.postMessage(message, transfer);
+      else this.waiting.push([message, transfer]);
+    }
   }
 
   // A worker: the model view's (model/worker.js), the Train tab's (train/worker.js) or the layer
@@ -52,14 +78,8 @@ import { Client } from './protocol.js';
   // one's modules as one classic script.
   const WORKERS = { model: 'model/worker.js', train: 'train/worker.js', layer: 'layer/worker.js' };
   function startWorker(kind = 'model') {
-    const file = WORKERS[kind];
-    if (embedded) {
-      const url = URL.createObjectURL(new Blob([embedded.workers[kind]], { type: 'text/javascript' }));
-      const worker = new Worker(url);
-      URL.revokeObjectURL(url);
-      return worker;
-    }
-    return new Worker(file, { type: 'module' });
+    if (embedded) return new InflatingWorker(embedded.workers[kind]);
+    return new Worker(WORKERS[kind], { type: 'module' });
   }
 
   // The worker is started as soon as this script runs, so that it starts up while the rest of
