@@ -40,6 +40,33 @@ export function install() {
   return r.note ? r : { entry: join(PEER, 'node_modules', 'node-llama-cpp', 'dist', 'index.js') };
 }
 
+// node-llama-cpp loaded once a process: { lib, llama, lines } (lines: every log line llama.cpp
+// printed since its reader last emptied it; its errors also go to stderr) or { note }. Once: the
+// addon holds one logger for the process, and a second getLlama loses it (its setLogger releases
+// the first logger, whose release, finished on a later turn, marks the second one unset), after
+// which llama.cpp's lines — context.printTimings()'s among them — go to stdout, not to `lines`.
+// The Llama lives as long as the process (node-llama-cpp disposes it before exit).
+let loaded = null;
+export function loadLlamaCpp() {
+  if (!loaded) loaded = (async () => {
+    const inst = install();
+    if (inst.note) return { note: inst.note };
+    try {
+      const lib = await import(pathToFileURL(inst.entry).href);
+      const lines = [];
+      const logger = (level, message) => {
+        lines.push(String(message));
+        if (level === lib.LlamaLogLevel.error || level === lib.LlamaLogLevel.fatal) console.error(String(message));
+      };
+      const llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.info, logger, progressLogs: false, skipDownload: true });
+      return { lib, llama, lines };
+    } catch (e) {
+      return { note: `node-llama-cpp did not load: ${firstLine(e)}` };
+    }
+  })();
+  return loaded;
+}
+
 // llama.cpp's version as node-llama-cpp's package records it: "ggml-org/llama.cpp v0.5.0".
 export function llamaCppRelease() {
   const info = JSON.parse(readFileSync(join(PEER, 'node_modules', 'node-llama-cpp', 'llama', 'llama.cpp.info.json'), 'utf8'));
@@ -128,15 +155,8 @@ async function llamaCpp(lib, llama, ours, c) {
 }
 
 export async function llamaCppBench() {
-  const inst = install();
-  if (inst.note) return { note: inst.note, rows: [] };
-  let lib, llama;
-  try {
-    lib = await import(pathToFileURL(inst.entry).href);
-    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error, progressLogs: false, skipDownload: true });
-  } catch (e) {
-    return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
-  }
+  const { lib, llama, lines, note } = await loadLlamaCpp();
+  if (note) return { note, rows: [] };
   const how = `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${llamaCppRelease()}), its prebuilt linux-x64 CPU binary, 1 thread, context 256, KV cache F32, flash attention off; GGUF from attnlab convert`;
   const rows = [];
   for (const c of cases()) {
@@ -154,8 +174,8 @@ export async function llamaCppBench() {
       row.met = false;
     }
     rows.push(row);
+    lines.length = 0; // this case's load log, read by no one
   }
-  await llama.dispose();
   return { how, rows };
 }
 

@@ -16,21 +16,26 @@
 //     counts of the same runs: through the API (performance.now() around the calls: the
 //     JavaScript, the addon's thread hand-offs and the sampling included) and llama.cpp's own
 //     (llama_perf_context, printed by context.printTimings(): its decode calls alone, what
-//     llama-bench reports). The targets are judged on llama.cpp's own count, the faster one.
+//     llama-bench reports). The targets are judged on llama.cpp's own count, the faster one, when
+//     every row has it, else all on the API's (their names say so). node-llama-cpp is loaded
+//     once a process (llama_cpp.mjs's loadLlamaCpp): a second getLlama loses the logger that
+//     printTimings's lines come through.
 // Run alone: node tests/bench/llama_cpp_speed.mjs [--quick] (writes tests/out/llama_cpp_speed.md
 // and .json).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { ROOT } from '../lib/run.mjs';
-import { NODE_LLAMA_CPP, install, llamaCppRelease } from './llama_cpp.mjs';
+import { NODE_LLAMA_CPP, llamaCppRelease, loadLlamaCpp } from './llama_cpp.mjs';
 import { PREFILL, attnlabBench, attnlabGreedy, attnlabHasThreads, benchIds, loadLine, loadNow, speedModels } from './speed_models.mjs';
 import { ROUNDS, median, showRatio, spread, targetTable } from './stats.mjs';
 
 const GREEDY_CHECKED = 8; // the first decode ids compared with AttnLab's greedy continuation
 const firstLine = (e) => String(e && e.message ? e.message : e).split('\n')[0];
 
-// llama_perf_context's lines, as printed since the last print: { prompt: {ms, n}, eval: {ms, n} }.
+// llama_perf_context's lines, as printed since the last print: { prompt: {ms, n}, eval: {ms, n} }
+// (null where its line is not among them). llama.cpp counts a llama_decode of one token as an
+// eval run and a longer one's tokens as prompt eval, and prints a count of 0 as 1 (at 0.00 ms).
 export function perfCounts(lines) {
   const text = lines.join('\n');
   const prompt = text.match(/prompt eval time =\s*([\d.]+) ms \/\s*(\d+) tokens/);
@@ -38,14 +43,35 @@ export function perfCounts(lines) {
   return { prompt: prompt && { ms: Number(prompt[1]), n: Number(prompt[2]) }, eval: evals && { ms: Number(evals[1]), n: Number(evals[2]) } };
 }
 
+// Tokens/s by llama.cpp's own count of a run of n tokens: undefined (and why, in `misses`) unless
+// its count is the run's.
+export function ownRate(count, n, what, misses) {
+  if (count && count.n === n && count.ms > 0) return (1e3 * n) / count.ms;
+  misses.add(count ? `${what}: llama.cpp counted ${count.n} in ${count.ms} ms where the run had ${n}` : `${what}: no llama_perf_context line in the log`);
+  return undefined;
+}
+
+// Waits until done(lines) holds: the addon hands llama.cpp's log lines to JavaScript through a
+// queue the event loop drains, so they may come a few turns after the call that printed them.
+// Gives up (false) after `ms`, a hang guard far above the few milliseconds they take.
+async function arrived(lines, done, ms = 5000) {
+  const end = performance.now() + ms;
+  while (!done(lines)) {
+    if (performance.now() > end) return false;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+  }
+  return true;
+}
+
 // llama.cpp's side of one model: loaded once, a context per thread count; run(r, threads) does
 // one run and returns tokens/s through the API and by llama.cpp's own count, and the first
-// decoded ids.
-async function llamaSide(llama, logs, model, threadCounts) {
-  const from = logs.length;
+// decoded ids. misses: why an own count was left out.
+async function llamaSide(llama, logs, model, threadCounts, misses) {
+  logs.length = 0;
   const m = await llama.loadModel({ modelPath: model.gguf, gpuLayers: 0 });
-  await new Promise((resolve) => setTimeout(resolve, 0)); // the load's log lines arrive on the next turn
-  const buffers = logs.slice(from).filter((l) => /model buffer size/.test(l)).map((l) => l.replace(/^.*load_tensors:\s*/, '').replace(/\s+/g, ' ').trim());
+  const isBuffer = (l) => /model buffer size/.test(l);
+  await arrived(logs, (ls) => ls.some(isBuffer));
+  const buffers = logs.filter(isBuffer).map((l) => l.replace(/^.*load_tensors:\s*/, '').replace(/\s+/g, ' ').trim());
   const contexts = {}, seqs = {};
   for (const t of threadCounts) {
     contexts[t] = await m.createContext({ contextSize: model.context + 8, batchSize: PREFILL, sequences: 1, threads: { ideal: t, min: t },
@@ -55,6 +81,7 @@ async function llamaSide(llama, logs, model, threadCounts) {
   const counted = async (ctx) => { // llama_perf_context since the last print (printing resets it)
     logs.length = 0;
     await ctx.printTimings();
+    await arrived(logs, (ls) => { const c = perfCounts(ls); return c.prompt && c.eval; });
     return perfCounts(logs);
   };
   const one = async (r, t) => {
@@ -66,7 +93,7 @@ async function llamaSide(llama, logs, model, threadCounts) {
     await seq.evaluateWithoutGeneratingNewTokens(ids.slice(0, r.prompt));
     const prefillMs = performance.now() - t0;
     const pre = await counted(ctx);
-    const out = { prefill_api: (1e3 * r.prompt) / prefillMs, prefill_own: pre.prompt && pre.prompt.n === r.prompt ? (1e3 * r.prompt) / pre.prompt.ms : undefined };
+    const out = { prefill_api: (1e3 * r.prompt) / prefillMs, prefill_own: r.prompt === PREFILL ? ownRate(pre.prompt, r.prompt, `${model.name} ${model.dtype} prefill`, misses) : undefined };
     if (!r.decode) return out;
     const decoded = [];
     t0 = performance.now();
@@ -77,7 +104,7 @@ async function llamaSide(llama, logs, model, threadCounts) {
     const decodeMs = performance.now() - t0;
     const dec = await counted(ctx);
     if (decoded.length !== r.decode) throw new Error(`llama.cpp stopped after ${decoded.length} of ${r.decode} decode steps`);
-    return { ...out, decode_api: (1e3 * r.decode) / decodeMs, decode_own: dec.eval && dec.eval.n === r.decode ? (1e3 * r.decode) / dec.eval.ms : undefined, ids: decoded };
+    return { ...out, decode_api: (1e3 * r.decode) / decodeMs, decode_own: ownRate(dec.eval, r.decode, `${model.name} ${model.dtype} decode`, misses), ids: decoded };
   };
   return {
     buffers,
@@ -87,7 +114,7 @@ async function llamaSide(llama, logs, model, threadCounts) {
       if (warm) await one(r, t);
       const runs = [];
       for (let i = 0; i < repeats; i++) runs.push(await one(r, t));
-      const med = (k) => (runs[0][k] === undefined ? undefined : median(runs.map((x) => x[k])));
+      const med = (k) => (runs.some((x) => x[k] === undefined) ? undefined : median(runs.map((x) => x[k])));
       return { prefill_api: med('prefill_api'), prefill_own: med('prefill_own'), decode_api: med('decode_api'), decode_own: med('decode_own'), ids: runs[0].ids };
     },
     async dispose() {
@@ -112,17 +139,8 @@ function comparisons(models, hasThreads) {
 }
 
 export async function llamaCppSpeedBench({ quick = false } = {}) {
-  const inst = install();
-  if (inst.note) return { note: inst.note, rows: [] };
-  let lib, llama;
-  const logs = [];
-  try {
-    lib = await import(pathToFileURL(inst.entry).href);
-    llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.info, logger: (level, message) => logs.push(String(message)),
-      progressLogs: false, skipDownload: true });
-  } catch (e) {
-    return { note: `node-llama-cpp did not load: ${firstLine(e)}`, rows: [] };
-  }
+  const { llama, lines: logs, note } = await loadLlamaCpp(); // the process's one Llama: its logger is where printTimings's lines come
+  if (note) return { note, rows: [] };
   // ggml's CPU backend: the variant for this CPU that node-llama-cpp loaded, as the process maps it
   const backend = (existsSync('/proc/self/maps') ? readFileSync('/proc/self/maps', 'utf8') : '').match(/libggml-cpu-([\w-]+)\.so/);
   const systemInfo = llama.systemInfo.replace(/^CPU : /, '').replace(/ = 1/g, '').replace(/\s*\|\s*$/, '').replace(/ \| /g, ' ');
@@ -130,12 +148,13 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
   const load = [loadNow()];
   const rows = [];
   const sides = [];
+  const misses = new Set();
   try {
     const models = speedModels();
     const list = comparisons(models, hasThreads);
     for (const model of models) {
       const threadCounts = [...new Set(list.filter((c) => c.model === model).map((c) => c.theirs))];
-      sides.push({ model, side: await llamaSide(llama, logs, model, threadCounts) });
+      sides.push({ model, side: await llamaSide(llama, logs, model, threadCounts, misses) });
     }
     const repeatsOf = (model) => (model.name === 'stories260K' ? (quick ? 3 : 10) : 1);
     const rounds = list.map(() => []);
@@ -174,7 +193,6 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
     return { note: `the speed comparison failed: ${firstLine(e)}`, rows };
   } finally {
     for (const s of sides) await s.side.dispose();
-    await llama.dispose();
   }
   load.push(loadNow());
   const versions = { 'node-llama-cpp': NODE_LLAMA_CPP, 'llama.cpp': llamaCppRelease() };
@@ -182,10 +200,10 @@ export async function llamaCppSpeedBench({ quick = false } = {}) {
     attnlab: `build/attnlab bench --model FILE --seq P --decode D --repeats R${hasThreads ? ' --threads N' : ''} (al_model_bench_run: a warm-up run then R timed, medians; each step one al_model_forward with the last token's logits, no sampling; loading excluded), one process a round; ${hasThreads ? 'threads as the rows say' : 'one thread: this CLI takes no --threads yet (attnlab help), so the rows beside llama.cpp\'s two threads are AttnLab\'s one'}`,
     'llama.cpp': `node-llama-cpp ${NODE_LLAMA_CPP} (llama.cpp ${versions['llama.cpp']}), its prebuilt linux-x64 CPU binary; ggml's CPU backend ${backend ? `libggml-cpu-${backend[1]}` : '(variant not logged)'} (${systemInfo}); the GGUF loaded once (gpuLayers 0, mmap), a context per thread count: threads {ideal: N, min: N}, batch ${PREFILL}, KV cache F32, flash attention off; per run: sequence.clearHistory(), evaluateWithoutGeneratingNewTokens(prompt) (prefill), then sequence.evaluate([next id], {temperature: 0, yieldEogToken: true}) for D tokens (decode: greedy); a warm-up run before the first round`,
     machine: loadLine(...load),
-    counts: 'llama.cpp API: performance.now() around those calls (node-llama-cpp\'s JavaScript, its addon\'s thread hand-offs and the greedy sampler included); llama.cpp own count: llama_perf_context (context.printTimings(), performanceTracking on) over the same runs, its llama_decode calls alone — the targets use this one',
+    counts: `llama.cpp API: performance.now() around those calls (node-llama-cpp's JavaScript, its addon's thread hand-offs and the greedy sampler included); llama.cpp own count: llama_perf_context (context.printTimings(), performanceTracking on) over the same runs, its llama_decode calls alone; the targets use ${targetCount(rows) === 'own' ? 'the own count' : `the API's: the own count is not there for every row${misses.size ? ` (${[...misses].join('; ')})` : ''}`}`,
     models: 'stories260K.bin (float32) and stories260K-f32.gguf; a MiniMind-3-shaped model (hidden 768, 8 layers, 8/4 heads, head_dim 96, FFN 2432, vocabulary 6400, 64M parameters) that `attnlab train` writes after one step, float32, and that folder converted by `attnlab convert --dtype f16`; their GGUFs by `attnlab convert --out X.gguf` (the float16 one from the float16 folder: the same values on both sides); prompt ids (7 i + 3) mod vocab, as al_model_bench_run makes them',
   };
-  return { how, versions, attnlab_threads_flag: hasThreads, rows };
+  return { how, versions, attnlab_threads_flag: hasThreads, rows, own_missing: [...misses] };
 }
 
 const fmtDefault = (v) => (v === undefined || Number.isNaN(v) ? '—' : v >= 100 ? v.toFixed(1) : v.toPrecision(3));
@@ -208,15 +226,22 @@ export function llamaCppSpeedMarkdown(result, fmt = fmtDefault) {
   return md;
 }
 
+// The count of llama.cpp's the targets are judged on, one for all of them: 'own' (llama_perf_context)
+// when every row has it, else 'api'.
+export const targetCount = (rows) => (rows.length && rows.every((r) => r.vs_own) ? 'own' : 'api');
+
 // The targets' rows as run.mjs lists them: [name, value, ok, show], value the median ratio
-// AttnLab / llama.cpp (llama.cpp's own count).
+// AttnLab / llama.cpp by targetCount's count, which the names say when it is the API's.
 export function llamaCppSpeedTargets({ rows }, fmt = fmtDefault) {
+  const count = targetCount(rows);
   const pick = (model, dtype, kind, theirs) => rows.find((r) => r.model === model && r.dtype === dtype && r.kind === kind && r.llama_threads === theirs);
   const target = (name, least, model, dtype, kind, theirs = 1) => {
     const r = pick(model, dtype, kind, theirs);
     const at = r && r.attnlab_threads !== r.llama_threads ? ` (AttnLab on ${threadsOf(r.attnlab_threads)}: no --threads yet)` : '';
-    return [`${name}${at}`, r && r.vs_own ? r.vs_own.median : undefined, (v) => v >= least,
-      () => `${showRatio(r.vs_own, fmt)}; through its API ${showRatio(r.vs_api, fmt)}`];
+    const by = count === 'api' ? ' (llama.cpp through its API: its own count not captured)' : '';
+    const vs = r && (count === 'own' ? r.vs_own : r.vs_api);
+    return [`${name}${at}${by}`, vs ? vs.median : undefined, (v) => v >= least,
+      () => (count === 'own' ? `${showRatio(r.vs_own, fmt)}; through its API ${showRatio(r.vs_api, fmt)}` : `${showRatio(r.vs_api, fmt)} through its API`)];
   };
   const mm = 'MiniMind-3-shaped';
   return [
