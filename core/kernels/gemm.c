@@ -438,6 +438,59 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
         _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
     }
 }
+/* AVX-512, one or two rows of A against up to ROW_PANELS panels side by side (a decode step's
+ * projections; the scores of the query heads that share a KV head). Each output is a chain of
+ * kc dependent multiply-adds, one per term in order (4 cycles each): one row against a pair of
+ * panels keeps 2 chains in flight and waits on them, 8 panels keep 8, enough to cover the
+ * latency; A's value rides on the multiply-add as a broadcast operand. B's panels are read
+ * whole (packed, padded), only `cols_last` columns of the last one are loaded and stored in C.
+ * stories260K's decode step spends most of its time here: every map has 1 to 32 panels. */
+enum { ROW_PANELS = 8 };
+#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+AVX512_INLINE void rows_panels(const int R, const int P, int64_t kc, const float *a, int64_t lda, const float *b,
+                               int64_t panel_stride, int64_t ldb, float *c, int64_t ldc, int cols_last, int accumulate) {
+    const __mmask16 keep_last = (__mmask16)((1u << cols_last) - 1u);
+    __m512 acc[2][ROW_PANELS];
+    _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
+            const __mmask16 keep = p == P - 1 ? keep_last : (__mmask16)0xFFFF;
+            acc[r][p] = accumulate ? _mm512_maskz_loadu_ps(keep, c + r * ldc + p * NR) : _mm512_setzero_ps();
+        }
+    for (int64_t kk = 0; kk < kc; kk++, b += ldb) {
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
+            const __m512 x = _mm512_loadu_ps(b + p * panel_stride);
+            _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+                acc[r][p] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + kk]), x, acc[r][p]);
+        }
+    }
+    _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++)
+            _mm512_mask_storeu_ps(c + r * ldc + p * NR, p == P - 1 ? keep_last : (__mmask16)0xFFFF, acc[r][p]);
+}
+
+/* C[m, (panels − 1)·16 + cols_last] (+)= A[m, kc] · B's `panels` panels from b, m 1 or 2. */
+__attribute__((target("avx512f"))) static void kernel_avx512_rows(int m, int panels, int64_t kc, const float *a,
+                                                                   int64_t lda, const float *b, int64_t panel_stride,
+                                                                   int64_t ldb, float *c, int64_t ldc, int cols_last,
+                                                                   int accumulate) {
+#define ROWS_PANELS(R, P) rows_panels(R, P, kc, a, lda, b, panel_stride, ldb, c, ldc, cols_last, accumulate)
+#define ROWS_SWITCH(R)                                                                 \
+    switch (panels) {                                                                  \
+    case 8: ROWS_PANELS(R, 8); break;                                                  \
+    case 7: ROWS_PANELS(R, 7); break;                                                  \
+    case 6: ROWS_PANELS(R, 6); break;                                                  \
+    case 5: ROWS_PANELS(R, 5); break;                                                  \
+    case 4: ROWS_PANELS(R, 4); break;                                                  \
+    case 3: ROWS_PANELS(R, 3); break;                                                  \
+    case 2: ROWS_PANELS(R, 2); break;                                                  \
+    default: ROWS_PANELS(R, 1); break;                                                 \
+    }
+    if (m == 2) ROWS_SWITCH(2)
+    else ROWS_SWITCH(1)
+#undef ROWS_SWITCH
+#undef ROWS_PANELS
+}
+
 /* The same two panels held in 16 bits, widened as they are loaded: a decode step (a few rows of
  * A) reads each element of B once, so widening it into a buffer first (panel_block) would write
  * and read it again; here the conversion (one instruction per 16 values) rides on the loads.
@@ -540,8 +593,6 @@ typedef struct {
     int64_t row_bytes;
     uint32_t at, step;
 } prefetch_plan;
-
-#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
 
 /* C[rows, 16 + cols1] (+)= A[R, kc] · [B0 | B1][kc, 32]: R × 2 accumulators (24 of AVX-512's 32
  * registers at 12 rows), each step 2 loads of B and R broadcasts for 2R fused multiply-adds. The
@@ -758,6 +809,16 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
                 const uint16_t *b0 = (const uint16_t *)b.p + at;
                 kernel_avx512_pair16((int)m, kc, a + k0, lda, b0, b0 + b.panel_stride, b.dtype, c + j, ldc, cols1, acc);
                 j += 2 * NR;
+                continue;
+            }
+            /* One or two rows of float32 panels: up to ROW_PANELS of them at once */
+            if (g_pair_kernel && m <= 2 && b.padded && b.dtype == AL_WEIGHTS_F32) {
+                const int64_t left = (n - j + NR - 1) / NR;
+                const int panels = left < ROW_PANELS ? (int)left : ROW_PANELS;
+                const int64_t last_cols = n - j - (panels - 1) * NR;
+                kernel_avx512_rows((int)m, panels, kc, a + k0, lda, (const float *)b.p + at, b.panel_stride,
+                                   b.row_stride, c + j, ldc, last_cols < NR ? (int)last_cols : NR, acc);
+                j += panels * NR;
                 continue;
             }
 #endif
