@@ -439,54 +439,63 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
     }
 }
 /* AVX-512, one or two rows of A against up to ROW_PANELS panels side by side (a decode step's
- * projections; the scores of the query heads that share a KV head). Each output is a chain of
- * kc dependent multiply-adds, one per term in order (4 cycles each): one row against a pair of
- * panels keeps 2 chains in flight and waits on them, 8 panels keep 8, enough to cover the
- * latency; A's value rides on the multiply-add as a broadcast operand. B's panels are read
- * whole (packed, padded), only `cols_last` columns of the last one are loaded and stored in C.
+ * projections; the scores of the query heads that share a KV head), or, one product per panel,
+ * each head's weights against its own V (al_gemm_batch). Each output is a chain of kc dependent
+ * multiply-adds, one per term in order (4 cycles each): one row against a pair of panels keeps
+ * 2 chains in flight and waits on them, 8 panels keep 8, enough to cover the latency; A's value
+ * rides on the multiply-add as a broadcast operand. B's panels are read whole (packed, padded);
+ * only the columns of `keep` (of `keep_last` in the last panel) are loaded and stored in C.
  * stories260K's decode step spends most of its time here: every map has 1 to 32 panels. */
 enum { ROW_PANELS = 8 };
+/* The mask of a panel's first `cols` columns, 1 <= cols <= 16. */
+static __mmask16 keep_of(int cols) { return (__mmask16)((1u << cols) - 1u); }
+typedef struct {
+    int64_t a_step, b_step, c_step; /* panel p's A rows at a + p·a_step, its B at b + p·b_step, C at c + p·c_step */
+    __mmask16 keep, keep_last;      /* the columns stored: of every panel but the last, of the last */
+} panel_steps;
 #define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
-AVX512_INLINE void rows_panels(const int R, const int P, int64_t kc, const float *a, int64_t lda, const float *b,
-                               int64_t panel_stride, int64_t ldb, float *c, int64_t ldc, int cols_last, int accumulate) {
-    const __mmask16 keep_last = (__mmask16)((1u << cols_last) - 1u);
+AVX512_INLINE void rows_panels(const int R, const int P, const int own_a, int64_t kc, const float *a, int64_t lda,
+                               const float *b, int64_t ldb, float *c, int64_t ldc, panel_steps st, int accumulate) {
+    /* own_a 0 (a constant): every panel reads the same rows, so R broadcasts serve a step */
+    const int64_t a_step = own_a ? st.a_step : 0;
     __m512 acc[2][ROW_PANELS];
     _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
         _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
-            const __mmask16 keep = p == P - 1 ? keep_last : (__mmask16)0xFFFF;
-            acc[r][p] = accumulate ? _mm512_maskz_loadu_ps(keep, c + r * ldc + p * NR) : _mm512_setzero_ps();
+            const __mmask16 keep = p == P - 1 ? st.keep_last : st.keep;
+            acc[r][p] = accumulate ? _mm512_maskz_loadu_ps(keep, c + p * st.c_step + r * ldc) : _mm512_setzero_ps();
         }
-    for (int64_t kk = 0; kk < kc; kk++, b += ldb) {
+    for (int64_t kk = 0; kk < kc; kk++, a++, b += ldb) {
         _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
-            const __m512 x = _mm512_loadu_ps(b + p * panel_stride);
+            const __m512 x = _mm512_loadu_ps(b + p * st.b_step);
             _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
-                acc[r][p] = _mm512_fmadd_ps(_mm512_set1_ps(a[r * lda + kk]), x, acc[r][p]);
+                acc[r][p] = _mm512_fmadd_ps(_mm512_set1_ps(a[p * a_step + r * lda]), x, acc[r][p]);
         }
     }
     _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
         _Pragma("GCC unroll 8") for (int p = 0; p < P; p++)
-            _mm512_mask_storeu_ps(c + r * ldc + p * NR, p == P - 1 ? keep_last : (__mmask16)0xFFFF, acc[r][p]);
+            _mm512_mask_storeu_ps(c + p * st.c_step + r * ldc, p == P - 1 ? st.keep_last : st.keep, acc[r][p]);
 }
 
-/* C[m, (panels − 1)·16 + cols_last] (+)= A[m, kc] · B's `panels` panels from b, m 1 or 2. */
+/* Panels 0 .. panels−1 of rows_panels, m 1 or 2 rows of A. */
 __attribute__((target("avx512f"))) static void kernel_avx512_rows(int m, int panels, int64_t kc, const float *a,
-                                                                   int64_t lda, const float *b, int64_t panel_stride,
-                                                                   int64_t ldb, float *c, int64_t ldc, int cols_last,
-                                                                   int accumulate) {
-#define ROWS_PANELS(R, P) rows_panels(R, P, kc, a, lda, b, panel_stride, ldb, c, ldc, cols_last, accumulate)
-#define ROWS_SWITCH(R)                                                                 \
+                                                                   int64_t lda, const float *b, int64_t ldb, float *c,
+                                                                   int64_t ldc, panel_steps st, int accumulate) {
+#define ROWS_PANELS(R, P, OWN) rows_panels(R, P, OWN, kc, a, lda, b, ldb, c, ldc, st, accumulate)
+#define ROWS_SWITCH(R, OWN)                                                            \
     switch (panels) {                                                                  \
-    case 8: ROWS_PANELS(R, 8); break;                                                  \
-    case 7: ROWS_PANELS(R, 7); break;                                                  \
-    case 6: ROWS_PANELS(R, 6); break;                                                  \
-    case 5: ROWS_PANELS(R, 5); break;                                                  \
-    case 4: ROWS_PANELS(R, 4); break;                                                  \
-    case 3: ROWS_PANELS(R, 3); break;                                                  \
-    case 2: ROWS_PANELS(R, 2); break;                                                  \
-    default: ROWS_PANELS(R, 1); break;                                                 \
+    case 8: ROWS_PANELS(R, 8, OWN); break;                                             \
+    case 7: ROWS_PANELS(R, 7, OWN); break;                                             \
+    case 6: ROWS_PANELS(R, 6, OWN); break;                                             \
+    case 5: ROWS_PANELS(R, 5, OWN); break;                                             \
+    case 4: ROWS_PANELS(R, 4, OWN); break;                                             \
+    case 3: ROWS_PANELS(R, 3, OWN); break;                                             \
+    case 2: ROWS_PANELS(R, 2, OWN); break;                                             \
+    default: ROWS_PANELS(R, 1, OWN); break;                                            \
     }
-    if (m == 2) ROWS_SWITCH(2)
-    else ROWS_SWITCH(1)
+    if (st.a_step == 0 && m == 2) ROWS_SWITCH(2, 0)
+    else if (st.a_step == 0) ROWS_SWITCH(1, 0)
+    else if (m == 2) ROWS_SWITCH(2, 1)
+    else ROWS_SWITCH(1, 1)
 #undef ROWS_SWITCH
 #undef ROWS_PANELS
 }
@@ -816,8 +825,9 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
                 const int64_t left = (n - j + NR - 1) / NR;
                 const int panels = left < ROW_PANELS ? (int)left : ROW_PANELS;
                 const int64_t last_cols = n - j - (panels - 1) * NR;
-                kernel_avx512_rows((int)m, panels, kc, a + k0, lda, (const float *)b.p + at, b.panel_stride,
-                                   b.row_stride, c + j, ldc, last_cols < NR ? (int)last_cols : NR, acc);
+                const panel_steps st = {0, b.panel_stride, NR, 0xFFFF, keep_of(last_cols < NR ? (int)last_cols : NR)};
+                kernel_avx512_rows((int)m, panels, kc, a + k0, lda, (const float *)b.p + at, b.row_stride, c + j, ldc, st,
+                                   acc);
                 j += panels * NR;
                 continue;
             }
@@ -864,6 +874,35 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
         return;
     }
     gemm_blocks(c, ldc, a, lda, b, m, n, k, accumulate);
+}
+
+void al_gemm_batch(float *c, int64_t ldc, int64_t c_step, const float *a, int64_t lda, int64_t a_step, al_bmat b,
+                   int64_t b_step, int64_t count, int64_t m, int64_t n, int64_t k, int accumulate) {
+#if defined(AL_X86_DISPATCH)
+    /* 1. One or two rows of A against one padded float32 panel per product (a decode step's
+     *    weights · V, head by head): ROW_PANELS products a kernel call, their chains of
+     *    multiply-adds side by side; a block of KC rows of k at a time, C carrying the sums. */
+    if (!g_kernel) g_kernel = pick_kernel(&g_mr);
+    if (g_pair_kernel && m >= 1 && m <= 2 && n >= 1 && n <= NR && k >= 1 && b.padded && b.dtype == AL_WEIGHTS_F32) {
+        const panel_steps st = {a_step, b_step, c_step, keep_of((int)n), keep_of((int)n)};
+        for (int64_t g = 0; g < count; g += ROW_PANELS)
+            for (int64_t k0 = 0; k0 < k; k0 += KC) {
+                const int64_t kc = k - k0 < KC ? k - k0 : KC;
+                const int panels = count - g < ROW_PANELS ? (int)(count - g) : ROW_PANELS;
+                kernel_avx512_rows((int)m, panels, kc, a + g * a_step + k0, lda,
+                                   (const float *)b.p + g * b_step + k0 * b.row_stride, b.row_stride, c + g * c_step, ldc,
+                                   st, accumulate || k0 > 0);
+            }
+        return;
+    }
+#endif
+    /* 2. Otherwise one product after the other. */
+    const int64_t esize = b.dtype == AL_WEIGHTS_F32 ? 4 : 2;
+    for (int64_t g = 0; g < count; g++) {
+        al_bmat bg = b;
+        bg.p = (const char *)b.p + g * b_step * esize;
+        al_gemm(c + g * c_step, ldc, a + g * a_step, lda, bg, m, n, k, accumulate);
+    }
 }
 
 al_bmat al_bmat_packed(const float *packed, int64_t k) { return al_bmat_panels(packed, AL_WEIGHTS_F32, k); }
