@@ -107,10 +107,13 @@ static int64_t first_bit_difference(const float *a, const float *b, int64_t n) {
 /* al_linear_forward is the reference form of the packed GEMM the attention layer projects with
  * (linear.c's header): both must give the same bits, for one token and for many (n above the
  * GEMM's 12-row tile too), at sizes that are odd, below, at and above its 16-column panel, and
- * longer than its k block (1024 deep natively, 256 in WebAssembly). Directly (al_gemm on packed panels) and through the layer. */
+ * longer than its k block (1024 deep natively, 256 in WebAssembly), and one or two rows against
+ * more panels than the decode kernel takes at once (8), the last one partial. Directly (al_gemm on
+ * packed panels) and through the layer. */
 static void test_linear_is_gemm(void) {
     const int64_t ns[] = {1, 2, 5, 9, 13, 31};
-    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {8, 8}, {100, 33}, {257, 40}, {300, 129}, {1100, 37}, {2100, 9}};
+    const int64_t dims[][2] = {{1, 1}, {3, 5}, {16, 16}, {17, 15}, {33, 48}, {64, 7}, {8, 8}, {100, 33}, {257, 40}, {300, 129},
+                               {64, 120}, {64, 250}, {1100, 37}, {2100, 9}};
     al_rng *r = al_rng_create(7);
     for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++)
         for (size_t j = 0; j < sizeof dims / sizeof dims[0]; j++) {

@@ -438,6 +438,68 @@ __attribute__((target("avx512f"))) static void kernel_avx512_pair(
         _mm512_mask_storeu_ps(c + i * ldc + NR, keep1, acc1[i]);
     }
 }
+/* AVX-512, one or two rows of A against up to ROW_PANELS panels side by side (a decode step's
+ * projections; the scores of the query heads that share a KV head), or, one product per panel,
+ * each head's weights against its own V (al_gemm_batch). Each output is a chain of kc dependent
+ * multiply-adds, one per term in order (4 cycles each): one row against a pair of panels keeps
+ * 2 chains in flight and waits on them, 8 panels keep 8, enough to cover the latency; A's value
+ * rides on the multiply-add as a broadcast operand. B's panels are read whole (packed, padded);
+ * only the columns of `keep` (of `keep_last` in the last panel) are loaded and stored in C.
+ * stories260K's decode step spends most of its time here: every map has 1 to 32 panels. */
+enum { ROW_PANELS = 8 };
+/* The mask of a panel's first `cols` columns, 1 <= cols <= 16. */
+static __mmask16 keep_of(int cols) { return (__mmask16)((1u << cols) - 1u); }
+typedef struct {
+    int64_t a_step, b_step, c_step; /* panel p's A rows at a + p·a_step, its B at b + p·b_step, C at c + p·c_step */
+    __mmask16 keep, keep_last;      /* the columns stored: of every panel but the last, of the last */
+} panel_steps;
+#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
+AVX512_INLINE void rows_panels(const int R, const int P, const int own_a, int64_t kc, const float *a, int64_t lda,
+                               const float *b, int64_t ldb, float *c, int64_t ldc, panel_steps st, int accumulate) {
+    /* own_a 0 (a constant): every panel reads the same rows, so R broadcasts serve a step */
+    const int64_t a_step = own_a ? st.a_step : 0;
+    __m512 acc[2][ROW_PANELS];
+    _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
+            const __mmask16 keep = p == P - 1 ? st.keep_last : st.keep;
+            acc[r][p] = accumulate ? _mm512_maskz_loadu_ps(keep, c + p * st.c_step + r * ldc) : _mm512_setzero_ps();
+        }
+    for (int64_t kk = 0; kk < kc; kk++, a++, b += ldb) {
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++) {
+            const __m512 x = _mm512_loadu_ps(b + p * st.b_step);
+            _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+                acc[r][p] = _mm512_fmadd_ps(_mm512_set1_ps(a[p * a_step + r * lda]), x, acc[r][p]);
+        }
+    }
+    _Pragma("GCC unroll 2") for (int r = 0; r < R; r++)
+        _Pragma("GCC unroll 8") for (int p = 0; p < P; p++)
+            _mm512_mask_storeu_ps(c + p * st.c_step + r * ldc, p == P - 1 ? st.keep_last : st.keep, acc[r][p]);
+}
+
+/* Panels 0 .. panels−1 of rows_panels, m 1 or 2 rows of A. */
+__attribute__((target("avx512f"))) static void kernel_avx512_rows(int m, int panels, int64_t kc, const float *a,
+                                                                   int64_t lda, const float *b, int64_t ldb, float *c,
+                                                                   int64_t ldc, panel_steps st, int accumulate) {
+#define ROWS_PANELS(R, P, OWN) rows_panels(R, P, OWN, kc, a, lda, b, ldb, c, ldc, st, accumulate)
+#define ROWS_SWITCH(R, OWN)                                                            \
+    switch (panels) {                                                                  \
+    case 8: ROWS_PANELS(R, 8, OWN); break;                                             \
+    case 7: ROWS_PANELS(R, 7, OWN); break;                                             \
+    case 6: ROWS_PANELS(R, 6, OWN); break;                                             \
+    case 5: ROWS_PANELS(R, 5, OWN); break;                                             \
+    case 4: ROWS_PANELS(R, 4, OWN); break;                                             \
+    case 3: ROWS_PANELS(R, 3, OWN); break;                                             \
+    case 2: ROWS_PANELS(R, 2, OWN); break;                                             \
+    default: ROWS_PANELS(R, 1, OWN); break;                                            \
+    }
+    if (st.a_step == 0 && m == 2) ROWS_SWITCH(2, 0)
+    else if (st.a_step == 0) ROWS_SWITCH(1, 0)
+    else if (m == 2) ROWS_SWITCH(2, 1)
+    else ROWS_SWITCH(1, 1)
+#undef ROWS_SWITCH
+#undef ROWS_PANELS
+}
+
 /* The same two panels held in 16 bits, widened as they are loaded: a decode step (a few rows of
  * A) reads each element of B once, so widening it into a buffer first (panel_block) would write
  * and read it again; here the conversion (one instruction per 16 values) rides on the loads.
@@ -540,8 +602,6 @@ typedef struct {
     int64_t row_bytes;
     uint32_t at, step;
 } prefetch_plan;
-
-#define AVX512_INLINE __attribute__((target("avx512f"), always_inline)) static inline
 
 /* C[rows, 16 + cols1] (+)= A[R, kc] · [B0 | B1][kc, 32]: R × 2 accumulators (24 of AVX-512's 32
  * registers at 12 rows), each step 2 loads of B and R broadcasts for 2R fused multiply-adds. The
@@ -760,6 +820,17 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
                 j += 2 * NR;
                 continue;
             }
+            /* One or two rows of float32 panels: up to ROW_PANELS of them at once */
+            if (g_pair_kernel && m <= 2 && b.padded && b.dtype == AL_WEIGHTS_F32) {
+                const int64_t left = (n - j + NR - 1) / NR;
+                const int panels = left < ROW_PANELS ? (int)left : ROW_PANELS;
+                const int64_t last_cols = n - j - (panels - 1) * NR;
+                const panel_steps st = {0, b.panel_stride, NR, 0xFFFF, keep_of(last_cols < NR ? (int)last_cols : NR)};
+                kernel_avx512_rows((int)m, panels, kc, a + k0, lda, (const float *)b.p + at, b.row_stride, c + j, ldc, st,
+                                   acc);
+                j += panels * NR;
+                continue;
+            }
 #endif
             const float *bp = panel_block(b, at, kc, wide0);
             if (g_pair_kernel && n - j > NR && (b.padded || cols1 == NR)) {
@@ -803,6 +874,35 @@ void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int6
         return;
     }
     gemm_blocks(c, ldc, a, lda, b, m, n, k, accumulate);
+}
+
+void al_gemm_batch(float *c, int64_t ldc, int64_t c_step, const float *a, int64_t lda, int64_t a_step, al_bmat b,
+                   int64_t b_step, int64_t count, int64_t m, int64_t n, int64_t k, int accumulate) {
+#if defined(AL_X86_DISPATCH)
+    /* 1. One or two rows of A against one padded float32 panel per product (a decode step's
+     *    weights · V, head by head): ROW_PANELS products a kernel call, their chains of
+     *    multiply-adds side by side; a block of KC rows of k at a time, C carrying the sums. */
+    if (!g_kernel) g_kernel = pick_kernel(&g_mr);
+    if (g_pair_kernel && m >= 1 && m <= 2 && n >= 1 && n <= NR && k >= 1 && b.padded && b.dtype == AL_WEIGHTS_F32) {
+        const panel_steps st = {a_step, b_step, c_step, keep_of((int)n), keep_of((int)n)};
+        for (int64_t g = 0; g < count; g += ROW_PANELS)
+            for (int64_t k0 = 0; k0 < k; k0 += KC) {
+                const int64_t kc = k - k0 < KC ? k - k0 : KC;
+                const int panels = count - g < ROW_PANELS ? (int)(count - g) : ROW_PANELS;
+                kernel_avx512_rows((int)m, panels, kc, a + g * a_step + k0, lda,
+                                   (const float *)b.p + g * b_step + k0 * b.row_stride, b.row_stride, c + g * c_step, ldc,
+                                   st, accumulate || k0 > 0);
+            }
+        return;
+    }
+#endif
+    /* 2. Otherwise one product after the other. */
+    const int64_t esize = b.dtype == AL_WEIGHTS_F32 ? 4 : 2;
+    for (int64_t g = 0; g < count; g++) {
+        al_bmat bg = b;
+        bg.p = (const char *)b.p + g * b_step * esize;
+        al_gemm(c + g * c_step, ldc, a + g * a_step, lda, bg, m, n, k, accumulate);
+    }
 }
 
 al_bmat al_bmat_packed(const float *packed, int64_t k) { return al_bmat_panels(packed, AL_WEIGHTS_F32, k); }

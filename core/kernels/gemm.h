@@ -32,5 +32,11 @@ void al_widen(float *out, const void *in, al_weight_dtype dtype, int64_t n, int6
 al_bmat al_bmat_rows(const float *b /* [k, n] with row stride ldb */, int64_t ldb);
 void al_gemm(float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m,
              int64_t n, int64_t k, int accumulate);
+/* `count` products of one shape, operands a fixed step apart (cuBLAS's strided batch): for g <
+ * count, C_g [m, n] (+)= A_g [m, k] · B_g [k, n] with C_g at c + g·c_step, A_g at a + g·a_step
+ * and B_g b's panels moved g·b_step elements on (the heads of a decode step, each against its
+ * own KV head). Each product's numbers are al_gemm's for it alone. */
+void al_gemm_batch(float *c, int64_t ldc, int64_t c_step, const float *a, int64_t lda, int64_t a_step, al_bmat b,
+                   int64_t b_step, int64_t count, int64_t m, int64_t n, int64_t k, int accumulate);
 
 #endif

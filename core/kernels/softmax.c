@@ -61,30 +61,48 @@ static inline float exp_nonpositive(float x) {
     return out;
 }
 
+/* y[j] = exp(x[j] − max), j < n, in blocks of EXP_BLOCK: each block's loop has a constant
+ * count, so it runs as whole vectors, and the last, partial block goes through a copy padded
+ * with max (whose exps, 1, are dropped): its entries scalar, up to 15 exps of ~30 instructions
+ * each, cost as much as the rest of a decode step's row of 100 scores. In place (the
+ * attention's rows are), one pointer: the compiler then vectorises the loop without a run-time
+ * overlap check, which y == x would fail (every element is read before it is written, so the
+ * two loops give the same bits). Each entry's exp is the same arithmetic either way. */
+enum { EXP_BLOCK = 16 };
+static inline __attribute__((always_inline)) void exp_shifted(float *y, const float *x, int64_t n, float max) {
+    const int64_t whole = n - n % EXP_BLOCK;
+    if (y == x)
+        for (int64_t j = 0; j < whole; j++) y[j] = exp_nonpositive(y[j] - max);
+    else
+        for (int64_t j = 0; j < whole; j++) y[j] = exp_nonpositive(x[j] - max);
+    if (whole == n) return;
+    float tail[EXP_BLOCK];
+    for (int l = 0; l < EXP_BLOCK; l++) tail[l] = whole + l < n ? x[whole + l] : max;
+    for (int l = 0; l < EXP_BLOCK; l++) tail[l] = exp_nonpositive(tail[l] - max);
+    for (int64_t j = whole; j < n; j++) y[j] = tail[j - whole];
+}
+
 /* One row, in place or not: y = softmax(x) over n entries. Returns 1, with y left for the
  * caller to fill with NaN, when a score is NaN, nothing is visible (max −inf) or a score is
  * +inf (x − max is then NaN for it: PyTorch's row is NaN). */
 static inline __attribute__((always_inline)) int softmax_row(float *yr, const float *xr, int64_t n) {
-    enum { LANES = 8 };
-    /* The maximum, in LANES lanes folded after (exact whatever the order: the same value as
-     * one pass; the lanes let it vectorise). Written m < v ? v : m, one SIMD pseudo-max. A NaN
-     * never wins a comparison: it is found by the sum below. */
-    float lane_max[LANES];
-    for (int l = 0; l < LANES; l++) lane_max[l] = -INFINITY;
+    enum { LANES = 8, MAX_LANES = 16 };
+    /* The maximum, in MAX_LANES lanes folded after (exact whatever the order: the same value
+     * as one pass; the lanes let it vectorise, the loop over them kept whole so that it is one
+     * vector maximum rather than 16 scalar ones). Written m < v ? v : m, one SIMD pseudo-max.
+     * A NaN never wins a comparison: it is found by the sum below. */
+    float lane_max[MAX_LANES];
+    for (int l = 0; l < MAX_LANES; l++) lane_max[l] = -INFINITY;
     int64_t j0 = 0;
-    for (; j0 + LANES <= n; j0 += LANES)
-        for (int l = 0; l < LANES; l++) lane_max[l] = lane_max[l] < xr[j0 + l] ? xr[j0 + l] : lane_max[l];
+    for (; j0 + MAX_LANES <= n; j0 += MAX_LANES) {
+        _Pragma("GCC unroll 1") for (int l = 0; l < MAX_LANES; l++)
+            lane_max[l] = lane_max[l] < xr[j0 + l] ? xr[j0 + l] : lane_max[l];
+    }
     for (int l = 0; j0 < n; j0++, l++) lane_max[l] = lane_max[l] < xr[j0] ? xr[j0] : lane_max[l];
     float max = -INFINITY;
-    for (int l = 0; l < LANES; l++) max = max < lane_max[l] ? lane_max[l] : max;
+    for (int l = 0; l < MAX_LANES; l++) max = max < lane_max[l] ? lane_max[l] : max;
     if (max == -INFINITY || max == INFINITY) return 1;
-    /* In place (the attention's rows are), one pointer: the compiler then vectorises the loop
-     * without a run-time overlap check, which y == x would fail (every element is read before
-     * it is written, so the two loops give the same bits). */
-    if (yr == xr)
-        for (int64_t j = 0; j < n; j++) yr[j] = exp_nonpositive(yr[j] - max);
-    else
-        for (int64_t j = 0; j < n; j++) yr[j] = exp_nonpositive(xr[j] - max);
+    exp_shifted(yr, xr, n, max);
     /* The sum in 8 lanes, folded in a fixed order. Trailing masked entries are exact zeros,
      * so a row padded with them sums to the same bits as the row without them. */
     float lanes[LANES] = {0};

@@ -12,12 +12,12 @@
 #include <string.h>
 
 /* `rows` queries q [rows, head_dim] (row stride ld_q) against the first `visible` keys, row r
- * seeing the first seen0 + r·seen_step of them (masked, scaled, softmaxed), then weights·V into
- * ctx: consecutive positions of one head (seen_step 1) or heads at one position (0). scores is
- * [rows, visible]. */
-static void attend_rows(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q, int64_t ld_q,
-                        al_bmat keys, al_bmat values, int64_t rows, int64_t visible, int64_t seen0, int64_t seen_step,
-                        int64_t head_dim, float scale, int fault_mask_leak, float *scores) {
+ * seeing the first seen0 + r·seen_step of them: scores [rows, visible] = q·Kᵀ, masked, scaled
+ * and softmaxed in place, copied to weights if any. Consecutive positions of one head
+ * (seen_step 1) or heads at one position (0). */
+static void attend_scores(float *weights, int64_t ld_w, const float *q, int64_t ld_q, al_bmat keys, int64_t rows,
+                          int64_t visible, int64_t seen0, int64_t seen_step, int64_t head_dim, float scale,
+                          int fault_mask_leak, float *scores) {
     al_gemm(scores, visible, q, ld_q, keys, rows, visible, head_dim, 0);
     for (int64_t r = 0; r < rows; r++) {
         float *row = scores + r * visible;
@@ -30,8 +30,6 @@ static void attend_rows(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w
             for (int64_t t = visible; t < ld_w; t++) w[t] = 0.0f;
         }
     }
-    /* Masked weights are exactly 0, so their terms add nothing. */
-    al_gemm(ctx, ld_ctx, scores, visible, values, rows, head_dim, visible, 0);
 }
 
 void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, const float *q,
@@ -41,17 +39,39 @@ void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, co
         const int64_t rows = seq - s0 < AL_ATTEND_QUERY_BLOCK ? seq - s0 : AL_ATTEND_QUERY_BLOCK;
         /* keys the block's last query sees; query s0 + r sees past + s0 + r + 1 of them */
         const int64_t visible = past + s0 + rows;
-        attend_rows(ctx + s0 * ld_ctx, ld_ctx, weights ? weights + s0 * ld_w : NULL, ld_w, q + s0 * ld_q, ld_q, keys, values,
-                    rows, visible, past + s0 + 1, 1, head_dim, scale, fault_mask_leak, scores);
+        attend_scores(weights ? weights + s0 * ld_w : NULL, ld_w, q + s0 * ld_q, ld_q, keys, rows, visible, past + s0 + 1,
+                      1, head_dim, scale, fault_mask_leak, scores);
+        /* Masked weights are exactly 0, so their terms add nothing. */
+        al_gemm(ctx + s0 * ld_ctx, ld_ctx, scores, visible, values, rows, head_dim, visible, 0);
     }
 }
 
-void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, al_bmat values,
-                     int64_t n_heads, int64_t visible, int64_t head_dim, float scale, float *scores) {
-    for (int64_t h0 = 0; h0 < n_heads; h0 += AL_ATTEND_QUERY_BLOCK) {
-        const int64_t rows = n_heads - h0 < AL_ATTEND_QUERY_BLOCK ? n_heads - h0 : AL_ATTEND_QUERY_BLOCK;
-        attend_rows(ctx + h0 * head_dim, head_dim, weights ? weights + h0 * ld_w : NULL, ld_w, q + h0 * head_dim,
-                    head_dim, keys, values, rows, visible, visible, 0, head_dim, scale, 0, scores);
+/* b with its elements moved `floats` on (the keys and values are float32). */
+static al_bmat moved(al_bmat b, int64_t floats) {
+    b.p = (const float *)b.p + floats;
+    return b;
+}
+
+void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, int64_t key_step,
+                     al_bmat values, int64_t value_step, int64_t groups, int64_t n_rep, int64_t visible,
+                     int64_t head_dim, float scale, float *scores) {
+    /* KV heads whose query heads' scores fit the buffer together */
+    const int64_t per_block = n_rep < AL_ATTEND_QUERY_BLOCK ? AL_ATTEND_QUERY_BLOCK / n_rep : 1;
+    for (int64_t g0 = 0; g0 < groups; g0 += per_block) {
+        const int64_t count = groups - g0 < per_block ? groups - g0 : per_block;
+        for (int64_t r0 = 0; r0 < n_rep; r0 += AL_ATTEND_QUERY_BLOCK) {
+            const int64_t rows = n_rep - r0 < AL_ATTEND_QUERY_BLOCK ? n_rep - r0 : AL_ATTEND_QUERY_BLOCK;
+            /* 1. Each KV head's query heads against its keys: scores [count, rows, visible]. */
+            for (int64_t g = 0; g < count; g++) {
+                const int64_t h = (g0 + g) * n_rep + r0; /* the first query head */
+                attend_scores(weights ? weights + h * ld_w : NULL, ld_w, q + h * head_dim, head_dim,
+                              moved(keys, (g0 + g) * key_step), rows, visible, visible, 0, head_dim, scale, 0,
+                              scores + g * rows * visible);
+            }
+            /* 2. weights · V, each KV head's product beside the others' (al_gemm_batch). */
+            al_gemm_batch(ctx + (g0 * n_rep + r0) * head_dim, head_dim, n_rep * head_dim, scores, visible, rows * visible,
+                          moved(values, g0 * value_step), value_step, count, rows, head_dim, visible, 0);
+        }
     }
 }
 
@@ -116,12 +136,14 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
     const int grouped = seq == 1 && !AL_FAULT(AL_FAULT_GQA_MODULO);
     for (int64_t s = 0; s < batch; s++) {
         if (!cache) al_pack_keys(b->k_packed, b->k + s * seq * KV * D, seq, KV, D);
-        for (int64_t kvh = 0; grouped && kvh < KV; kvh++) {
-            const int64_t h0 = kvh * n_rep;
-            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
-            const al_bmat values = cache ? al_kv_cache_values(cache, s, kvh) : al_bmat_rows(b->v + s * KV * D + kvh * D, KV * D);
-            al_attend_heads(b->ctx + (s * H + h0) * D, weights ? weights + (s * H + h0) * L : NULL, L, b->q + (s * H + h0) * D,
-                            keys, values, n_rep, L, D, scale, b->scores);
+        if (grouped) {
+            /* KV head 0's keys and values; the next ones a fixed step on in either layout */
+            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, 0) : al_bmat_packed(b->k_packed, D);
+            const al_bmat values = cache ? al_kv_cache_values(cache, s, 0) : al_bmat_rows(b->v + s * KV * D, KV * D);
+            const int64_t key_step = cache ? al_kv_cache_head_step(cache, 0) : panel_floats;
+            const int64_t value_step = cache ? al_kv_cache_head_step(cache, 1) : D;
+            al_attend_heads(b->ctx + s * H * D, weights ? weights + s * H * L : NULL, L, b->q + s * H * D, keys, key_step,
+                            values, value_step, KV, n_rep, L, D, scale, b->scores);
         }
         for (int64_t h = 0; !grouped && h < H; h++) {
             const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / n_rep;

@@ -22,12 +22,17 @@ void al_attend_head(float *ctx, int64_t ld_ctx, float *weights, int64_t ld_w, co
                     int64_t ld_q, al_bmat keys, al_bmat values, int64_t seq, int64_t past,
                     int64_t head_dim, float scale, int fault_mask_leak, float *scores);
 
-/* n_heads query heads at one position, each seeing all `visible` keys (a decode step's heads
- * that share a KV head): ctx[h, :] = softmax(q[h] · Kᵀ / scale) · V, q and ctx [n_heads,
- * head_dim] (row stride head_dim), weights rows of stride ld_w >= visible or NULL; the numbers
- * of al_attend_head for each head alone. scores: AL_ATTEND_QUERY_BLOCK · visible floats. */
-void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, al_bmat values,
-                     int64_t n_heads, int64_t visible, int64_t head_dim, float scale, float *scores);
+/* A decode step's query heads at one position, n_rep for each of `groups` KV heads (query head
+ * g·n_rep + r reads KV head g), each seeing all `visible` keys:
+ *   ctx[g·n_rep + r, :] = softmax(q[g·n_rep + r] · K_gᵀ / scale) · V_g
+ * K_g, V_g: keys and values moved g·key_step and g·value_step floats on (consecutive KV heads).
+ * q and ctx [groups · n_rep, head_dim] (row stride head_dim), weights rows of stride ld_w >=
+ * visible or NULL; the numbers of al_attend_head for each head alone. The KV heads whose scores
+ * fit the buffer go through weights · V together (al_gemm_batch). scores:
+ * AL_ATTEND_QUERY_BLOCK · visible floats. */
+void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, al_bmat keys, int64_t key_step,
+                     al_bmat values, int64_t value_step, int64_t groups, int64_t n_rep, int64_t visible,
+                     int64_t head_dim, float scale, float *scores);
 
 /* An attention block's weights as its forward reads them. */
 typedef struct {

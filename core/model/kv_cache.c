@@ -184,6 +184,10 @@ al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h) {
                           c->head_dim);
 }
 
+int64_t al_kv_cache_head_step(const al_kv_cache *c, int which_v) {
+    return which_v ? c->v_panels * c->max_seq * AL_GEMM_NR : c->panels * AL_GEMM_NR * c->head_dim;
+}
+
 al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h) {
     return al_bmat_panels(value_at(c, b, h, 0, 0), AL_WEIGHTS_F32, c->max_seq);
 }

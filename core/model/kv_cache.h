@@ -19,6 +19,8 @@ void al_kv_cache_commit(al_kv_cache *c, int64_t batch, int64_t seq);
 al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h);
 /* V of sequence b, KV head h as a GEMM operand (k = tokens, n = head_dim). */
 al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h);
+/* Floats from KV head h's operand to KV head h + 1's, of one sequence: K's (which_v 0) or V's. */
+int64_t al_kv_cache_head_step(const al_kv_cache *c, int which_v);
 /* Packs k [tokens, n_kv_heads, head_dim] into the same panel layout (for the uncached pass):
  * panels for KV head h start at out + h·panels·16·head_dim, panels = ceil(tokens / 16). */
 void al_pack_keys(float *out, const float *k, int64_t tokens, int64_t n_kv_heads, int64_t head_dim);
