@@ -25,7 +25,16 @@ void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *c
  * 262K (512×512) in 22 µs against 13 µs on two. Every product of a stories260K decode step
  * (11K to 33K) is below it: the pool's 11 wake-ups per token had made two threads slower than
  * one. The bits are the same either way (each output summed by one thread). */
+/* In WebAssembly a parked thread starts its part 25 to 60 µs after the job went out (Chromium,
+ * memory.atomic.wait32): the 352K multiply-adds of a stories260K FFN product on a chunk of 32
+ * tokens (the model lab's prefill) take 26 µs on one thread, and pooled they had made the prefill
+ * 0.82× as fast on two threads as on one. Products below 2^19 stay on the caller's thread there:
+ * those, and a MiniMind-3 decode step's 768×384 key and value projections. */
+#if defined(__wasm__)
+#define AL_POOL_MIN_MACS ((int64_t)1 << 19)
+#else
 #define AL_POOL_MIN_MACS ((int64_t)1 << 18)
+#endif
 
 /* al_gemm with the columns of C split between the pool's threads in whole pairs of panels: each
  * output is computed by one thread exactly as al_gemm computes it (summed over k in order), so
