@@ -139,7 +139,7 @@ export function wasmThreadsMarkdown(result, fmt = fmtDefault) {
 
 // The target rows for run.mjs's table: each row's two / one against 1.6.
 export const wasmThreadsTargets = (result, fmt = fmtDefault) => result.rows.map((r) => [
-  `WebAssembly two threads ≥ ${THREADS_TARGET}× one (${r.model}, ${r.work})`, r.ratio.median, (v) => v >= THREADS_TARGET, (v) => `${fmt(v)}×`]);
+  `WebAssembly two threads ≥ ${THREADS_TARGET}× one (${r.model} ${r.dtype}, ${r.work})`, r.ratio.median, (v) => v >= THREADS_TARGET, (v) => `${fmt(v)}×`]);
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {
   const result = await wasmThreadsBench({ quick: process.argv.includes('--quick') });
