@@ -185,7 +185,9 @@ al_bmat al_kv_cache_keys(const al_kv_cache *c, int64_t b, int64_t h) {
 }
 
 int64_t al_kv_cache_head_step(const al_kv_cache *c, int which_v) {
-    return which_v ? c->v_panels * c->max_seq * AL_GEMM_NR : c->panels * AL_GEMM_NR * c->head_dim;
+    /* from KV head 0's operand to KV head 1's, where the accessors place them */
+    if (which_v) return value_at(c, 0, 1, 0, 0) - value_at(c, 0, 0, 0, 0);
+    return (const float *)al_kv_cache_keys(c, 0, 1).p - (const float *)al_kv_cache_keys(c, 0, 0).p;
 }
 
 al_bmat al_kv_cache_values(const al_kv_cache *c, int64_t b, int64_t h) {
