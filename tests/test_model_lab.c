@@ -290,6 +290,27 @@ static void test_experiments(const uint8_t *model, size_t msize, const uint8_t *
     float *parts = malloc((size_t)(al_model_lab_dla_rows(a) * n) * sizeof(float));
     CHECK(al_model_lab_lens(a, top, prob, (L + 1) * n, &err) == AL_OK, "lens: %s", err.msg);
     CHECK(al_model_lab_dla(a, 261, parts, al_model_lab_dla_rows(a) * n, &err) == AL_OK, "dla: %s", err.msg);
+    /*    read off the parts a's prompt and steps left, they are what a run of their own gives: d
+     *    took the same steps with the charts off, so it keeps no parts and runs the model */
+    al_model_lab *d = make(model, msize, tok, tsize, 48);
+    if (d) {
+        int32_t *top_d = malloc((size_t)((L + 1) * n) * sizeof(int32_t));
+        float *prob_d = malloc((size_t)((L + 1) * n) * sizeof(float));
+        float *parts_d = malloc((size_t)(al_model_lab_dla_rows(a) * n) * sizeof(float));
+        CHECK(al_model_lab_set_charts(d, 0, &err) == AL_OK && al_model_lab_prompt(d, "Lily saw a", 10, 3, &err) > 0,
+              "prompt, no charts: %s", err.msg);
+        for (int i = 0; i < 4; i++) CHECK(al_model_lab_step(d, &p, &err) >= 0, "step: %s", err.msg);
+        CHECK(al_model_lab_len(d) == n && al_model_lab_lens(d, top_d, prob_d, (L + 1) * n, &err) == AL_OK &&
+                  al_model_lab_dla(d, 261, parts_d, al_model_lab_dla_rows(a) * n, &err) == AL_OK,
+              "lens, attribution with no charts: %s", err.msg);
+        CHECK(!memcmp(top, top_d, (size_t)((L + 1) * n) * sizeof(int32_t)) &&
+                  !memcmp(prob, prob_d, (size_t)((L + 1) * n) * sizeof(float)),
+              "the lens read off the parts kept is not that of a run of its own");
+        CHECK(!memcmp(parts, parts_d, (size_t)(al_model_lab_dla_rows(a) * n) * sizeof(float)),
+              "the attribution read off the parts kept is not that of a run of its own");
+        free(top_d), free(prob_d), free(parts_d);
+        al_model_lab_free(d);
+    }
     int32_t clean[8], corrupt[8];
     const int64_t k1 = al_model_lab_encode(a, "Tim and Ben", 11, clean, 8, &err);
     const int64_t k2 = al_model_lab_encode(a, "Lily and Ben", 12, corrupt, 8, &err);
@@ -362,16 +383,23 @@ static void test_ahead(const uint8_t *model, size_t msize, const uint8_t *tok, s
     const int64_t n_text = al_model_lab_ids_text(a, ahead, 12, text, sizeof text, &err);
     CHECK(n_text >= 0 && al_model_lab_ids_text(a, ahead, 12, NULL, 0, &err) == n_text, "ids text: %s", err.msg);
     const int64_t before = al_model_lab_token_text(a, -1, want, sizeof want, &err);
-    /* the lens after the draws ahead fills the caches the lab's next step starts from empty */
+    /* the lens after the draws ahead changes nothing the next steps read */
     const int64_t L1 = al_model_lab_hparams(a)->n_layers + 1;
     int32_t *top = malloc((size_t)(L1 * len) * sizeof(int32_t));
     float *prob = malloc((size_t)(L1 * len) * sizeof(float));
     CHECK(al_model_lab_lens(a, top, prob, L1 * len, &err) == AL_OK, "lens: %s", err.msg);
     free(top), free(prob);
+    /* c took a's prompt, step and heads off, and no draws ahead: the steps of a lab that never
+     * lent its caches, which a's steps after the draws ahead (the caches given back) are too */
+    al_model_lab *c = make(model, msize, tok, tsize, 48);
+    CHECK(c && al_model_lab_prompt(c, "Lily saw a", 10, 5, &err) > 0 && al_model_lab_step(c, &p, &err) >= 0 &&
+              al_model_lab_set_ablation(c, off, 2, &err) == AL_OK, "lab c: %s", err.msg);
     for (int i = 0; i < 12; i++) {
-        const int64_t id = al_model_lab_step(a, &p, &err);
+        const int64_t id = al_model_lab_step(a, &p, &err), own = c ? al_model_lab_step(c, &p, &err) : id;
         CHECK(id == ahead[i], "step %d draws %lld, ahead said %d", i, (long long)id, (int)ahead[i]);
+        CHECK(id == own, "step %d after the draws ahead: %lld, a lab with none %lld", i, (long long)id, (long long)own);
     }
+    al_model_lab_free(c);
     CHECK(al_model_lab_token_text(a, -1, want, sizeof want, &err) == before + n_text && !strcmp(want + before, text),
           "the text of the ids ahead \"%s\" is not the text the steps wrote \"%s\"", text, want + before);
     /* 3. The prompt's loss: every head on is b's; as set, another. */

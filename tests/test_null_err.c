@@ -844,6 +844,19 @@ static void test_experiments(void) {
     EXPECT(al_model_logit_lens_top(m, ids, 3, top, prob, 9, NULL), AL_OK);
     EXPECT(al_model_dla(m, ids, 3, 32, out, 11 * 3, NULL), AL_ERR_ARG);
     EXPECT(al_model_dla(m, ids, 3, 5, out, 11 * 3, NULL), AL_OK);
+    static float stream[3 * 8 * 16], hz[2 * 8 * 16], ffn[2 * 8 * 16];
+    const al_model_parts parts = {stream, hz, ffn, 8}, none = {NULL, NULL, NULL, 8};
+    al_model_keep_parts(m, &parts);
+    al_model_reset(m);
+    EXPECT(al_model_forward(m, ids, 3, out, 1, 32, NULL, 0, NULL), AL_OK);
+    al_model_keep_parts(m, NULL);
+    EXPECT(al_model_lens_top_of(m, &none, 3, top, prob, 9, NULL), AL_ERR_ARG);
+    EXPECT(al_model_lens_top_of(m, &parts, 9, top, prob, 9, NULL), AL_ERR_ARG); /* 9 of 8 kept */
+    EXPECT(al_model_lens_top_of(m, &parts, 3, top, prob, 8, NULL), AL_ERR_CAPACITY);
+    EXPECT(al_model_lens_top_of(m, &parts, 3, top, prob, 9, NULL), AL_OK);
+    EXPECT(al_model_dla_of(m, ids, 3, &none, 5, out, 11 * 3, NULL), AL_ERR_ARG);
+    EXPECT(al_model_dla_of(m, ids, 3, &parts, 32, out, 11 * 3, NULL), AL_ERR_ARG);
+    EXPECT(al_model_dla_of(m, ids, 3, &parts, 5, out, 11 * 3, NULL), AL_OK);
     EXPECT(al_model_patch(m, ids, other, 3, 4, 4, 0, out, 16, NULL), AL_ERR_ARG);
     EXPECT(al_model_patch(m, ids, bad, 3, 4, 5, 0, out, 16, NULL), AL_ERR_ARG);
     EXPECT(al_model_patch(m, ids, other, 3, 4, 5, 0, out, 15, NULL), AL_ERR_CAPACITY);

@@ -119,15 +119,15 @@ void al_gen_reset(al_generator *g) {
     g->last = -1;
 }
 
-al_status al_gen_copy(al_generator *into, const al_generator *from, al_error *err) {
+al_status al_gen_copy(al_generator *into, al_generator *from, al_error *err) {
     if (!into || !from) return al_fail(err, AL_ERR_ARG, "generator: NULL argument");
     if (into->model != from->model)
         return al_fail(err, AL_ERR_ARG, "generator copy: the two generators run different models");
     al_rng *rng = al_rng_clone(from->rng);
     if (!rng) return al_fail(err, AL_ERR_NOMEM, "generator: out of memory");
-    /* The tokens, the options and the random numbers as they stand; the caches emptied, every
-     * token pending (the next forward runs them: the same numbers as a cached pass). */
-    al_model_reset(into->model);
+    /* The tokens, the options and the random numbers as they stand, and the caches, which hold
+     * from's first `done` tokens: into's now (the rest pending, run by its next forward), from's
+     * all pending again. */
     al_rng_free(into->rng);
     into->rng = rng;
     into->opt = from->opt;
@@ -135,8 +135,9 @@ al_status al_gen_copy(al_generator *into, const al_generator *from, al_error *er
     memcpy(into->ids, from->ids, (size_t)from->n * sizeof *into->ids);
     memcpy(into->logits, from->logits, (size_t)from->vocab * sizeof *into->logits);
     memcpy(into->stages, from->stages, (size_t)(AL_SAMPLER_STAGES * from->vocab) * sizeof *into->stages);
-    into->n = from->n, into->n_prompt = from->n_prompt, into->done = 0;
+    into->n = from->n, into->n_prompt = from->n_prompt, into->done = from->done;
     into->ended = from->ended, into->last = from->last;
+    from->done = 0;
     return AL_OK;
 }
 

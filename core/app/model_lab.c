@@ -14,9 +14,15 @@
  *
  * Stores are sized for the lab's context C when it is made, so nothing is allocated after:
  *   attn   [n_layers, n_heads, C, C]  query row q over keys 0..C-1 (0 past q); rows from
- *                                     len on are not read, and are written whole as they come
+ *                                     len on are not read; a row is written over the keys there
+ *                                     are as it comes, its zeros past q staying from the start
  *   route  [n_layers, C, top_k]       ids and weights (MoE models)
  *   resid  [n_layers + 1, C]          ‖x‖₂ of each token before layer 0 and after each layer
+ *   parts  stream [n_layers + 1, C, hidden], heads [n_layers, C, H·D], ffn [n_layers, C, hidden]:
+ *                                     what the residual stream is the sum of, kept by the model
+ *                                     as the tokens go through (al_model_keep_parts), from which
+ *                                     the logit lens and the attribution are read without a run
+ *                                     of their own
  */
 #include "attnlab/app.h"
 #include "base/internal.h"
@@ -58,6 +64,7 @@ struct al_model_lab {
     float *route_w;               /* [L, C, top_k] */
     float *resid;                 /* [L + 1, C] */
     float *chunk_resid;           /* [L + 1, CHUNK] */
+    al_model_parts parts;         /* stream, heads, ffn of the tokens so far (stride C) */
     float *roles;                 /* [L, H, AL_LAB_ROLES] */
     char *text;                   /* each token's display text, one after another */
     int64_t *text_end;            /* [C] where token i's text ends in `text` */
@@ -67,6 +74,10 @@ struct al_model_lab {
 /* ---- sizes ------------------------------------------------------------------------------- */
 
 static int64_t attn_floats(const al_model_hparams *hp, int64_t c) { return hp->n_layers * hp->n_heads * c * c; }
+/* parts: stream [L + 1, C, hidden], heads [L, C, H·D], ffn [L, C, hidden] */
+static int64_t stream_floats(const al_model_hparams *hp, int64_t c) { return (hp->n_layers + 1) * c * hp->hidden; }
+static int64_t heads_floats(const al_model_hparams *hp, int64_t c) { return hp->n_layers * c * hp->n_heads * hp->head_dim; }
+static int64_t ffn_floats(const al_model_hparams *hp, int64_t c) { return hp->n_layers * c * hp->hidden; }
 
 int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
     if (al_model_hparams_check(hp, NULL) != AL_OK || context < 1 || context > AL_LAB_MAX_CONTEXT) return -1;
@@ -74,6 +85,7 @@ int64_t al_model_lab_bytes_needed(const al_model_hparams *hp, int64_t context) {
     /* the stores, then the logits and stages of the lab and of its two generators, the scratch
      * stages; the ids of both generators, each token's text end, the heads off */
     const int64_t floats = attn_floats(hp, context) + L * H * CHUNK * context + 2 * L * context * k +
+                           stream_floats(hp, context) + heads_floats(hp, context) + ffn_floats(hp, context) +
                            (L + 1) * (context + CHUNK) + L * H * AL_LAB_ROLES + (4 + 4 * AL_SAMPLER_STAGES) * hp->vocab;
     return (int64_t)sizeof(float) * floats + context * (int64_t)(2 * sizeof(int32_t) + sizeof(int64_t)) +
            2 * L * H * (int64_t)sizeof(int32_t);
@@ -91,6 +103,7 @@ void al_model_lab_free(al_model_lab *lab) {
     free(lab->logits), free(lab->stages), free(lab->ranked), free(lab->scratch), free(lab->heads_off), free(lab->attn),
         free(lab->chunk_attn);
     free(lab->route_ids), free(lab->route_w), free(lab->resid), free(lab->chunk_resid), free(lab->roles);
+    free(lab->parts.stream), free(lab->parts.heads), free(lab->parts.ffn);
     free(lab->text), free(lab->text_end);
     free(lab);
 }
@@ -172,17 +185,23 @@ al_status al_model_lab_create(const uint8_t *model, size_t model_size, al_model_
         lab->ranked = calloc((size_t)V, sizeof *lab->ranked);
         lab->scratch = malloc((size_t)(AL_SAMPLER_STAGES * V) * sizeof *lab->scratch);
         lab->heads_off = malloc((size_t)(2 * L * H) * sizeof *lab->heads_off);
-        lab->attn = malloc((size_t)attn_floats(&lab->hp, C) * sizeof *lab->attn); /* rows written as they come */
+        /* rows written as they come; row q is 0 past key q from the start, and every write of it
+         * (the softmax's, 0 where the mask hides a key) keeps it so */
+        lab->attn = calloc((size_t)attn_floats(&lab->hp, C), sizeof *lab->attn);
         lab->chunk_attn = malloc((size_t)(L * H * CHUNK * C) * sizeof *lab->chunk_attn);
         lab->route_ids = calloc((size_t)(L * C * k), sizeof *lab->route_ids);
         lab->route_w = calloc((size_t)(L * C * k), sizeof *lab->route_w);
         lab->resid = calloc((size_t)((L + 1) * C), sizeof *lab->resid);
         lab->chunk_resid = malloc((size_t)((L + 1) * CHUNK) * sizeof *lab->chunk_resid);
         lab->roles = calloc((size_t)(L * H * AL_LAB_ROLES), sizeof *lab->roles);
+        lab->parts = (al_model_parts){malloc((size_t)stream_floats(&lab->hp, C) * sizeof(float)),
+                                      malloc((size_t)heads_floats(&lab->hp, C) * sizeof(float)),
+                                      malloc((size_t)ffn_floats(&lab->hp, C) * sizeof(float)), C};
         lab->text = malloc((size_t)lab->text_cap);
         lab->text_end = calloc((size_t)C, sizeof *lab->text_end);
         if (!lab->logits || !lab->stages || !lab->ranked || !lab->scratch || !lab->heads_off || !lab->attn || !lab->chunk_attn || !lab->route_ids || !lab->route_w ||
-            !lab->resid || !lab->chunk_resid || !lab->roles || !lab->text || !lab->text_end)
+            !lab->resid || !lab->chunk_resid || !lab->roles || !lab->parts.stream || !lab->parts.heads || !lab->parts.ffn ||
+            !lab->text || !lab->text_end)
             st = al_fail(err, AL_ERR_NOMEM, "model lab: out of memory");
     }
     /* 4. Each head's role, measured once on a sequence of its own. */
@@ -212,15 +231,16 @@ static al_status lab_forward(void *user, const int32_t *ids, int64_t past, int64
             continue;
         }
         al_model_capture_resid_norms(lab->model, lab->chunk_resid, (L + 1) * CHUNK);
+        al_model_keep_parts(lab->model, &lab->parts);
         al_status st = al_model_forward(lab->model, ids + done, m, logits, 1, V, lab->chunk_attn, L * H * CHUNK * C, err);
+        al_model_keep_parts(lab->model, NULL);
         al_model_capture_resid_norms(lab->model, NULL, 0);
         if (st != AL_OK) return st;
         /* chunk_attn [L, H, m, keys] → attn [L, H, C, C] rows at .. at+m-1 */
         for (int64_t lh = 0; lh < L * H; lh++)
             for (int64_t q = 0; q < m; q++) {
                 float *row = lab->attn + (lh * C + at + q) * C;
-                memcpy(row, lab->chunk_attn + (lh * m + q) * keys, (size_t)keys * sizeof(float));
-                memset(row + keys, 0, (size_t)(C - keys) * sizeof(float)); /* keys to come: 0 */
+                memcpy(row, lab->chunk_attn + (lh * m + q) * keys, (size_t)keys * sizeof(float)); /* past: 0 as ever */
             }
         /* chunk_resid [L + 1, m] → resid [L + 1, C] */
         for (int64_t l = 0; l <= L; l++)
@@ -695,7 +715,10 @@ int64_t al_model_lab_ablation(const al_model_lab *lab, int32_t *heads, int64_t c
 al_status al_model_lab_lens(al_model_lab *lab, int32_t *top, float *prob, int64_t cap, al_error *err) {
     if (!lab) return al_fail(err, AL_ERR_ARG, "model lab lens: NULL argument");
     if (al_gen_len(lab->gen) < 1) return al_fail(err, AL_ERR_ARG, "model lab lens: no tokens yet");
-    /* The caches end holding the same tokens, as one pass computes them (bit for bit). */
+    /* Read off the parts the tokens left as they went through; steps taken with the charts off
+     * left none: a run of its own (the caches end holding the same tokens, as one pass computes
+     * them, bit for bit). */
+    if (!lab->stale) return al_model_lens_top_of(lab->model, &lab->parts, al_gen_len(lab->gen), top, prob, cap, err);
     return al_model_logit_lens_top(lab->model, al_gen_ids(lab->gen), al_gen_len(lab->gen), top, prob, cap, err);
 }
 
@@ -706,6 +729,9 @@ int64_t al_model_lab_dla_rows(const al_model_lab *lab) {
 al_status al_model_lab_dla(al_model_lab *lab, int32_t target, float *out, int64_t cap, al_error *err) {
     if (!lab) return al_fail(err, AL_ERR_ARG, "model lab attribution: NULL argument");
     if (al_gen_len(lab->gen) < 1) return al_fail(err, AL_ERR_ARG, "model lab attribution: no tokens yet");
+    /* As the lens: from the parts kept, else a run of its own. */
+    if (!lab->stale)
+        return al_model_dla_of(lab->model, al_gen_ids(lab->gen), al_gen_len(lab->gen), &lab->parts, target, out, cap, err);
     return al_model_dla(lab->model, al_gen_ids(lab->gen), al_gen_len(lab->gen), target, out, cap, err);
 }
 
@@ -765,7 +791,9 @@ int64_t al_model_lab_ahead(al_model_lab *lab, const al_sampler_params *p, int al
     al_status st = al_gen_copy(lab->ahead, lab->gen, err);
     if (st == AL_OK) st = al_gen_set_options(lab->ahead, &opt, err);
     if (st == AL_OK) st = heads_all_on(lab, all_heads, &n_off, err);
-    /* 2. The tokens so far through the model: the next token's distribution, the raw stage. */
+    if (n_off) al_gen_rewind(lab->ahead); /* the caches are of the heads off: every token again */
+    /* 2. The tokens so far through the model (those the caches do not hold): the next token's
+     *    distribution, the raw stage. */
     if (st == AL_OK) st = al_gen_forward(lab->ahead, err);
     if (st == AL_OK) {
         const al_sampler_params raw = {1.0, 0, 1.0, 1.0};
@@ -780,8 +808,7 @@ int64_t al_model_lab_ahead(al_model_lab *lab, const al_sampler_params *p, int al
         else ids[got++] = (int32_t)id;
     }
     heads_back(lab, all_heads, n_off);
-    al_gen_reset(lab->ahead);
-    al_gen_rewind(lab->gen); /* the caches held the second generator's tokens */
+    al_gen_reset(lab->ahead); /* the caches hold its tokens: the lab's run again (al_gen_copy) */
     return st == AL_OK ? got : -1;
 }
 

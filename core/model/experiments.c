@@ -5,6 +5,9 @@
  * a head's output is its slice of the heads merged, o_proj's input (hook_z); the stream entering
  * block l is hook_resid_pre.
  *
+ * The lens and the attribution also read a run already made, whose parts the model kept
+ * (al_model_keep_parts: the page's lab keeps them as its tokens go through): *_of.
+ *
  * Memory: each call allocates what it keeps of its runs (the streams [n_layers + 1, n, hidden],
  * the heads' outputs [n_layers, n, n_heads · head_dim], the FFNs' [n_layers, n, hidden]) and
  * frees it before it returns. */
@@ -84,71 +87,74 @@ al_status al_model_logit_lens(al_model *m, const int32_t *ids, int64_t n, float 
     return AL_OK;
 }
 
+/* lens top and prob [n_layers + 1, n] of a stream [n_layers + 1, stride, hidden] (its first n
+ * positions per layer): a block of rows at a time, each row's logits, then its argmax and its
+ * softmax there. */
+static al_status lens_top(al_model *m, const float *stream, int64_t n, int64_t stride, int32_t *top, float *prob,
+                          al_error *err) {
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t V = hp->vocab, block = 32;
+    float *logits = malloc((size_t)(block * V) * sizeof(float));
+    if (!logits) return al_fail(err, AL_ERR_NOMEM, "logit lens: out of memory");
+    for (int64_t l = 0; l <= hp->n_layers; l++)
+        for (int64_t s0 = 0; s0 < n; s0 += block) {
+            const int64_t k = n - s0 < block ? n - s0 : block, r0 = l * n + s0;
+            al_model_head_forward(m, logits, stream + (l * stride + s0) * hp->hidden, k);
+            for (int64_t r = 0; r < k; r++) {
+                float *row = logits + r * V;
+                const int64_t best = al_sample_greedy(row, V);
+                al_softmax_forward(row, row, 1, V);
+                top[r0 + r] = (int32_t)best;
+                prob[r0 + r] = best >= 0 ? row[best] : 0.0f;
+            }
+        }
+    free(logits);
+    return AL_OK;
+}
+
 al_status al_model_logit_lens_top(al_model *m, const int32_t *ids, int64_t n, int32_t *top, float *prob,
                                   int64_t cap, al_error *err) {
     al_status st = check_tokens(m, "logit lens", ids, n, err);
     if (st != AL_OK) return st;
     const al_model_hparams *hp = al_model_get_hparams(m);
-    const int64_t rows = (hp->n_layers + 1) * n, V = hp->vocab, block = 32;
     if (!top || !prob) return al_fail(err, AL_ERR_ARG, "logit lens: NULL argument");
-    if ((st = check_cap("logit lens", rows, cap, err)) != AL_OK) return st;
-    float *logits = malloc((size_t)(block * V) * sizeof(float));
-    float *stream = logits ? run_streams(m, "logit lens", ids, n, err) : NULL;
-    if (!logits) al_fail(err, AL_ERR_NOMEM, "logit lens: out of memory");
-    if (!stream) {
-        free(logits);
-        return err ? err->status : AL_ERR_NOMEM;
-    }
-    /* A block of rows at a time: each row's logits, then its argmax and softmax there. */
-    for (int64_t r0 = 0; r0 < rows; r0 += block) {
-        const int64_t k = rows - r0 < block ? rows - r0 : block;
-        al_model_head_forward(m, logits, stream + r0 * hp->hidden, k);
-        for (int64_t r = 0; r < k; r++) {
-            float *row = logits + r * V;
-            const int64_t best = al_sample_greedy(row, V);
-            al_softmax_forward(row, row, 1, V);
-            top[r0 + r] = (int32_t)best;
-            prob[r0 + r] = best >= 0 ? row[best] : 0.0f;
-        }
-    }
+    if ((st = check_cap("logit lens", (hp->n_layers + 1) * n, cap, err)) != AL_OK) return st;
+    float *stream = run_streams(m, "logit lens", ids, n, err);
+    if (!stream) return err ? err->status : AL_ERR_NOMEM;
+    st = lens_top(m, stream, n, n, top, prob, err);
     free(stream);
-    free(logits);
-    return AL_OK;
+    return st;
+}
+
+al_status al_model_lens_top_of(al_model *m, const al_model_parts *run, int64_t n, int32_t *top, float *prob,
+                               int64_t cap, al_error *err) {
+    if (!m || !run || !run->stream || !top || !prob) return al_fail(err, AL_ERR_ARG, "logit lens: NULL argument");
+    if (n < 1 || n > run->stride) return al_fail(err, AL_ERR_ARG, "logit lens: %lld tokens of %lld kept", (long long)n,
+                                                 (long long)run->stride);
+    const al_status st = check_cap("logit lens", (al_model_get_hparams(m)->n_layers + 1) * n, cap, err);
+    return st == AL_OK ? lens_top(m, run->stream, n, run->stride, top, prob, err) : st;
 }
 
 /* ---- direct logit attribution ---------------------------------------------------------------- */
 
-al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t target, float *parts, int64_t cap,
-                       al_error *err) {
-    al_status st = check_tokens(m, "logit attribution", ids, n, err);
-    if (st == AL_OK) st = check_id(m, "logit attribution", "target", target, err);
-    if (st != AL_OK) return st;
+/* Target's attribution at each position, parts [L · H + 1 + L, n], from the parts of a run
+ * (their first n positions of stride) made by step 1, the caller's. */
+static al_status dla_of(al_model *m, const int32_t *ids, int64_t n, const al_model_parts *run, int32_t target,
+                        float *parts, al_error *err) {
     const al_model_hparams *hp = al_model_get_hparams(m);
-    const int64_t L = hp->n_layers, H = hp->n_heads, D = hp->head_dim, E = hp->hidden, HD = H * D;
-    if (!parts) return al_fail(err, AL_ERR_ARG, "logit attribution: NULL argument");
-    if ((st = check_cap("logit attribution", (L * H + 1 + L) * n, cap, err)) != AL_OK) return st;
-
-    /* 1. The real run, keeping the stream, each head's output and each FFN's. */
-    float *stream = malloc((size_t)((L + 1) * n * E) * sizeof(float));
-    float *heads = malloc((size_t)(L * n * HD) * sizeof(float));
-    float *ffn = malloc((size_t)(L * n * E) * sizeof(float));
+    const int64_t L = hp->n_layers, H = hp->n_heads, D = hp->head_dim, E = hp->hidden, HD = H * D, S = run->stride;
     double *g = malloc((size_t)E * sizeof(double)), *r = malloc((size_t)HD * sizeof(double));
     double *inv_rms = malloc((size_t)n * sizeof(double));
     float *y = malloc((size_t)E * sizeof(float)), *wo = malloc((size_t)(E * HD) * sizeof(float));
-    if (!stream || !heads || !ffn || !g || !r || !inv_rms || !y || !wo)
+    al_status st = AL_OK;
+    if (!g || !r || !inv_rms || !y || !wo)
         st = al_fail(err, AL_ERR_NOMEM, "logit attribution: out of memory for %lld tokens", (long long)n);
-    al_model_probe p = probe_none();
-    p.stream = stream, p.heads = heads, p.ffn = ffn;
-    if (st == AL_OK) {
-        al_model_reset(m);
-        st = al_model_forward_probe(m, ids, n, &p, NULL, 0, 0, err);
-    }
     if (st == AL_OK) {
         /* 2. The final norm's scale at each position, as the real run divides by it: 1 / rms. */
         const float *final_norm = al_model_get_param(m, AL_MP_FINAL_NORM, 0, 0, NULL);
         float rms;
         for (int64_t s = 0; s < n; s++) {
-            al_rmsnorm_keep_forward(y, &rms, stream + (L * n + s) * E, final_norm, 1, E, hp->eps);
+            al_rmsnorm_keep_forward(y, &rms, run->stream + (L * S + s) * E, final_norm, 1, E, hp->eps);
             inv_rms[s] = 1.0 / (double)rms;
         }
         /* 3. g = w ⊙ U[target]: logit = Σ_i w_i · x_i / rms · U[target, i] = (g · x) / rms, and x
@@ -172,22 +178,66 @@ al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t targe
                 for (int64_t j = 0; j < HD; j++) r[j] += g[i] * wo[i * HD + j];
             for (int64_t h = 0; h < H; h++)
                 for (int64_t s = 0; s < n; s++) {
-                    const float *z = heads + (l * n + s) * HD + h * D;
+                    const float *z = run->heads + (l * S + s) * HD + h * D;
                     double acc = 0.0;
                     for (int64_t d = 0; d < D; d++) acc += (double)z[d] * r[h * D + d];
                     parts[(l * H + h) * n + s] = (float)(acc * inv_rms[s]);
                 }
             /* 5. The block's FFN (or MoE) output, the same way. */
             for (int64_t s = 0; s < n; s++) {
-                const float *f = ffn + (l * n + s) * E;
+                const float *f = run->ffn + (l * S + s) * E;
                 double acc = 0.0;
                 for (int64_t i = 0; i < E; i++) acc += g[i] * f[i];
                 ffn_rows[l * n + s] = (float)(acc * inv_rms[s]);
             }
         }
     }
-    free(stream), free(heads), free(ffn), free(g), free(r), free(inv_rms), free(y), free(wo);
+    free(g), free(r), free(inv_rms), free(y), free(wo);
     return st;
+}
+
+/* The checks both attributions make before anything runs. */
+static al_status check_dla(al_model *m, const int32_t *ids, int64_t n, int32_t target, const float *parts,
+                           int64_t cap, al_error *err) {
+    al_status st = check_tokens(m, "logit attribution", ids, n, err);
+    if (st == AL_OK) st = check_id(m, "logit attribution", "target", target, err);
+    if (st != AL_OK) return st;
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    if (!parts) return al_fail(err, AL_ERR_ARG, "logit attribution: NULL argument");
+    return check_cap("logit attribution", (hp->n_layers * hp->n_heads + 1 + hp->n_layers) * n, cap, err);
+}
+
+al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t target, float *parts, int64_t cap,
+                       al_error *err) {
+    al_status st = check_dla(m, ids, n, target, parts, cap, err);
+    if (st != AL_OK) return st;
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t L = hp->n_layers, E = hp->hidden, HD = hp->n_heads * hp->head_dim;
+    /* 1. The real run, keeping the stream, each head's output and each FFN's. */
+    al_model_parts run = {malloc((size_t)((L + 1) * n * E) * sizeof(float)), malloc((size_t)(L * n * HD) * sizeof(float)),
+                          malloc((size_t)(L * n * E) * sizeof(float)), n};
+    if (!run.stream || !run.heads || !run.ffn)
+        st = al_fail(err, AL_ERR_NOMEM, "logit attribution: out of memory for %lld tokens", (long long)n);
+    al_model_probe p = probe_none();
+    p.stream = run.stream, p.heads = run.heads, p.ffn = run.ffn;
+    if (st == AL_OK) {
+        al_model_reset(m);
+        st = al_model_forward_probe(m, ids, n, &p, NULL, 0, 0, err);
+    }
+    if (st == AL_OK) st = dla_of(m, ids, n, &run, target, parts, err);
+    free(run.stream), free(run.heads), free(run.ffn);
+    return st;
+}
+
+al_status al_model_dla_of(al_model *m, const int32_t *ids, int64_t n, const al_model_parts *run, int32_t target,
+                          float *parts, int64_t cap, al_error *err) {
+    al_status st = check_dla(m, ids, n, target, parts, cap, err);
+    if (st != AL_OK) return st;
+    if (!run || !run->stream || !run->heads || !run->ffn)
+        return al_fail(err, AL_ERR_ARG, "logit attribution: NULL argument");
+    if (n > run->stride)
+        return al_fail(err, AL_ERR_ARG, "logit attribution: %lld tokens of %lld kept", (long long)n, (long long)run->stride);
+    return dla_of(m, ids, n, run, target, parts, err);
 }
 
 /* ---- activation patching --------------------------------------------------------------------- */

@@ -73,6 +73,7 @@ struct al_model {
     float *resid_norms;                  /* the caller's [n_layers + 1, n] capture, or NULL */
     int64_t resid_cap;                   /* its capacity in floats */
     int64_t resid_n, resid_at;           /* the call's n, and where this piece starts in it */
+    al_model_parts kept;                 /* al_model_keep_parts: the caller's stores, or all NULL */
 
     uint8_t *head_off;                   /* [n_layers, n_heads] 1: the head is switched off */
     int64_t n_off;                       /* heads switched off */
@@ -920,6 +921,12 @@ void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap) {
     m->resid_cap = norms ? cap : 0;
 }
 
+void al_model_keep_parts(al_model *m, const al_model_parts *parts) {
+    if (!m) return;
+    if (parts && parts->stride >= m->context) m->kept = *parts;
+    else memset(&m->kept, 0, sizeof m->kept);
+}
+
 const uint8_t *al_model_heads_off(const al_model *m, int64_t layer) {
     return m && m->n_off && layer >= 0 && layer < m->hp.n_layers ? m->head_off + layer * m->hp.n_heads : NULL;
 }
@@ -1061,6 +1068,9 @@ static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logi
     ensure_packed(m);
     start_pool(m, n < m->max_step ? n : m->max_step);
     const int64_t first = probe ? probe->first_layer : 0;
+    al_model_probe kept = {0};
+    kept.patch_layer = kept.resid_layer = -1;
+    if (!probe && m->kept.stream) kept.stream = m->kept.stream, kept.heads = m->kept.heads, kept.ffn = m->kept.ffn;
 
     /* In pieces of at most max_step tokens: a token's numbers do not depend on the piece it
      * went through (each query sees the same keys, summed in the same order). */
@@ -1073,7 +1083,10 @@ static al_status forward(al_model *m, const int32_t *ids, int64_t n, float *logi
             m->resid_n = n, m->resid_at = done;
             if (first == 0) store_resid_norms(m, 0, step); /* the stream as it enters block 0 */
         }
-        blocks(m, 1, step, attn, NULL, probe, done, n);
+        /*    The stores kept (al_model_keep_parts) take the piece at its positions in the
+         *    context, as a probe takes it at its place in the call. */
+        if (kept.stream) blocks(m, 1, step, attn, NULL, &kept, m->len, m->kept.stride);
+        else blocks(m, 1, step, attn, NULL, probe, done, n);
         m->len += step;
         m->route_tokens = step;
         /* 8. Final norm and lm_head for the rows asked for: logits = RMSNorm(x) · headᵀ. */

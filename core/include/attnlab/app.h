@@ -352,9 +352,9 @@ al_status al_gen_resume(al_generator *g, al_error *err);
 void al_gen_rewind(al_generator *g);
 void al_gen_reset(al_generator *g);
 /* into (over the same model) takes from's tokens, options and random numbers, so that its steps
- * draw what from's would; the model's caches are emptied, so from runs its tokens again at its
- * next forward (al_gen_rewind(from) is the caller's, from being const here). */
-al_status al_gen_copy(al_generator *into, const al_generator *from, al_error *err);
+ * draw what from's would, and the model's caches with from's tokens in them (what from had not
+ * run yet, into's next forward runs); from runs its tokens again at its next forward. */
+al_status al_gen_copy(al_generator *into, al_generator *from, al_error *err);
 
 int64_t al_gen_len(const al_generator *g);        /* tokens so far, prompt included; -1 for NULL */
 int64_t al_gen_prompt_len(const al_generator *g);

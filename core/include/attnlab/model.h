@@ -410,6 +410,19 @@ int64_t al_model_routing(const al_model *m, int64_t layer, int32_t *ids, float *
  * call needing more fails with AL_ERR_CAPACITY). NULL (the default) turns it off: no cost. */
 void al_model_capture_resid_norms(al_model *m, float *norms, int64_t cap);
 
+/* The parts the residual stream is the sum of, kept by every forward call from now on (one
+ * without an experiment's probe) at the tokens' positions, for the experiments read from a run
+ * already made (al_model_lens_top_of, al_model_dla_of): stream [n_layers + 1, stride, hidden]
+ * (row l the stream entering block l, row n_layers after the last), heads [n_layers, stride,
+ * n_heads · head_dim] (o_proj's input), ffn [n_layers, stride, hidden] (each block's FFN or MoE
+ * output); stride at least the context. Buffers the caller keeps; NULL parts (the default)
+ * turn it off: no cost. */
+typedef struct {
+    float *stream, *heads, *ffn;
+    int64_t stride; /* the positions each layer's rows hold */
+} al_model_parts;
+void al_model_keep_parts(al_model *m, const al_model_parts *parts);
+
 /* Runs n tokens through the model at positions len .. len+n-1, appending their K and V to
  * every layer's cache (len = al_model_len; 0 after create or reset). n may exceed max_step:
  * the tokens then go through in pieces of max_step, with the same numbers.
@@ -499,6 +512,11 @@ al_status al_model_logit_lens(al_model *m, const int32_t *ids, int64_t n, float 
 al_status al_model_logit_lens_top(al_model *m, const int32_t *ids, int64_t n, int32_t *top, float *prob,
                                   int64_t cap, al_error *err);
 
+/* The same lens of a run already made, its parts kept (al_model_keep_parts): the first n
+ * positions of run's stream, the numbers al_model_logit_lens_top gives for those tokens. */
+al_status al_model_lens_top_of(al_model *m, const al_model_parts *run, int64_t n, int32_t *top, float *prob,
+                               int64_t cap, al_error *err);
+
 /* Direct logit attribution of token `target`: each part the residual stream is the sum of, put
  * through the final RMSNorm with the real run's scale at its position (divided by that
  * position's RMS, times the norm's weight) and dotted with the head's row for target:
@@ -509,6 +527,10 @@ al_status al_model_logit_lens_top(al_model *m, const int32_t *ids, int64_t n, in
  * the ids. */
 al_status al_model_dla(al_model *m, const int32_t *ids, int64_t n, int32_t target, float *parts, int64_t cap,
                        al_error *err);
+/* The same attribution of a run already made over ids [n], its parts kept (al_model_keep_parts:
+ * all three): the numbers al_model_dla gives. */
+al_status al_model_dla_of(al_model *m, const int32_t *ids, int64_t n, const al_model_parts *run, int32_t target,
+                          float *parts, int64_t cap, al_error *err);
 
 /* Activation patching from ids clean [n] into corrupt [n], the metric logit(answer) −
  * logit(wrong) at the last position:
