@@ -44,7 +44,7 @@ import * as ModelView from './view.js';
     page.state.mhead = snap.head;
     page.state.gen = snap.len - snap.promptLen;
     ModelView.render(snap, lazy);
-    Experiments.onSnapshot(snap, lazy);
+    Experiments.onSnapshot(snap);
     renderButtons(snap);
     page.writeHash();
     void document.body.offsetHeight; // the layout the new DOM needs, done now

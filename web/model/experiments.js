@@ -30,6 +30,7 @@ import * as ExperimentCharts from './experiments-charts.js';
     inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's,
                    // but for the charts off the screen that wait to come into view)
     patchRun: null, // the last patch asked for, until drawn
+    expComing: false, // a snapshot is drawn whose experiment was asked for with it
   };
   const charts = {};
   const images = {};
@@ -104,21 +105,37 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
 
   // The heads off as the state has them, sent to the worker: every chart comes back redrawn.
+  // Two requests at once, the snapshot of the lab with those heads off and then the panel's
+  // experiment: the worker computes the second while the first's charts are drawn here.
   function ablate() {
     message('');
     syncHeads();
     page.writeHash();
     const heads = offHeads();
     state.ablating++;
-    return answered(state.api.queue(() => state.api.client().request('ablate', {
-      heads, view: state.api.viewArgs(), sampler: state.api.sampler(), count: COUNT, target: page.state.dla,
-    })).then((snap) => {
-      state.ablating--;
-      state.api.show(snap, true);
+    return answered(state.api.queue(async () => {
+      const client = state.api.client();
+      const snapshot = client.request('ablate', { heads, view: state.api.viewArgs() });
+      const experiment = client.request('experiment', { sampler: state.api.sampler(), count: COUNT, target: page.state.dla });
+      experiment.catch(() => {}); // said below, once the snapshot is drawn (or refused)
+      let snap;
+      try {
+        snap = await snapshot;
+      } finally {
+        state.ablating--;
+      }
+      state.expComing = true; // drawn below: the snapshot asks for no other
+      try {
+        state.api.show(snap, true);
+      } finally {
+        state.expComing = false;
+      }
+      const { exp } = await experiment;
+      state.expKey = expKeyOf(snap);
+      render(exp, true);
       // its maps are of the heads off too: patched again once they are on the screen
       if (state.patch && !state.patch.mismatch) OnScreen.draw(patchBox(), null, runPatch, true);
-    })
-      .catch((e) => { state.ablating--; message(page.t.errorPrefix + e.message); }));
+    }).catch((e) => message(page.t.errorPrefix + e.message)));
   }
 
   function toggle(layer, head) {
@@ -130,11 +147,14 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
 
   // ---------------------------------------------------------------- what it changes
+  // What an experiment on the lab as snap shows it is of.
+  const expKeyOf = (snap) => JSON.stringify([snap.serial, snap.len, snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
+
   // The experiment for the state as it stands (one request waiting at most), unless Play runs.
   function refresh() {
     if (!state.api || state.queued || state.api.playing() || !state.snap || !state.snap.len) return;
     // what the experiment is of: the same as the one drawn (a head opened, say) asks for none
-    const key = JSON.stringify([state.snap.serial, state.snap.len, state.snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
+    const key = expKeyOf(state.snap);
     if (key === state.expKey) return;
     state.expKey = key;
     state.queued = true;
@@ -405,16 +425,13 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
 
   // Every snapshot drawn: the heads the lab has off (the truth for the link), the core's word
-  // if it refused the link's, and the experiment it came with (or one asked for).
-  function onSnapshot(snap, lazy = false) {
+  // if it refused the link's, and an experiment asked for it (unless one is on its way).
+  function onSnapshot(snap) {
     state.snap = snap;
     if (snap.off && !state.ablating) page.state.off = State.headsText(snap.off);
     if (snap.ablationError) message(page.t.errorPrefix + snap.ablationError);
     syncHeads();
-    if (snap.exp) {
-      state.expKey = JSON.stringify([snap.serial, snap.len, snap.finish, page.state.off, state.api.sampler(), page.state.dla]);
-      render(snap.exp, lazy);
-    } else refresh();
+    if (!state.expComing) refresh();
   }
 
   function onLanguage() {

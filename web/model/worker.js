@@ -15,9 +15,8 @@
 //   eos    {on, view}                               go on past the end token or not (a text that
 //                                                   ended there resumes) → a snapshot
 //   fingerprint {files}                             each file's fingerprint (al_file_fingerprint)
-//   ablate {heads, view, sampler, count, target}    those heads off ([[layer, head], …]) → a
-//                                                   snapshot with the Experiments panel's data (exp)
-//   experiment {sampler, count, target}             the Experiments panel's data alone (exp)
+//   ablate {heads, view}                            those heads off ([[layer, head], …]) → a snapshot
+//   experiment {sampler, count, target}             the Experiments panel's data (exp)
 //   patch  {clean, corrupt, answer, wrong}          activation patching of two prompts' texts
 // prompt and ids take heads too: switched off before the prompt runs.
 // view: {layer, head, thumb, sampler}: which head to send whole, the thumbnails' size, the
@@ -203,12 +202,10 @@ import { serve } from '../core/protocol.js';
     },
     prompt({ text, seed, view, eos = false, heads }) { return fresh(() => lab.prompt(text, seed), view, eos, heads); },
     ids({ ids, seed, view, eos = false, heads }) { return fresh(() => lab.promptIds(ids, seed), view, eos, heads); },
-    ablate({ heads, view, sampler, count, target }) {
+    ablate({ heads, view }) {
       need();
       lab.setAblation(heads);
-      const s = snapshot(view);
-      s.exp = experiment({ sampler, count, target });
-      return s;
+      return snapshot(view);
     },
     experiment(args) {
       need();
