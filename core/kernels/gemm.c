@@ -47,8 +47,8 @@ void al_pack_panels(float *packed, const float *w, int64_t n, int64_t k) {
 }
 
 /* 16-bit weights widened to float32, exactly: a half through the hardware's conversion where
- * there is one (AVX-512's vcvtph2ps) or al_f16_bits_to_f32_bits, which gives the same bits; a
- * bfloat16 is the top half of its float. */
+ * there is one (vcvtph2ps: AVX-512's 16 at a time, F16C's 8) or al_f16_bits_to_f32_bits, which
+ * gives the same bits; a bfloat16 is the top half of its float. */
 static float widen_one(const uint16_t *in, al_weight_dtype dtype, int64_t i) {
     return al_float_of_bits(dtype == AL_WEIGHTS_F16 ? al_f16_bits_to_f32_bits(in[i]) : (uint32_t)in[i] << 16);
 }
@@ -74,18 +74,35 @@ __attribute__((target("avx512f"))) static void widen_block_avx512(float *out, co
     }
     for (; i < n; i++) out[i] = widen_one(in, dtype, i);
 }
+/* The CPUs with AVX2 but not AVX-512 (Zen, Haswell to Alder Lake): without it, a half went
+ * through al_f16_bits_to_f32_bits one at a time and an f16 decode step took 7× the f32 one. */
+__attribute__((target("avx2,f16c"))) static void widen_block_f16c(float *out, const uint16_t *in,
+                                                                   al_weight_dtype dtype, int64_t n) {
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m128i h = _mm_loadu_si128((const __m128i *)(in + i));
+        const __m256 f = dtype == AL_WEIGHTS_F16 ? _mm256_cvtph_ps(h)
+                                                 : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+        _mm256_storeu_ps(out + i, f);
+    }
+    for (; i < n; i++) out[i] = widen_one(in, dtype, i);
+}
 #endif
 
 /* n contiguous 16-bit elements widened into out (a block of packed panels). */
 static void widen_block(float *out, const uint16_t *in, al_weight_dtype dtype, int64_t n) {
 #if defined(AL_X86_DISPATCH)
-    static int avx512 = -1;
-    if (avx512 < 0) {
+    static int isa = -1; /* 2: AVX-512, 1: AVX2 and F16C, 0: neither */
+    if (isa < 0) {
         __builtin_cpu_init();
-        avx512 = __builtin_cpu_supports("avx512f") != 0;
+        isa = __builtin_cpu_supports("avx512f") ? 2 : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
     }
-    if (avx512) {
+    if (isa == 2) {
         widen_block_avx512(out, in, dtype, n);
+        return;
+    }
+    if (isa == 1) {
+        widen_block_f16c(out, in, dtype, n);
         return;
     }
 #endif
@@ -356,6 +373,79 @@ __attribute__((target("avx2,fma"))) static void kernel_avx2(int m, int64_t kc, c
         }
     }
     tile_store(tile, m, c, ldc, cols);
+}
+
+/* AVX2 + FMA, one or two rows of A (a decode step) against up to AVX2_PANELS panels of B side
+ * by side: kernel_avx2 on one panel keeps 2 accumulators, whose fused multiply-adds wait on
+ * each other's latency (4 cycles for 2 of them); here 8 are in flight. B is float32 panels
+ * (row stride ldb) or 16-bit ones (rows of NR) widened as they are loaded (F16C's vcvtph2ps, a
+ * bfloat16's shift), so a decode step reads 2 bytes a weight and writes none back. The same
+ * fused multiply-adds in the same order as kernel_avx2 over panels widened by widen_block: the
+ * same bits. b: element `at` of B's storage; `panels` panels panel_stride elements apart, the
+ * last with last_cols columns. */
+enum { AVX2_PANELS = 4 };
+typedef enum { AVX2_B_F32, AVX2_B_F16, AVX2_B_BF16 } avx2_b;
+__attribute__((target("avx2,fma,f16c"), always_inline)) static inline __m256 avx2_load_b(const void *b, int64_t i,
+                                                                                       avx2_b kind) {
+    if (kind == AVX2_B_F32) return _mm256_loadu_ps((const float *)b + i);
+    const __m128i h = _mm_loadu_si128((const __m128i *)((const uint16_t *)b + i));
+    return kind == AVX2_B_F16 ? _mm256_cvtph_ps(h) : _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+}
+__attribute__((target("avx2,fma,f16c"), always_inline)) static inline void avx2_rows(
+    const int R, const int P, const avx2_b kind, int64_t kc, const float *a, int64_t lda, const void *b, int64_t at,
+    int64_t panel_stride, int64_t ldb, float *c, int64_t ldc, int last_cols, int accumulate) {
+    float tile[2][AVX2_PANELS * NR] = {{0}};
+    const int width = (P - 1) * NR + last_cols; /* C's columns */
+    for (int i = 0; i < R; i++)
+        if (accumulate) memcpy(tile[i], c + i * ldc, (size_t)width * sizeof(float));
+    __m256 acc[2][AVX2_PANELS][2];
+    for (int i = 0; i < R; i++)
+        for (int p = 0; p < P; p++) {
+            acc[i][p][0] = _mm256_loadu_ps(tile[i] + p * NR);
+            acc[i][p][1] = _mm256_loadu_ps(tile[i] + p * NR + 8);
+        }
+    for (int64_t kk = 0; kk < kc; kk++) {
+        _Pragma("GCC unroll 4") for (int p = 0; p < P; p++) {
+            const int64_t row = at + p * panel_stride + kk * ldb;
+            const __m256 b0 = avx2_load_b(b, row, kind), b1 = avx2_load_b(b, row + 8, kind);
+            _Pragma("GCC unroll 2") for (int i = 0; i < R; i++) {
+                const __m256 ai = _mm256_broadcast_ss(a + i * lda + kk);
+                acc[i][p][0] = _mm256_fmadd_ps(ai, b0, acc[i][p][0]);
+                acc[i][p][1] = _mm256_fmadd_ps(ai, b1, acc[i][p][1]);
+            }
+        }
+    }
+    for (int i = 0; i < R; i++) {
+        for (int p = 0; p < P; p++) {
+            _mm256_storeu_ps(tile[i] + p * NR, acc[i][p][0]);
+            _mm256_storeu_ps(tile[i] + p * NR + 8, acc[i][p][1]);
+        }
+        memcpy(c + i * ldc, tile[i], (size_t)width * sizeof(float));
+    }
+}
+/* m rows (1 or 2; two rows take at most 2 panels, keeping 8 accumulators) of that kernel. */
+__attribute__((target("avx2,fma,f16c"))) static void kernel_avx2_rows(int m, int panels, int64_t kc, const float *a,
+                                                                    int64_t lda, al_bmat b, int64_t at, int64_t ldb,
+                                                                    float *c, int64_t ldc, int last_cols,
+                                                                    int accumulate) {
+    const avx2_b kind = b.dtype == AL_WEIGHTS_F32 ? AVX2_B_F32 : b.dtype == AL_WEIGHTS_F16 ? AVX2_B_F16 : AVX2_B_BF16;
+#define AVX2_ROWS_CASE(R, P, K) avx2_rows(R, P, K, kc, a, lda, b.p, at, b.panel_stride, ldb, c, ldc, last_cols, accumulate)
+#define AVX2_ROWS_KIND(R, P)                                                                              \
+    (kind == AVX2_B_F32 ? AVX2_ROWS_CASE(R, P, AVX2_B_F32)                                                \
+     : kind == AVX2_B_F16 ? AVX2_ROWS_CASE(R, P, AVX2_B_F16) : AVX2_ROWS_CASE(R, P, AVX2_B_BF16))
+    if (m == 2) {
+        if (panels == 2) AVX2_ROWS_KIND(2, 2);
+        else AVX2_ROWS_KIND(2, 1);
+    } else {
+        switch (panels) {
+        case 4: AVX2_ROWS_KIND(1, 4); break;
+        case 3: AVX2_ROWS_KIND(1, 3); break;
+        case 2: AVX2_ROWS_KIND(1, 2); break;
+        default: AVX2_ROWS_KIND(1, 1); break;
+        }
+    }
+#undef AVX2_ROWS_KIND
+#undef AVX2_ROWS_CASE
 }
 
 /* AVX-512: up to 12 rows × 1 vector of 16 = 12 accumulators. */
@@ -759,6 +849,7 @@ typedef void (*pair_kernel_fn)(int m, int64_t kc, const float *a, int64_t lda, c
                                const float *b1, int64_t ldb, float *c, int64_t ldc, int cols1,
                                int accumulate);
 static pair_kernel_fn g_pair_kernel;
+static int g_rows_avx2; /* kernel_avx2_rows: AVX2 with FMA and F16C, not AVX-512 */
 
 /* The kernel for this machine and its row block, chosen once. */
 static kernel_fn pick_kernel(int *mr) {
@@ -772,6 +863,7 @@ static kernel_fn pick_kernel(int *mr) {
     }
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
         *mr = 6;
+        g_rows_avx2 = __builtin_cpu_supports("f16c") != 0;
         return kernel_avx2;
     }
 #endif
@@ -800,7 +892,10 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
         return;
     }
 #endif
-    const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX && !widen_in_kernel ? KC16 : KC;
+    /* AVX2: one or two rows against several panels at once (kernel_avx2_rows), 16-bit B widened
+     * as it is loaded; float32 B when its panels are padded (NR columns each) */
+    const int rows_avx2 = g_rows_avx2 && m <= 2 && (b.dtype != AL_WEIGHTS_F32 || b.padded);
+    const int64_t kblock = b.dtype != AL_WEIGHTS_F32 && m < 2 * MR_MAX && !widen_in_kernel && !rows_avx2 ? KC16 : KC;
     float wide0[KC * NR], wide1[KC * NR];
     for (int64_t k0 = 0; k0 < k; k0 += kblock) {
         const int64_t kc = k - k0 < kblock ? k - k0 : kblock;
@@ -828,6 +923,16 @@ static void gemm_blocks(float *c, int64_t ldc, const float *a, int64_t lda, al_b
                 const panel_steps st = {0, b.panel_stride, NR, 0xFFFF, keep_of(last_cols < NR ? (int)last_cols : NR)};
                 kernel_avx512_rows((int)m, panels, kc, a + k0, lda, (const float *)b.p + at, b.row_stride, c + j, ldc, st,
                                    acc);
+                j += panels * NR;
+                continue;
+            }
+            if (rows_avx2) {
+                const int most = m == 1 ? AVX2_PANELS : 2;
+                const int64_t left = (n - j + NR - 1) / NR;
+                const int panels = left < most ? (int)left : most;
+                const int64_t last_cols = n - j - (panels - 1) * NR;
+                kernel_avx2_rows((int)m, panels, kc, a + k0, lda, b, at, ldb, c + j, ldc, last_cols < NR ? (int)last_cols : NR,
+                                 acc);
                 j += panels * NR;
                 continue;
             }

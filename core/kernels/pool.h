@@ -19,17 +19,18 @@ int al_pool_threads(const al_pool *p); /* 1 for NULL */
  * own thread (part 0 on the caller's), returning when all have returned. */
 void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *ctx);
 
-/* Products of fewer multiply-adds than this run on the caller's thread alone: waking the pool
- * costs some 4.5 µs (2 threads on this 2-core machine, measured with one row of A against
- * packed float32 panels), while one thread does 200K multiply-adds in 7 µs (768×256) and
- * 262K (512×512) in 22 µs against 13 µs on two. Every product of a stories260K decode step
- * (11K to 33K) is below it: the pool's 11 wake-ups per token had made two threads slower than
- * one. The bits are the same either way (each output summed by one thread). */
-/* In WebAssembly a parked thread starts its part 25 to 60 µs after the job went out (Chromium,
- * memory.atomic.wait32): the 352K multiply-adds of a stories260K FFN product on a chunk of 32
- * tokens (the model lab's prefill) take 26 µs on one thread, and pooled they had made the prefill
- * 0.82× as fast on two threads as on one. Products below 2^19 stay on the caller's thread there:
- * those, and a MiniMind-3 decode step's 768×384 key and value projections. */
+/* Products of fewer multiply-adds than this run on the caller's thread alone; the bits are the
+ * same either way (each output summed by one thread).
+ * - WebAssembly: a parked thread starts its part 25 to 60 µs after the job went out (Chromium,
+ *   memory.atomic.wait32), and the 352K multiply-adds of a stories260K FFN product on a chunk of
+ *   32 tokens (the model lab's prefill) take 26 µs on one thread: pooled, they had made the
+ *   prefill 0.82× as fast on two threads as on one. 2^19 keeps those, and a MiniMind-3 decode
+ *   step's 768×384 key and value projections, on the caller's thread.
+ * - Native: waking the pool costs some 4.5 µs (2 threads on a 2-core Xeon, measured with
+ *   one row of A against packed float32 panels), while one thread does 200K multiply-adds in
+ *   7 µs (768×256) and 262K (512×512) in 22 µs against 13 µs on two. Every product of a
+ *   stories260K decode step (11K to 33K) is below 2^18: the pool's 11 wake-ups per token had
+ *   made two threads slower than one. */
 #if defined(__wasm__)
 #define AL_POOL_MIN_MACS ((int64_t)1 << 19)
 #else
