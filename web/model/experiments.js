@@ -30,7 +30,6 @@ import * as ExperimentCharts from './experiments-charts.js';
     inFlight: 0,   // the panel's requests not answered yet (0: what it shows is the state's,
                    // but for the charts off the screen that wait to come into view)
     patchRun: null, // the last patch asked for, until drawn
-    expComing: false, // a snapshot is drawn whose experiment was asked for with it
   };
   const charts = {};
   const images = {};
@@ -124,18 +123,15 @@ import * as ExperimentCharts from './experiments-charts.js';
       } finally {
         state.ablating--;
       }
-      state.expComing = true; // drawn below: the snapshot asks for no other
-      try {
-        state.api.show(snap, true);
-      } finally {
-        state.expComing = false;
-      }
-      const { exp } = await experiment;
-      state.expKey = expKeyOf(snap);
-      render(exp, true);
+      state.expKey = expKeyOf(snap); // on its way: the snapshot asks for no other
+      state.api.show(snap, true);
+      render((await experiment).exp, true);
       // its maps are of the heads off too: patched again once they are on the screen
       if (state.patch && !state.patch.mismatch) OnScreen.draw(patchBox(), null, runPatch, true);
-    }).catch((e) => message(page.t.errorPrefix + e.message)));
+    }).catch((e) => {
+      state.expKey = ''; // none came: the next refresh asks again
+      message(page.t.errorPrefix + e.message);
+    }));
   }
 
   function toggle(layer, head) {
@@ -425,13 +421,13 @@ import * as ExperimentCharts from './experiments-charts.js';
   }
 
   // Every snapshot drawn: the heads the lab has off (the truth for the link), the core's word
-  // if it refused the link's, and an experiment asked for it (unless one is on its way).
+  // if it refused the link's, and an experiment asked for it (none if one is on its way).
   function onSnapshot(snap) {
     state.snap = snap;
     if (snap.off && !state.ablating) page.state.off = State.headsText(snap.off);
     if (snap.ablationError) message(page.t.errorPrefix + snap.ablationError);
     syncHeads();
-    if (!state.expComing) refresh();
+    refresh();
   }
 
   function onLanguage() {
