@@ -255,6 +255,17 @@ test('a head switched off: the charts on the screen redrawn at once, those off i
     head: await cellsOf(page, 'chart-head') };
   await page.click('#exp-heads button[data-layer="2"][data-head="6"]');
   await page.waitForFunction(() => window.attnlab.page.state.off === '2.6' && window.attnlab.experiments.state.inFlight === 0);
+  // the heatmaps redrawn on the screen (their layout unchanged: no Chart.js update) show what
+  // the same charts drawn anew show, pixel for pixel, in a page opened with 2.6 off
+  const pictures = (p) => p.evaluate(() => ['chart-exp-lens', 'chart-head'].map((id) => document.getElementById(id).toDataURL()));
+  const fresh = await openPage(browser.context, served + hash({ text: FIXTURE.clean_text, layer: 3, mhead: 1, off: '2.6' }), SIZES.desktop);
+  await panelDrawn(fresh.page);
+  await scrollTo(fresh.page, 'exp-heads');
+  const [redrawn, anew] = [await pictures(page), await pictures(fresh.page)];
+  assert.ok(redrawn[0] === anew[0], 'the lens redrawn after the toggle is not the lens drawn anew with 2.6 off');
+  assert.ok(redrawn[1] === anew[1], 'head 3.1 redrawn after the toggle is not the head drawn anew with 2.6 off');
+  assert.deepEqual(fresh.problems, []);
+  await fresh.page.close();
   const shown = await page.evaluate(() => {
     const e = window.attnlab.experiments.state.exp;
     const bars = window.Chart.getChart(document.getElementById('chart-exp-next')).data.datasets[1].data;

@@ -23,18 +23,13 @@ import { kvSharing } from './facts.js';
   // ---------------------------------------------------------------- drawing
   // Draws a chart unless it already shows exactly this: `key` names everything its data was
   // computed from, so an unchanged chart is not redrawn (a seed change leaves the mask, the RoPE
-  // angles and the KV charts as they are). For a heatmap, `layout` names what its axes, title
-  // and outline come from: when only the cells changed, makeConfig has repainted its image and
-  // the chart is redrawn as it stands, without Chart.js's update and layout.
+  // angles and the KV charts as they are). A heatmap whose axes and title stay the same is
+  // redrawn without Chart.js's update (page.drawChart).
   const drawnKeys = {};
-  const drawnLayouts = {};
-  function drawIfChanged(canvasId, key, makeConfig, layout = null) {
+  function drawIfChanged(canvasId, key, makeConfig) {
     if (key !== null && drawnKeys[canvasId] === key && charts[canvasId]) return;
-    const config = makeConfig();
-    if (layout !== null && drawnLayouts[canvasId] === layout && charts[canvasId]) charts[canvasId].draw();
-    else draw(canvasId, config);
+    draw(canvasId, makeConfig());
     drawnKeys[canvasId] = key;
-    drawnLayouts[canvasId] = layout;
   }
 
   const draw = (canvasId, config) => page.drawChart(charts, canvasId, config);
@@ -84,8 +79,7 @@ import { kvSharing } from './facts.js';
     // 3. attention weights: chosen head, every head, GQA map
     const weights = session.attention.values;
     drawIfChanged('chart-attn', null, () => AttnChart.attnConfig(
-      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')),
-    `${len}|${state.head}|${kvMap[state.head]}|${newestRow}|${state.lang}`);
+      { weights, len, head: state.head, kvHead: kvMap[state.head], newestRow, t, lang: state.lang, image: imageFor('chart-attn'), cellsKey: `${cells}|${state.head}` }, $('tip-attn')));
     exports.attn = () => ({ csv: matrixCsv(weights, len, len, `${t.query}\\${t.key}`), canvas: 'chart-attn', title: `${t.attnTitle} — head ${state.head} (${t.kvHead} ${kvMap[state.head]})`, tokens: len, scale: 'linear' });
     renderHeadGrid(state, kvMap, cells);
     renderGqaMap(state, kvMap);

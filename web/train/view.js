@@ -177,6 +177,7 @@ import { page } from '../ui/page.js';
     grid.plugins.push(HEADS_OFF);
     grid.options.plugins.headsOff = { heads: view.ablation.map((p) => [...p]), text: t.trainAblateGridOff,
       values: view.ablation.map(([l, h]) => (last ? values[l * Hn + h].toFixed(2) : '')) }; // as the cells write them
+    grid.layoutKey += JSON.stringify(grid.options.plugins.headsOff); // options of its own: in the key
     draw('chart-roles-grid', grid);
   }
 

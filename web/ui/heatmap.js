@@ -347,7 +347,10 @@ import { stringsOf } from './i18n.js';
   // `tooltip` is a DOM element to position on hover.
   // The image also carries the matrix it shows (image.cells), which the hover and the labels
   // read: a chart whose axes and title stay the same is then brought up to date by repainting
-  // the image and redrawing (chart.draw()), without Chart.js's update and layout.
+  // the image and redrawing (chart.draw()), without Chart.js's update and layout. The config's
+  // layoutKey names everything else the chart's options are made of (null without m.image):
+  // page.drawChart redraws a chart whose key is unchanged. A caller that adds options of its
+  // own to the config adds what they are made of to the key.
   function heatmapConfig(m, tooltip) {
     const image = m.image || (typeof document !== 'undefined' ? document.createElement('canvas') : null);
     if (image) {
@@ -389,8 +392,12 @@ import { stringsOf } from './i18n.js';
     });
     const t = stringsOf(m.lang).heatmap;
     const outlined = m.highlightRow !== undefined && m.highlightRow >= 0;
+    const layoutKey = image && m.image ? JSON.stringify([m.rows, m.cols, m.title, m.xLabel, m.yLabel, m.rowNames || null,
+      m.colNames || null, barTexts(m), m.legend ? m.legend.map((item) => item.text) : null, outlined ? m.highlightRow : -1,
+      m.outlineCells || null, m.lang, tooltip ? tooltip.id : null]) : null;
     return {
       type: 'scatter',
+      layoutKey,
       data: { datasets: [{ data: [] }] },
       // Chart.js calls onHover only inside the chart area: the pointer leaving it (onto the
       // axes, or off the canvas) hides the tooltip here.

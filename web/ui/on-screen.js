@@ -7,36 +7,40 @@
 
   const kept = new Map(); // element -> the drawing it waits for
   const drawnKeys = new WeakMap(); // element -> what its drawing was made from
+  const nearNow = new WeakMap(); // element -> within MARGIN of the window, as the observer last said
   let observer = null;
 
-  // Within MARGIN of the window and taking room (a hidden panel's element has no box).
+  // Within MARGIN of the window and taking room (a hidden panel's element has no box). Measured
+  // the first time it is asked of el, then watched: after that the observer's word, which costs
+  // no layout (a drawing asked after the DOM changed would otherwise force one). The observer
+  // speaks at the next frame when el comes into view: a drawing kept a frame too long runs then.
   function near(el) {
+    if (nearNow.has(el)) return nearNow.get(el);
     const box = el.getBoundingClientRect();
-    if (!box.width && !box.height) return false;
-    return box.bottom > -MARGIN && box.top < innerHeight + MARGIN && box.right > 0 && box.left < innerWidth;
+    const is = !!(box.width || box.height) && box.bottom > -MARGIN && box.top < innerHeight + MARGIN && box.right > 0 && box.left < innerWidth;
+    if (typeof IntersectionObserver === 'function') {
+      observer ||= new IntersectionObserver((entries) => {
+        for (const e of entries) {
+          nearNow.set(e.target, e.isIntersecting);
+          if (e.isIntersecting) run(e.target);
+        }
+      }, { rootMargin: `${MARGIN}px 0px` });
+      nearNow.set(el, is);
+      observer.observe(el);
+    }
+    return is;
   }
 
   function run(el) {
     const fn = kept.get(el);
     if (!fn) return;
     kept.delete(el);
-    if (observer) observer.unobserve(el);
     fn();
-  }
-
-  function watch(el) {
-    if (typeof IntersectionObserver !== 'function') { run(el); return; }
-    observer ||= new IntersectionObserver((entries) => {
-      for (const e of entries) if (e.isIntersecting) run(e.target);
-    }, { rootMargin: `${MARGIN}px 0px` });
-    observer.observe(el);
   }
 
   // The drawing kept for el given up (a newer one was done, or el shows what it asks already).
   function drop(el) {
-    if (!kept.has(el)) return;
     kept.delete(el);
-    if (observer) observer.unobserve(el);
   }
 
   // fn draws el from what `key` names (null: something new every time): not again if el shows
@@ -49,9 +53,8 @@
       drawing();
       return;
     }
-    const waiting = kept.has(el);
     kept.set(el, drawing);
-    if (!waiting) watch(el);
+    if (typeof IntersectionObserver !== 'function') run(el); // nothing to say when: at once
   }
 
   // What el's drawing was made from forgotten (its chart went away): the next draw draws.

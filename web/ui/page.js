@@ -19,17 +19,26 @@ import * as State from './state.js';
 
   // ---------------------------------------------------------------- charts
   // Draws config on the canvas canvasId, keeping the chart in charts (canvas id -> Chart): the
-  // same type is updated in place (no animation), another type replaces it.
+  // same type is updated in place (no animation), another type replaces it. A heatmap whose
+  // layout is unchanged (config.layoutKey, heatmap.js), its cells repainted already, is redrawn
+  // as it stands, without Chart.js's update and layout.
   page.drawChart = (charts, canvasId, config) => {
     const existing = charts[canvasId];
+    const layoutKey = config.layoutKey || null;
     if (existing && existing.config.type === config.type) {
+      if (layoutKey !== null && existing.$layoutKey === layoutKey) {
+        existing.draw();
+        return existing;
+      }
       existing.data = config.data;
       existing.options = config.options;
       existing.update('none');
+      existing.$layoutKey = layoutKey;
       return existing;
     }
     if (existing) existing.destroy();
     charts[canvasId] = new window.Chart($(canvasId), config);
+    charts[canvasId].$layoutKey = layoutKey;
     return charts[canvasId];
   };
 
