@@ -256,7 +256,40 @@ static void check_threads(al_model *m, const char *what) {
     free(all_one), free(one), free(more);
 }
 
-static void test_threads(const char *fixtures, const char *stories) {
+/* A longer run on 1, 2 and 3 threads, where the attention's heads are shared out too
+ * (model/attend.c): a prefill of `prefill` tokens in one pass, its attention weights captured
+ * (every query head's rows written by the thread that computed them), then greedy decode
+ * steps, past 2^18 multiply-adds of attention each after 341 tokens, whose KV heads are then
+ * shared out. The logits and the weights bit for bit. prefill: at most MAX_PREFILL. */
+static void check_threads_attention(al_model *m, const char *what, int prefill) {
+    enum { MAX_PREFILL = 360, STEPS = 4 };
+    const al_model_hparams *hp = al_model_get_hparams(m);
+    const int64_t V = hp->vocab, A = hp->n_layers * hp->n_heads * prefill * prefill;
+    int32_t ids[MAX_PREFILL + STEPS];
+    for (int i = 0; i < prefill; i++) ids[i] = (int32_t)((i * 37 + 11) % V);
+    float *logits[2], *attn[2];
+    al_error err = {0};
+    for (int threads = 1; threads <= 3; threads++) {
+        const int r = threads > 1;
+        if (threads <= 2) logits[r] = malloc((size_t)((STEPS + 1) * V) * sizeof(float)), attn[r] = malloc((size_t)A * sizeof(float));
+        CHECK(al_model_set_threads(m, threads, &err) == AL_OK, "%s: %d threads: %s", what, threads, err.msg);
+        al_model_reset(m);
+        CHECK(al_model_forward(m, ids, prefill, logits[r], 1, V, attn[r], A, &err) == AL_OK, "%s: prefill: %s", what, err.msg);
+        for (int64_t s = 0; s < STEPS; s++) {
+            ids[prefill + s] = (int32_t)al_sample_greedy(logits[r] + s * V, V);
+            CHECK(al_model_forward(m, ids + prefill + s, 1, logits[r] + (s + 1) * V, 1, V, NULL, 0, &err) == AL_OK,
+                  "%s: step: %s", what, err.msg);
+        }
+        if (!r) continue;
+        CHECK(memcmp(attn[0], attn[1], (size_t)A * sizeof(float)) == 0, "%s: the prefill's attention on %d threads differs",
+              what, threads);
+        CHECK(memcmp(logits[0], logits[1], (size_t)((STEPS + 1) * V) * sizeof(float)) == 0,
+              "%s: the prefill's and the steps' logits on %d threads differ", what, threads);
+    }
+    for (int r = 0; r < 2; r++) free(logits[r]), free(attn[r]);
+}
+
+static void test_threads(const char *fixtures, const char *stories, int short_run) {
     /* 1. loaded models: float32, 16-bit and MoE fixtures, and stories260K */
     const char *names[] = {"dense_f32", "dense_f16", "dense_bf16", "moe_top2_norm", "moe_top1_nonorm_bf16", "untied"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -294,6 +327,16 @@ static void test_threads(const char *fixtures, const char *stories) {
         if (r) check_threads(r, moe ? "random MoE" : "random dense");
         al_model_free(r);
     }
+    /* 3. the attention's heads shared out: GQA (6 query heads on 3 KV heads, head_dim 64); a
+     *    short run (under valgrind) shares out the prefill's alone (384 · 40² multiply-adds) */
+    {
+        const al_model_hparams hp = al_minimind_hparams_for(500, 384, 1, 6, 3);
+        al_model *r = NULL;
+        CHECK(al_model_create(&hp, 384, 384, &r, &err) == AL_OK && al_model_fill_random(r, 11, &err) == AL_OK, "random: %s",
+              err.msg);
+        if (r) check_threads_attention(r, short_run ? "random GQA, 40 tokens" : "random GQA, 360 tokens", short_run ? 40 : 360);
+        al_model_free(r);
+    }
 }
 
 int main(int argc, char **argv) {
@@ -306,6 +349,7 @@ int main(int argc, char **argv) {
     test_fixture(fixtures, "attn_only", -1);
     test_fixture(fixtures, "gqa_4x2", -1);
     test_llama2c(argc > 2 ? argv[2] : "models/stories260K/stories260K.bin");
-    test_threads(fixtures, argc > 2 ? argv[2] : "models/stories260K/stories260K.bin");
+    /* a third argument "short": the attention's threads checked on a short run alone */
+    test_threads(fixtures, argc > 2 ? argv[2] : "models/stories260K/stories260K.bin", argc > 3 && !strcmp(argv[3], "short"));
     CHECK_DONE();
 }

@@ -75,6 +75,50 @@ void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, a
     }
 }
 
+/* Step 5 of al_attn_block_forward for sequence s, shared out by heads: part `part` of `parts`
+ * attends to query heads [h0, h1) (a decode step: KV heads [g0, g1) and their n_rep query
+ * heads each), in the scratch of its own. */
+typedef struct {
+    float *weights; /* [batch, H, seq, L] or NULL */
+    const al_attn_bufs *b;
+    al_kv_cache *cache;
+    int64_t H, KV, D, n_rep, seq, past, L;
+    float scale;
+    int grouped;
+    int64_t s;
+} attend_job;
+
+static void attend_part(void *ctx, int part, int parts) {
+    const attend_job *j = ctx;
+    const al_attn_bufs *b = j->b;
+    const int64_t H = j->H, KV = j->KV, D = j->D, seq = j->seq, L = j->L, s = j->s;
+    float *scores = part == 0 ? b->scores : b->scores_more + (part - 1) * b->scores_each;
+    const int64_t units = j->grouped ? KV : H, u0 = units * part / parts, u1 = units * (part + 1) / parts;
+    if (u1 <= u0) return;
+    if (j->grouped) {
+        /* KV heads u0 .. u1-1's keys and values; the next ones a fixed step on in either layout */
+        const int64_t key_step = j->cache ? al_kv_cache_head_step(j->cache, 0) : al_pack_panels_size(L, D);
+        const int64_t value_step = j->cache ? al_kv_cache_head_step(j->cache, 1) : D;
+        const al_bmat keys = j->cache ? al_kv_cache_keys(j->cache, s, u0) : al_bmat_packed(b->k_packed + u0 * key_step, D);
+        const al_bmat values = j->cache ? al_kv_cache_values(j->cache, s, u0) : al_bmat_rows(b->v + s * KV * D + u0 * D, KV * D);
+        const int64_t h0 = u0 * j->n_rep; /* the first query head */
+        al_attend_heads(b->ctx + s * H * D + h0 * D, j->weights ? j->weights + (s * H + h0) * L : NULL, L,
+                        b->q + s * H * D + h0 * D, keys, key_step, values, value_step, u1 - u0, j->n_rep, L, D, j->scale,
+                        scores);
+        return;
+    }
+    const int64_t panel_floats = al_pack_panels_size(L, D);
+    for (int64_t h = u0; h < u1; h++) {
+        const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / j->n_rep;
+        const al_bmat keys = j->cache ? al_kv_cache_keys(j->cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
+        const al_bmat values = j->cache ? al_kv_cache_values(j->cache, s, kvh)
+                                        : al_bmat_rows(b->v + s * seq * KV * D + kvh * D, KV * D);
+        al_attend_head(b->ctx + s * seq * H * D + h * D, H * D, j->weights ? j->weights + (s * H + h) * seq * L : NULL, L,
+                       b->q + (s * seq * H + h) * D, H * D, keys, values, seq, j->past, D, j->scale,
+                       AL_FAULT(AL_FAULT_MASK_LEAK), scores);
+    }
+}
+
 /* y [n, out] = x [n, in] · Wᵀ with W packed (elements of the block's dtype). */
 static void project(float *y, const float *x, const al_attn_block *w, const void *packed, int64_t n, int64_t out,
                     int64_t in) {
@@ -129,31 +173,21 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
      *    (repeat_kv without the copy). */
     float scale = (float)sqrt((double)D);
     if (AL_FAULT(AL_FAULT_CACHE_DRIFT) && cache && past > 0) scale = nextafterf(scale, INFINITY);
-    const int64_t panel_floats = al_pack_panels_size(L, D);
     /*    One new token (a decode step): the n_rep query heads of a KV head, adjacent in q and
      *    ctx and seeing the same keys, go through the products together, n_rep rows of A a
      *    call (each output still summed over k in order, whatever the rows: the same bits). */
     const int grouped = seq == 1 && !AL_FAULT(AL_FAULT_GQA_MODULO);
+    /*    The heads (a decode step: the KV heads) shared out among the pool's threads, each with
+     *    its own scratch, when there is work enough to wake them for: q·Kᵀ and weights·V,
+     *    H · seq · (past + seq/2) · D multiply-adds each. */
+    const int64_t macs = 2 * H * seq * (past + (seq + 1) / 2) * D;
+    const int parts = b->scores_more && macs >= AL_POOL_MIN_MACS ? al_pool_threads(w->pool) : 1;
+    attend_job job = {weights, b, cache, H, KV, D, n_rep, seq, past, L, scale, grouped, 0};
     for (int64_t s = 0; s < batch; s++) {
         if (!cache) al_pack_keys(b->k_packed, b->k + s * seq * KV * D, seq, KV, D);
-        if (grouped) {
-            /* KV head 0's keys and values; the next ones a fixed step on in either layout */
-            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, 0) : al_bmat_packed(b->k_packed, D);
-            const al_bmat values = cache ? al_kv_cache_values(cache, s, 0) : al_bmat_rows(b->v + s * KV * D, KV * D);
-            const int64_t key_step = cache ? al_kv_cache_head_step(cache, 0) : panel_floats;
-            const int64_t value_step = cache ? al_kv_cache_head_step(cache, 1) : D;
-            al_attend_heads(b->ctx + s * H * D, weights ? weights + s * H * L : NULL, L, b->q + s * H * D, keys, key_step,
-                            values, value_step, KV, n_rep, L, D, scale, b->scores);
-        }
-        for (int64_t h = 0; !grouped && h < H; h++) {
-            const int64_t kvh = AL_FAULT(AL_FAULT_GQA_MODULO) ? h % KV : h / n_rep;
-            const al_bmat keys = cache ? al_kv_cache_keys(cache, s, kvh) : al_bmat_packed(b->k_packed + kvh * panel_floats, D);
-            const al_bmat values = cache ? al_kv_cache_values(cache, s, kvh)
-                                         : al_bmat_rows(b->v + s * seq * KV * D + kvh * D, KV * D);
-            al_attend_head(b->ctx + s * seq * H * D + h * D, H * D, weights ? weights + (s * H + h) * seq * L : NULL, L,
-                           b->q + (s * seq * H + h) * D, H * D, keys, values, seq, past, D, scale,
-                           AL_FAULT(AL_FAULT_MASK_LEAK), b->scores);
-        }
+        job.s = s;
+        if (parts > 1 && (grouped ? KV : H) >= parts) al_pool_run(w->pool, attend_part, &job);
+        else attend_part(&job, 0, 1);
     }
 
     /* 6. The experiments' hooks: a head switched off writes zeros, a patched head the given

@@ -62,6 +62,9 @@ typedef struct {
     float *ctx;             /* [n, H·D]: the heads merged, before o_proj */
     float *k_packed;        /* without a cache: one sequence's K as panels, KV · panels(seq) */
     float *scores;          /* [AL_ATTEND_QUERY_BLOCK, past + seq] scratch */
+    float *scores_more;     /* [threads - 1, scores_each]: the pool's other threads' scratch, each
+                             * as scores; NULL: the heads are attended to on the caller's thread */
+    int64_t scores_each;    /* floats of one thread's scratch in scores_more */
 } al_attn_bufs;
 
 /* out = o_proj(attention(x)) for `seq` new tokens of each of `batch` sequences, as the seeds'
@@ -71,7 +74,9 @@ typedef struct {
  *   3. RoPE (half-split or interleaved) at positions past .. past+seq-1;
  *   4. with a cache: k, v appended (past = its length), the queries attend to all past + seq
  *      keys; without: past = 0 and each sequence attends to its own keys;
- *   5. per sequence and query head h (KV head h / (H / KV)): al_attend_head, scale √head_dim;
+ *   5. per sequence and query head h (KV head h / (H / KV)): al_attend_head, scale √head_dim
+ *      (the heads shared out among w->pool's threads when b->scores_more gives each its
+ *      scratch: each head's numbers are computed by one thread as on one, the same bits);
  *   6. the heads w->head_off names zeroed, those w->head_patched names replaced (ctx keeps
  *      what o_proj reads);
  *   7. the heads merged and projected: out = ctx Woᵀ.

@@ -65,6 +65,8 @@ struct al_model {
     int64_t threads;                     /* asked for (al_model_set_threads); 1 after create */
     al_pool *pool;                       /* the threads the maps' GEMMs are split over; NULL: one
                                           * (started by the first pass that has use for them) */
+    float *scores_more;                  /* [threads - 1, AL_ATTEND_QUERY_BLOCK, context] the pool's
+                                          * other threads' attention scratch, made with it */
 
     int32_t *route_ids;                  /* [n_layers, max_step, top_k] the last pass's routing */
     float *route_w;                      /* [n_layers, max_step, top_k] */
@@ -543,6 +545,7 @@ void al_model_free(al_model *m) {
     for (int64_t l = 0; m->cache && l < m->hp.n_layers; l++) al_kv_cache_free(m->cache[l]);
     free(m->cache);
     al_pool_free(m->pool);
+    free(m->scores_more);
     free(m->weights);
     free(m->store);
     free(m->packed_mem);
@@ -569,7 +572,9 @@ al_status al_model_set_threads(al_model *m, int64_t threads, al_error *err) {
 #endif
     if (threads == m->threads) return AL_OK;
     al_pool_free(m->pool);
+    free(m->scores_more);
     m->pool = NULL;
+    m->scores_more = NULL;
     m->threads = threads;
     return AL_OK;
 }
@@ -589,7 +594,13 @@ static void start_pool(al_model *m, int64_t rows) {
     if (ffn_width(hp) > widest) widest = ffn_width(hp);
     if (rows * widest * hp->hidden < AL_POOL_MIN_MACS) return;
     m->pool = al_pool_create((int)m->threads);
-    if (!m->pool) m->threads = 1;
+    if (!m->pool) {
+        m->threads = 1;
+        return;
+    }
+    /* each other thread's scratch for the heads it attends to (model/attend.c); without it the
+     * heads stay on the caller's thread, the maps still split */
+    m->scores_more = malloc((size_t)((m->threads - 1) * AL_ATTEND_QUERY_BLOCK * m->context) * sizeof(float));
 }
 int64_t al_model_context(const al_model *m) { return m ? m->context : -1; }
 int64_t al_model_len(const al_model *m) { return m ? m->len : -1; }
@@ -995,8 +1006,10 @@ static void blocks(al_model *m, int64_t batch, int64_t seq, float *attn, const a
          *    layer's cache (or, a batch, each sequence's own), each head over the keys it may
          *    see, then o_proj: the attention block the single layer runs (model/attend.c). */
         const al_attn_bufs bufs =
-            A ? (al_attn_bufs){A->q_proj, A->k_proj, A->rms_q, A->rms_k, A->q, A->k, A->v, A->ctx, m->k_packed, m->scores}
-              : (al_attn_bufs){NULL, NULL, NULL, NULL, m->q, m->k, m->v, m->ctx, NULL, m->scores};
+            A ? (al_attn_bufs){A->q_proj, A->k_proj, A->rms_q, A->rms_k, A->q, A->k, A->v, A->ctx, m->k_packed, m->scores,
+                               m->scores_more, AL_ATTEND_QUERY_BLOCK * m->context}
+              : (al_attn_bufs){NULL, NULL, NULL, NULL, m->q, m->k, m->v, m->ctx, NULL, m->scores,
+                               m->scores_more, AL_ATTEND_QUERY_BLOCK * m->context};
         /*    The heads switched off, and a patch's, at the input of o_proj. */
         const int patched = probe && probe->patch_layer == l;
         const al_attn_block w = {packed_map(m, l, PACK_Q), packed_map(m, l, PACK_K), packed_map(m, l, PACK_V),

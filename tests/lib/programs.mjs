@@ -20,7 +20,8 @@ export const PROGRAMS = {
   test_demo: { args: [] },
   test_model: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/model_flops/flops.txt'] },
   test_experiments: { args: ['models/stories260K/stories260K.bin', 'tests/fixtures/minimind/moe_top2_norm'] },
-  test_weights: { args: ['tests/fixtures/minimind', 'models/stories260K/stories260K.bin'] },
+  test_weights: { args: ['tests/fixtures/minimind', 'models/stories260K/stories260K.bin'],
+    valgrind: ['tests/fixtures/minimind', 'models/stories260K/stories260K.bin', 'short'] },
   test_model_lab: { args: ['models/stories260K/stories260K.bin', 'models/stories260K/tok512.bin'] },
   // Runs the CLI beside its folder for each case; under valgrind the CLI would run untraced,
   // and test_model_lab covers the lab's memory.
