@@ -71,13 +71,10 @@ static int g_parts;
 enum { WASM_THREAD_STACK = 256 << 10 };
 /* How many times a parked thread looks at the generation before it waits on it. Woken from
  * memory.atomic.wait32 it started its part 25 to 60 µs after the job went out (Chromium),
- * against tens to hundreds of µs for a product or a layer's attention; the next job of a pass
- * comes within this many looks, so it is seen at once. 2^15 looks had been too few between
- * the pooled jobs of a stories260K prefill (one a layer, its attention, the products on the
- * caller's thread between them): the thread parked and two threads ran it 0.97× as fast as
- * one; 2^18 keeps it watching (1.32–1.37×). Bounded: between passes, and on a page left
- * alone, the thread waits (a core is not held for nothing). */
-enum { WASM_SPIN = 1 << 18 };
+ * against a few hundred µs for a product of a MiniMind-3 decode step; the next job of a step
+ * comes within this many looks, so it is seen at once. Bounded: between steps, and on a
+ * page left alone, the thread waits (a core is not held for nothing). */
+enum { WASM_SPIN = 1 << 15 };
 extern void __wasm_init_tls(void *mem);
 
 static size_t tls_bytes(void) { return (__builtin_wasm_tls_size() + 15) & ~(size_t)15; }

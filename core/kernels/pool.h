@@ -23,21 +23,20 @@ void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *c
  * same either way (each output summed by one thread).
  * - WebAssembly: a parked thread starts its part 25 to 60 µs after the job went out (Chromium,
  *   memory.atomic.wait32), and the 352K multiply-adds of a stories260K FFN product on a chunk of
- *   32 tokens (the model lab's prefill) take 26 µs on one thread: pooled while the other thread
- *   parked between jobs, they had made the prefill 0.82× as fast on two threads as on one. Since
- *   the other thread watches long enough not to park within a pass (pool.c's WASM_SPIN), a job
- *   reaches it at once and 2^17 pays: two threads against one (headless Chromium, 5 rounds, a
- *   Xeon with 2 cores, two runs) went from 1.53–1.56× to 1.69–1.98× on MiniMind-3-shaped decode
- *   steps (their 768×384 key and value projections now split, the heads' attention too:
- *   model/attend.c), and on the stories260K prefill of 511 from 1.13× to 1.26–1.28×. Its
- *   decode steps' products (11K to 33K) stay below: two threads run them as fast as one.
+ *   32 tokens (the model lab's prefill) take 26 µs on one thread: pooled, they had made the
+ *   prefill 0.82× as fast on two threads as on one. 2^19 keeps those, and a MiniMind-3 decode
+ *   step's 768×384 key and value projections, on the caller's thread. 2^17, with the other
+ *   thread watching 8 times longer (pool.c's WASM_SPIN), ran the MiniMind-3-shaped decode on
+ *   two threads 1.69–1.98× as fast as on one instead of 1.62–1.64×, but the page's model view
+ *   (stories260K, drawing while its worker computes) answered a head switched off in 50 ms
+ *   instead of 38: on two cores the threads took the page's.
  * - Native: waking the pool costs some 4.5 µs (2 threads on a 2-core Xeon, measured with
  *   one row of A against packed float32 panels), while one thread does 200K multiply-adds in
  *   7 µs (768×256) and 262K (512×512) in 22 µs against 13 µs on two. Every product of a
  *   stories260K decode step (11K to 33K) is below 2^18: the pool's 11 wake-ups per token had
  *   made two threads slower than one. */
 #if defined(__wasm__)
-#define AL_POOL_MIN_MACS ((int64_t)1 << 17)
+#define AL_POOL_MIN_MACS ((int64_t)1 << 19)
 #else
 #define AL_POOL_MIN_MACS ((int64_t)1 << 18)
 #endif
