@@ -13,9 +13,15 @@ import { ROOT } from './lib/run.mjs';
 import { modelViewDrawn, openPage, servedBrowser } from './lib/browser.mjs';
 
 const DIST = pathToFileURL(join(ROOT, 'dist', 'attnlab.html')).href;
-// Long enough for a prefill of several of the GEMM's row blocks (12 rows each in WebAssembly).
+// Long enough for a prefill of several of the GEMM's row blocks (12 rows each in WebAssembly),
+// and for the model lab's later chunks of 32 tokens (past 112 tokens for stories260K) to share
+// their heads' attention out between the threads (2^19 multiply-adds: core/model/attend.c).
 const PROMPT = 'Once upon a time, Lily found a red ball in the park. She wanted to play with it, so she ran to her mom and ' +
-  'asked if she could keep it. Her mom smiled and said yes, and they played together until the sun went down.';
+  'asked if she could keep it. Her mom smiled and said yes, and they played together until the sun went down. ' +
+  'The next day, Lily took the ball to school. She showed it to her friend Tim. Tim wanted to play too, so they ' +
+  'threw the ball high in the sky and ran after it. The ball rolled into a big puddle and got very dirty. Lily was ' +
+  'sad, but Tim said they could wash it. They washed the ball with water and soap until it was red and shiny again. ' +
+  'Lily and Tim were happy. They played with the ball every day, and they were best friends forever.';
 
 let browser, served;
 servedBrowser((b, url) => { browser = b; served = url; });
