@@ -76,7 +76,7 @@ void al_attend_heads(float *ctx, float *weights, int64_t ld_w, const float *q, a
 }
 
 /* Step 5 of al_attn_block_forward for sequence s, shared out by heads: part `part` of `parts`
- * attends to query heads [h0, h1) (a decode step: KV heads [g0, g1) and their n_rep query
+ * attends to query heads [u0, u1) (a decode step: KV heads [u0, u1) and their n_rep query
  * heads each), in the scratch of its own. */
 typedef struct {
     float *weights; /* [batch, H, seq, L] or NULL */
