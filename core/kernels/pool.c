@@ -218,6 +218,11 @@ void al_pool_free(al_pool *p) {
 
 int al_pool_threads(const al_pool *p) { return p ? p->threads : 1; }
 
+int al_pool_worth(const al_pool *p, int64_t macs, int64_t units) {
+    const int threads = al_pool_threads(p);
+    return threads > 1 && macs >= AL_POOL_MIN_MACS && units >= threads;
+}
+
 void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *ctx) {
     const int parts = al_pool_threads(p);
 #if defined(AL_POOL_THREADS)
@@ -281,9 +286,8 @@ static void gemm_part(void *ctx, int part, int parts) {
 
 void al_gemm_pool(al_pool *p, float *c, int64_t ldc, const float *a, int64_t lda, al_bmat b, int64_t m, int64_t n,
                   int64_t k, int accumulate) {
-    /* too little work to wake the threads for (AL_POOL_MIN_MACS), or fewer pairs of panels
-     * than threads: not worth a job */
-    if (al_pool_threads(p) == 1 || m * n * k < AL_POOL_MIN_MACS || n < 2 * AL_GEMM_NR * al_pool_threads(p)) {
+    /* too little work to wake the threads for, or fewer pairs of panels than threads */
+    if (!al_pool_worth(p, m * n * k, n / (2 * AL_GEMM_NR))) {
         al_gemm(c, ldc, a, lda, b, m, n, k, accumulate);
         return;
     }

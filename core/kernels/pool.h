@@ -15,6 +15,11 @@ al_pool *al_pool_create(int threads);
 void al_pool_free(al_pool *p);
 int al_pool_threads(const al_pool *p); /* 1 for NULL */
 
+/* Whether a job of `macs` multiply-adds over `units` independent outputs (columns, heads) is
+ * worth handing to p's threads: more than one thread, at least AL_POOL_MIN_MACS of work, and a
+ * unit for every thread. Otherwise the caller runs it alone. */
+int al_pool_worth(const al_pool *p, int64_t macs, int64_t units);
+
 /* fn(ctx, part, parts) for part = 0 .. parts - 1 with parts = al_pool_threads(p), each on its
  * own thread (part 0 on the caller's), returning when all have returned. */
 void al_pool_run(al_pool *p, void (*fn)(void *ctx, int part, int parts), void *ctx);

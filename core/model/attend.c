@@ -181,12 +181,12 @@ void al_attn_block_forward(float *out, float *weights, const al_attn_bufs *b, co
      *    its own scratch, when there is work enough to wake them for: q·Kᵀ and weights·V,
      *    H · seq · (past + seq/2) · D multiply-adds each. */
     const int64_t macs = 2 * H * seq * (past + (seq + 1) / 2) * D;
-    const int parts = b->scores_more && macs >= AL_POOL_MIN_MACS ? al_pool_threads(w->pool) : 1;
+    const int shared = b->scores_more && al_pool_worth(w->pool, macs, grouped ? KV : H);
     attend_job job = {weights, b, cache, H, KV, D, n_rep, seq, past, L, scale, grouped, 0};
     for (int64_t s = 0; s < batch; s++) {
         if (!cache) al_pack_keys(b->k_packed, b->k + s * seq * KV * D, seq, KV, D);
         job.s = s;
-        if (parts > 1 && (grouped ? KV : H) >= parts) al_pool_run(w->pool, attend_part, &job);
+        if (shared) al_pool_run(w->pool, attend_part, &job);
         else attend_part(&job, 0, 1);
     }
 
